@@ -1,0 +1,449 @@
+//! The game record: a list of timestamped events.
+//!
+//! The real-time loop (`game.rs`) only produces events; the referee (`rules/`) is a pure fold
+//! over them. So a recorded game can be re-ruled, and every ruling can be tested from a list of
+//! events without processes or clocks. One game is one JSON object in `events.jsonl`.
+
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use crate::rules::Ruleset;
+use crate::timecontrol::TimeControl;
+
+/// A side of the board, serialised as `"white"` / `"black"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Side::White => 0,
+            Side::Black => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+/// An engine's evaluation from its own point of view, as it reported it in its last `info`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Score {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in N moves (negative: the engine is being mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Centipawns, with mate scores mapped far outside any material score, for adjudication.
+    pub fn as_cp(self) -> i32 {
+        match self {
+            Score::Cp(cp) => cp,
+            Score::Mate(n) if n > 0 => 100_000 - n,
+            Score::Mate(n) => -100_000 - n,
+        }
+    }
+}
+
+/// The result of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GameResult {
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    #[serde(rename = "0-1")]
+    BlackWins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+impl GameResult {
+    pub fn win_for(side: Side) -> GameResult {
+        match side {
+            Side::White => GameResult::WhiteWins,
+            Side::Black => GameResult::BlackWins,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    /// The points `side` scored: 1, 0.5 or 0.
+    pub fn points(self, side: Side) -> f64 {
+        match (self, side) {
+            (GameResult::Draw, _) => 0.5,
+            (GameResult::WhiteWins, Side::White) | (GameResult::BlackWins, Side::Black) => 1.0,
+            _ => 0.0,
+        }
+    }
+
+    pub fn winner(self) -> Option<Side> {
+        match self {
+            GameResult::WhiteWins => Some(Side::White),
+            GameResult::BlackWins => Some(Side::Black),
+            GameResult::Draw => None,
+        }
+    }
+}
+
+impl std::str::FromStr for GameResult {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "1-0" => Ok(GameResult::WhiteWins),
+            "0-1" => Ok(GameResult::BlackWins),
+            "1/2-1/2" => Ok(GameResult::Draw),
+            _ => Err(format!("bad result {s:?} (expected 1-0, 0-1 or 1/2-1/2)")),
+        }
+    }
+}
+
+/// How a game ended: the fixed vocabulary of the `termination` CSV column (DESIGN.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    Flag,
+    BothFlags,
+    IllegalMove,
+    InsufficientMaterial,
+    DeadPosition,
+    Threefold,
+    Fivefold,
+    FiftyMoves,
+    SeventyFiveMoves,
+    MaxMoves,
+    Adjudication,
+    EngineCrash,
+    EngineStall,
+}
+
+impl Termination {
+    pub const ALL: [Termination; 15] = [
+        Termination::Checkmate,
+        Termination::Stalemate,
+        Termination::Flag,
+        Termination::BothFlags,
+        Termination::IllegalMove,
+        Termination::InsufficientMaterial,
+        Termination::DeadPosition,
+        Termination::Threefold,
+        Termination::Fivefold,
+        Termination::FiftyMoves,
+        Termination::SeventyFiveMoves,
+        Termination::MaxMoves,
+        Termination::Adjudication,
+        Termination::EngineCrash,
+        Termination::EngineStall,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::Flag => "flag",
+            Termination::BothFlags => "both-flags",
+            Termination::IllegalMove => "illegal-move",
+            Termination::InsufficientMaterial => "insufficient-material",
+            Termination::DeadPosition => "dead-position",
+            Termination::Threefold => "threefold",
+            Termination::Fivefold => "fivefold",
+            Termination::FiftyMoves => "fifty-moves",
+            Termination::SeventyFiveMoves => "seventy-five-moves",
+            Termination::MaxMoves => "max-moves",
+            Termination::Adjudication => "adjudication",
+            Termination::EngineCrash => "engine-crash",
+            Termination::EngineStall => "engine-stall",
+        }
+    }
+
+    /// The PGN `Termination` tag: `normal`, `time forfeit`, `rules infraction`, `abandoned`,
+    /// `adjudication`.
+    pub fn pgn_tag(self) -> &'static str {
+        match self {
+            Termination::Flag | Termination::BothFlags => "time forfeit",
+            Termination::IllegalMove => "rules infraction",
+            Termination::EngineCrash | Termination::EngineStall => "abandoned",
+            Termination::MaxMoves | Termination::Adjudication => "adjudication",
+            _ => "normal",
+        }
+    }
+
+    /// Whether the game ended on the clock (a loss on time, or a draw called on a fallen flag).
+    pub fn is_time_forfeit(self) -> bool {
+        matches!(
+            self,
+            Termination::Flag | Termination::BothFlags | Termination::EngineStall
+        )
+    }
+}
+
+impl std::str::FromStr for Termination {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Termination::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown termination {s:?}"))
+    }
+}
+
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What went wrong with an engine process.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "fault")]
+pub enum Fault {
+    /// The process exited or closed its output.
+    Crash { status: Option<i32> },
+    /// The flag fell and the engine did not answer `stop` within the grace period.
+    Stall,
+    /// The engine could not be (re)started for this game.
+    StartFailed,
+}
+
+/// The last search report an engine sent before its `bestmove`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchInfo {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub score: Option<Score>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub depth: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub nodes: Option<u64>,
+}
+
+/// One thing that happened in a game. Times are microseconds since the game started.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// The mover's clock started: its `go` line has been written.
+    Go {
+        t_us: i64,
+        side: Side,
+        /// The mover's time left as sent in `go`, in microseconds.
+        clock_us: i64,
+    },
+    /// The mover's `bestmove` line was read; its clock stopped. `uci` is the engine's text as
+    /// sent (it may be illegal: the referee decides). `clock_us` is the mover's time left after
+    /// the move, increment included; it may be negative.
+    Move {
+        t_us: i64,
+        side: Side,
+        uci: String,
+        think_us: i64,
+        clock_us: i64,
+        #[serde(default, skip_serializing_if = "is_default_info")]
+        info: SearchInfo,
+    },
+    /// The mover's `bestmove` was not a legal move in the position (its clock stopped as for a
+    /// move). `reason` says why, e.g. `no legal move e1e5`, `0000 with legal moves available`.
+    IllegalMove {
+        t_us: i64,
+        side: Side,
+        uci: String,
+        think_us: i64,
+        clock_us: i64,
+        reason: String,
+    },
+    /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
+    /// `--time-margin`, when one is set).
+    FlagFall { t_us: i64, side: Side },
+    /// An engine failed: crashed, stalled, or could not be started.
+    EngineFault {
+        t_us: i64,
+        side: Side,
+        #[serde(flatten)]
+        fault: Fault,
+        detail: String,
+    },
+    /// The game is over.
+    End {
+        t_us: i64,
+        result: GameResult,
+        termination: Termination,
+        /// The rule that decided it, cited as `FIDE 6.9`, `USCF 8c`, `H13`...
+        rule: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        detail: String,
+        white_clock_us: i64,
+        black_clock_us: i64,
+    },
+}
+
+fn is_default_info(info: &SearchInfo) -> bool {
+    *info == SearchInfo::default()
+}
+
+impl Event {
+    pub fn t_us(&self) -> i64 {
+        match self {
+            Event::Go { t_us, .. }
+            | Event::Move { t_us, .. }
+            | Event::IllegalMove { t_us, .. }
+            | Event::FlagFall { t_us, .. }
+            | Event::EngineFault { t_us, .. }
+            | Event::End { t_us, .. } => *t_us,
+        }
+    }
+}
+
+/// Where a game started: an opening position, and the opening moves played from it before the
+/// clocks started (moves from a PGN opening book).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpeningRecord {
+    /// The opening's label for the CSV `opening` column: its index in the book and its name
+    /// (EPD `id` or the PGN's `Opening`/`ECO` tags), or `startpos`.
+    pub name: String,
+    /// The FEN of the root position, `None` for the standard start position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
+    /// Book moves (UCI) played from the root before the game proper started.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<String>,
+}
+
+/// Everything recorded about one game: who, how, and the events. One line of `events.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// 1-based number of the game in the run's schedule.
+    pub game: u64,
+    pub white: String,
+    pub black: String,
+    pub opening: OpeningRecord,
+    pub ruleset: Ruleset,
+    pub tc_white: TimeControl,
+    pub tc_black: TimeControl,
+    /// The run's seed.
+    pub seed: u64,
+    /// UTC start time, RFC 3339.
+    pub started: String,
+    /// The `--time-margin` in force, in milliseconds (0 = off).
+    #[serde(default)]
+    pub time_margin_ms: u64,
+    pub events: Vec<Event>,
+}
+
+/// How a recorded game ended, read from its `End` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome<'a> {
+    pub result: GameResult,
+    pub termination: Termination,
+    pub rule: &'a str,
+    pub detail: &'a str,
+    pub t_us: i64,
+    pub clock_us: [i64; 2],
+}
+
+impl GameRecord {
+    /// The game's ending; `None` only for a record that was cut off before its end.
+    pub fn outcome(&self) -> Option<Outcome<'_>> {
+        self.events.iter().rev().find_map(|e| match e {
+            Event::End {
+                t_us,
+                result,
+                termination,
+                rule,
+                detail,
+                white_clock_us,
+                black_clock_us,
+            } => Some(Outcome {
+                result: *result,
+                termination: *termination,
+                rule,
+                detail,
+                t_us: *t_us,
+                clock_us: [*white_clock_us, *black_clock_us],
+            }),
+            _ => None,
+        })
+    }
+
+    pub fn tc(&self, side: Side) -> TimeControl {
+        match side {
+            Side::White => self.tc_white,
+            Side::Black => self.tc_black,
+        }
+    }
+
+    pub fn engine(&self, side: Side) -> &str {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+
+    /// The instant (µs since the start) at which `side`'s flag fell, if it did.
+    pub fn flag_us(&self, side: Side) -> Option<i64> {
+        self.events.iter().find_map(|e| match e {
+            Event::FlagFall { t_us, side: s } if *s == side => Some(*t_us),
+            _ => None,
+        })
+    }
+
+    /// The legal moves of the game proper, in order: `(side, uci, think_us, clock_us)`.
+    pub fn moves(&self) -> impl Iterator<Item = (Side, &str, i64, i64)> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Move {
+                side,
+                uci,
+                think_us,
+                clock_us,
+                ..
+            } => Some((*side, uci.as_str(), *think_us, *clock_us)),
+            _ => None,
+        })
+    }
+
+    /// How many illegal moves were played (noticed or not).
+    pub fn illegal_moves(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::IllegalMove { .. }))
+            .count()
+    }
+}

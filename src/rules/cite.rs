@@ -1,0 +1,101 @@
+//! Which rule decides each situation, per ruleset: the citation in the CSV `rule` column and
+//! the PGN `RuleCited` tag. Numbers follow RULES.md (FIDE: 2023 Laws).
+
+use super::Ruleset;
+
+/// A situation that ends a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Situation {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    Threefold,
+    Fivefold,
+    FiftyMoves,
+    SeventyFiveMoves,
+    /// A flag fell and the opponent could still mate.
+    FlagWin,
+    /// A flag fell but the opponent could not mate.
+    FlagNoMaterial,
+    IllegalMove,
+    EngineCrash,
+    MaxMoves,
+    DrawAdjudication,
+    ResignAdjudication,
+}
+
+/// The rule that decides `situation` under `ruleset`. Where a ruleset defers to the ordinary
+/// Laws (H2, G§2, USCF 8), the FIDE article is named after it.
+pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
+    use Ruleset::*;
+    use Situation::*;
+    match (situation, ruleset) {
+        (Checkmate, House) => "H3.2",
+        (Checkmate, Generic) => "G§2",
+        (Checkmate, Wbca) => "WBCA 7a",
+        (Checkmate, Uscf) => "USCF 7a",
+        (Checkmate, Fide | Online) => "FIDE 5.1.1",
+
+        (Stalemate, House) => "H2 (FIDE 5.2.1)",
+        (Stalemate, Generic) => "G§2",
+        (Stalemate, Wbca) => "WBCA 8a",
+        (Stalemate, Uscf) => "USCF 8a",
+        (Stalemate, Fide | Online) => "FIDE 5.2.1",
+
+        (DeadPosition, House) => "H2 (FIDE 5.2.2)",
+        (DeadPosition, Generic) => "G§2",
+        (DeadPosition, Wbca) => "WBCA 8 (FIDE 5.2.2)",
+        (DeadPosition, Uscf) => "USCF 8 (FIDE 5.2.2)",
+        (DeadPosition, Fide | Online) => "FIDE 5.2.2",
+
+        (Threefold, House) => "H21",
+        (Threefold, Generic) => "G§2",
+        (Threefold, Wbca) => "WBCA 8d",
+        (Threefold, Uscf) => "USCF 8 (FIDE 9.2)",
+        (Threefold, Fide | Online) => "FIDE 9.2",
+
+        (Fivefold, House) => "H2 (FIDE 9.6.1)",
+        (Fivefold, Generic) => "G§2 (FIDE 9.6.1)",
+        (Fivefold, Wbca) => "WBCA 8 (FIDE 9.6.1)",
+        (Fivefold, Uscf) => "USCF 8 (FIDE 9.6.1)",
+        (Fivefold, Fide | Online) => "FIDE 9.6.1",
+
+        (FiftyMoves, House) => "H2 (FIDE 9.3)",
+        (FiftyMoves, Generic) => "G§2",
+        (FiftyMoves, Wbca) => "WBCA 8 (FIDE 9.3)",
+        (FiftyMoves, Uscf) => "USCF 8 (FIDE 9.3)",
+        (FiftyMoves, Fide | Online) => "FIDE 9.3",
+
+        (SeventyFiveMoves, House) => "H2 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Generic) => "G§2 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Wbca) => "WBCA 8 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Uscf) => "USCF 8 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Fide | Online) => "FIDE 9.6.2",
+
+        (FlagWin, House) => "H3.1, H10",
+        (FlagWin, Generic) => "G§2",
+        (FlagWin, Wbca) => "WBCA 7c",
+        (FlagWin, Uscf) => "USCF 7c",
+        (FlagWin, Fide) => "FIDE 6.9",
+        (FlagWin, Online) => "online: flag",
+
+        (FlagNoMaterial, House) => "H3.1, H10",
+        (FlagNoMaterial, Generic) => "G§2",
+        (FlagNoMaterial, Wbca) => "WBCA 8f",
+        (FlagNoMaterial, Uscf) => "USCF 8d",
+        (FlagNoMaterial, Fide) => "FIDE 6.9",
+        (FlagNoMaterial, Online) => "online: insufficient material",
+
+        (IllegalMove, House) => "H3.4",
+        (IllegalMove, Generic) => "G§3",
+        (IllegalMove, Wbca) => "WBCA 14",
+        (IllegalMove, Uscf) => "USCF 7d",
+        (IllegalMove, Fide) => "FIDE 7.5.5",
+        (IllegalMove, Online) => "online: illegal move",
+
+        (EngineCrash, _) => "arena: engine crash",
+        (MaxMoves, _) => "arena: --max-moves",
+        (DrawAdjudication, _) => "arena: --draw-adjudication",
+        (ResignAdjudication, _) => "arena: --resign-adjudication",
+    }
+}

@@ -1,0 +1,194 @@
+//! Mating material: whether a side "could still win" (RULES.md §2), per ruleset.
+
+use std::str::FromStr;
+
+use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Position, Role};
+
+use super::Ruleset;
+
+/// Whether `side` can still checkmate, as the ruleset defines it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatingChance {
+    Yes,
+    No,
+    /// The helpmate search hit its limit; the claimant is given the win (RULES.md §2).
+    Undetermined,
+}
+
+impl MatingChance {
+    /// A claim by this side succeeds: yes, or undecided (benefit to the claimant).
+    pub fn suffices(self) -> bool {
+        self != MatingChance::No
+    }
+}
+
+/// Whether `side` could still checkmate in `pos` under `ruleset`.
+pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
+    let yes_no = |b: bool| {
+        if b {
+            MatingChance::Yes
+        } else {
+            MatingChance::No
+        }
+    };
+    match ruleset {
+        // H3: a flag or an illegal move loses whatever the material.
+        Ruleset::House => MatingChance::Yes,
+        // WBCA 7c.1: two minor pieces (but not K+N+N v K), a pawn, a rook (or a queen); a lone
+        // minor piece is not enough. ("Unless a forced win can be demonstrated" is arbiter
+        // judgement and is not simulated.)
+        Ruleset::Wbca => yes_no(has_mating_material_table(pos, side)),
+        // USCF 7c: at least two minor pieces, a pawn, a rook or a queen; K+N+N v bare K is not
+        // enough under the regular rules.
+        Ruleset::Uscf => yes_no(has_mating_material_table(pos, side)),
+        Ruleset::Online => yes_no(lichess_can_win(pos, side)),
+        // FIDE 6.9 / G§3: "by any possible series of legal moves": a helpmate search.
+        Ruleset::Fide | Ruleset::Generic => helpmate_exists(pos, side),
+    }
+}
+
+/// The static table of WBCA 7c.1 and USCF 7c.
+fn has_mating_material_table(pos: &Chess, side: Color) -> bool {
+    let board = pos.board();
+    let ours = board.by_color(side);
+    let count = |role: Role| (board.by_role(role) & ours).count();
+    if count(Role::Queen) + count(Role::Rook) + count(Role::Pawn) > 0 {
+        return true;
+    }
+    let knights = count(Role::Knight);
+    let bishops = count(Role::Bishop);
+    if knights + bishops < 2 {
+        return false;
+    }
+    // K+N+N against a bare king cannot force mate.
+    let their_men = board.by_color(!side).count();
+    !(bishops == 0 && knights == 2 && their_men == 1)
+}
+
+/// lichess's rule (RULES.md §2, `online`).
+fn lichess_can_win(pos: &Chess, side: Color) -> bool {
+    let board = pos.board();
+    let ours = board.by_color(side);
+    let theirs = board.by_color(!side);
+    let ours_of = |role: Role| board.by_role(role) & ours;
+    let theirs_of = |role: Role| board.by_role(role) & theirs;
+    if ours.count() == 1 {
+        return false; // a bare king
+    }
+    let our_non_king = ours & !board.kings();
+    if our_non_king == ours_of(Role::Knight) && our_non_king.count() == 1 {
+        // K+N cannot win when the opponent has only its king and queens (nothing to block with).
+        let their_non_king = theirs & !board.kings();
+        return their_non_king != theirs_of(Role::Queen);
+    }
+    if our_non_king == ours_of(Role::Bishop) {
+        // K+bishops cannot win when the opponent has no knight or pawn and all bishops on the
+        // board stand on squares of one colour.
+        let bishops = board.by_role(Role::Bishop);
+        let same_colour = (bishops & Bitboard::DARK_SQUARES).is_empty()
+            || (bishops & Bitboard::LIGHT_SQUARES).is_empty();
+        let blockers = theirs_of(Role::Knight) | theirs_of(Role::Pawn);
+        return !(blockers.is_empty() && same_colour);
+    }
+    true
+}
+
+/// FIDE 6.9: does any series of legal moves lead to a mate by `side`? Decided by chasolver.
+fn helpmate_exists(pos: &Chess, side: Color) -> MatingChance {
+    // Cheap and exact: a bare king never mates, and shakmaty knows the trivial material draws.
+    if pos.board().by_color(side).count() == 1 || pos.has_insufficient_material(side) {
+        return MatingChance::No;
+    }
+    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let Ok(board) = chess::Board::from_str(&fen) else {
+        return MatingChance::Undetermined;
+    };
+    let winner = match side {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    match chasolver::winnability(&board, winner) {
+        Some(chasolver::Winnability::Winnable { .. }) => MatingChance::Yes,
+        Some(chasolver::Winnability::Unwinnable) => MatingChance::No,
+        None => MatingChance::Undetermined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{fen::Fen, CastlingMode};
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn knight_against_rook_differs_by_ruleset() {
+        // White: K+N, black: K+R. Can white (the knight side) still win?
+        let p = pos("8/8/8/4k3/8/8/2N5/K6r w - - 0 1");
+        for (ruleset, expected) in [
+            (Ruleset::House, MatingChance::Yes),
+            (Ruleset::Wbca, MatingChance::No),
+            (Ruleset::Uscf, MatingChance::No),
+            (Ruleset::Fide, MatingChance::Yes),
+            (Ruleset::Generic, MatingChance::Yes),
+            (Ruleset::Online, MatingChance::Yes),
+        ] {
+            assert_eq!(can_mate(ruleset, &p, Color::White), expected, "{ruleset}");
+        }
+    }
+
+    #[test]
+    fn bare_king_never_mates() {
+        let p = pos("8/8/8/4k3/8/8/2Q5/K7 w - - 0 1");
+        for ruleset in Ruleset::ALL.into_iter().filter(|r| *r != Ruleset::House) {
+            assert_eq!(
+                can_mate(ruleset, &p, Color::Black),
+                MatingChance::No,
+                "{ruleset}"
+            );
+        }
+        assert_eq!(
+            can_mate(Ruleset::House, &p, Color::Black),
+            MatingChance::Yes
+        );
+    }
+
+    #[test]
+    fn two_knights_against_a_bare_king() {
+        let p = pos("8/8/8/4k3/8/8/2NN4/K7 w - - 0 1");
+        assert_eq!(can_mate(Ruleset::Uscf, &p, Color::White), MatingChance::No);
+        assert_eq!(can_mate(Ruleset::Wbca, &p, Color::White), MatingChance::No);
+        // A helpmate exists with two knights (the defender cooperates).
+        assert_eq!(can_mate(Ruleset::Fide, &p, Color::White), MatingChance::Yes);
+    }
+
+    #[test]
+    fn lichess_knight_against_queen_only() {
+        let p = pos("8/8/8/4k3/4q3/8/2N5/K7 w - - 0 1");
+        assert_eq!(
+            can_mate(Ruleset::Online, &p, Color::White),
+            MatingChance::No
+        );
+        let p = pos("8/8/8/4k3/4r3/8/2N5/K7 w - - 0 1");
+        assert_eq!(
+            can_mate(Ruleset::Online, &p, Color::White),
+            MatingChance::Yes
+        );
+    }
+
+    #[test]
+    fn fide_helpmate_search_sees_blocked_positions() {
+        // lichess game ijyj0mHa (chasolver's example): black has pawns and a bishop but no
+        // helpmate exists for it; white, surprisingly, has one.
+        let p = pos("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1");
+        assert_eq!(can_mate(Ruleset::Fide, &p, Color::Black), MatingChance::No);
+        assert_eq!(can_mate(Ruleset::Fide, &p, Color::White), MatingChance::Yes);
+        // The static USCF table sees pawns and says yes.
+        assert_eq!(can_mate(Ruleset::Uscf, &p, Color::Black), MatingChance::Yes);
+    }
+}

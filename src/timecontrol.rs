@@ -1,0 +1,275 @@
+//! Time controls: the `--tc` syntax, and the PGN `TimeControl` tag.
+//!
+//! Accepted forms (DESIGN.md):
+//! - `M+S`: minutes plus a Fischer increment in seconds (`5+0`, `3+2`, `0.5+0.1`);
+//! - `G/M`: sudden death in M minutes (`G/5`);
+//! - `G/M;dS`: sudden death with a simple (US) delay of S seconds (`G/5;d2`);
+//! - `G/M;incS`: sudden death with a Fischer increment of S seconds;
+//! - values with units: `30s+0.3s`, `500ms+5ms`, `1m`, `2m+1s`.
+//!
+//! A bare number is minutes for the base and seconds for the increment, as in cutechess's
+//! and lichess's `5+3`.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// A time control for one side: a base time, a Fischer increment added after each move, and a
+/// simple delay during which the clock does not run at the start of each move (USCF 1b).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TimeControl {
+    pub base: Duration,
+    pub increment: Duration,
+    pub delay: Duration,
+}
+
+impl TimeControl {
+    /// G/5: the arena's default and the blitz standard of WBCA 1 and USCF 1a.
+    pub const G5: TimeControl = TimeControl {
+        base: Duration::from_secs(300),
+        increment: Duration::ZERO,
+        delay: Duration::ZERO,
+    };
+
+    /// The PGN standard `TimeControl` tag value: `300` (sudden death) or `180+2` (increment), in
+    /// seconds. A delay has no PGN syntax; it is written as sudden death and the delay is named
+    /// in the game's `TimeControlDelay` tag by the PGN writer.
+    pub fn pgn_tag(&self) -> String {
+        let base = seconds_str(self.base);
+        if self.increment.is_zero() {
+            base
+        } else {
+            format!("{base}+{}", seconds_str(self.increment))
+        }
+    }
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl::G5
+    }
+}
+
+/// Seconds with up to three decimals and no trailing zeros: `300`, `0.1`, `2.5`.
+fn seconds_str(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        let s = format!("{}.{:03}", ms / 1000, ms % 1000);
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+impl fmt::Display for TimeControl {
+    /// The canonical spelling that parses back to the same value: `5+0`, `10s+0.1s`, `G/5;d2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let base = if self.base.as_millis() % 60_000 == 0 {
+            format!("{}", self.base.as_millis() / 60_000)
+        } else {
+            format!("{}s", seconds_str(self.base))
+        };
+        if !self.delay.is_zero() {
+            write!(f, "G/{base};d{}", seconds_str(self.delay))?;
+            if !self.increment.is_zero() {
+                write!(f, ";inc{}", seconds_str(self.increment))?;
+            }
+            return Ok(());
+        }
+        let inc = seconds_str(self.increment);
+        if base.ends_with('s') {
+            write!(f, "{base}+{inc}s")
+        } else {
+            write!(f, "{base}+{inc}")
+        }
+    }
+}
+
+/// Why a time control did not parse; the message says what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad time control {input:?}: {reason} (expected e.g. 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms)")]
+pub struct ParseTimeControlError {
+    input: String,
+    reason: &'static str,
+}
+
+/// Which unit a bare number is in: minutes for a base, seconds for an increment or delay.
+#[derive(Clone, Copy)]
+enum BareUnit {
+    Minutes,
+    Seconds,
+}
+
+fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
+    let s = s.trim();
+    let (number, scale_ms) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix("min") {
+        (n, 60_000.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60_000.0)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1000.0)
+    } else {
+        match bare {
+            BareUnit::Minutes => (s, 60_000.0),
+            BareUnit::Seconds => (s, 1000.0),
+        }
+    };
+    let number = number.trim();
+    if !number.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return Err("not a number");
+    }
+    let value: f64 = number.parse().map_err(|_| "not a number")?;
+    if !value.is_finite() || value < 0.0 {
+        return Err("times must be zero or positive");
+    }
+    let ms = value * scale_ms;
+    if ms > 1e12 {
+        return Err("time is too large");
+    }
+    // Sub-millisecond values are rounded to the microsecond: clocks run on microseconds.
+    Ok(Duration::from_micros((ms * 1000.0).round() as u64))
+}
+
+impl FromStr for TimeControl {
+    type Err = ParseTimeControlError;
+
+    fn from_str(input: &str) -> Result<TimeControl, ParseTimeControlError> {
+        let err = |reason| ParseTimeControlError {
+            input: input.to_string(),
+            reason,
+        };
+        let s = input.trim();
+        if s.is_empty() {
+            return Err(err("empty"));
+        }
+        let mut tc = TimeControl {
+            base: Duration::ZERO,
+            increment: Duration::ZERO,
+            delay: Duration::ZERO,
+        };
+        if let Some(rest) = s.strip_prefix("G/").or_else(|| s.strip_prefix("g/")) {
+            let mut parts = rest.split(';');
+            let base = parts.next().unwrap_or_default();
+            tc.base = parse_duration(base, BareUnit::Minutes).map_err(err)?;
+            for part in parts {
+                let part = part.trim();
+                if let Some(v) = part.strip_prefix("inc") {
+                    tc.increment = parse_duration(v, BareUnit::Seconds).map_err(err)?;
+                } else if let Some(v) = part.strip_prefix('d') {
+                    tc.delay = parse_duration(v, BareUnit::Seconds).map_err(err)?;
+                } else {
+                    return Err(err("after ';' expected dS (delay) or incS (increment)"));
+                }
+            }
+        } else {
+            let (base, inc) = match s.split_once('+') {
+                Some((b, i)) => (b, Some(i)),
+                None => (s, None),
+            };
+            tc.base = parse_duration(base, BareUnit::Minutes).map_err(err)?;
+            if let Some(inc) = inc {
+                tc.increment = parse_duration(inc, BareUnit::Seconds).map_err(err)?;
+            }
+        }
+        if tc.base.is_zero() && tc.increment.is_zero() {
+            return Err(err("no time at all: base and increment are both zero"));
+        }
+        Ok(tc)
+    }
+}
+
+impl TryFrom<String> for TimeControl {
+    type Error = ParseTimeControlError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tc(s: &str) -> TimeControl {
+        s.parse().unwrap()
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn minutes_plus_seconds() {
+        assert_eq!(tc("5+0"), TimeControl::G5);
+        let t = tc("3+2");
+        assert_eq!(
+            (t.base, t.increment, t.delay),
+            (ms(180_000), ms(2000), ms(0))
+        );
+        assert_eq!(tc("0.5+0.1").base, ms(30_000));
+        assert_eq!(tc("1").base, ms(60_000));
+    }
+
+    #[test]
+    fn sudden_death_delay_and_increment_forms() {
+        assert_eq!(tc("G/5"), TimeControl::G5);
+        let d = tc("G/5;d2");
+        assert_eq!(
+            (d.base, d.increment, d.delay),
+            (ms(300_000), ms(0), ms(2000))
+        );
+        let i = tc("G/3;inc2");
+        assert_eq!(
+            (i.base, i.increment, i.delay),
+            (ms(180_000), ms(2000), ms(0))
+        );
+    }
+
+    #[test]
+    fn unit_suffixes() {
+        let t = tc("30s+0.3s");
+        assert_eq!((t.base, t.increment), (ms(30_000), ms(300)));
+        let t = tc("500ms+5ms");
+        assert_eq!((t.base, t.increment), (ms(500), ms(5)));
+        assert_eq!(tc("1m").base, ms(60_000));
+        assert_eq!(tc("10s+0.1s").increment, ms(100));
+        assert_eq!(tc("2m+1s").base, ms(120_000));
+    }
+
+    #[test]
+    fn rejects_nonsense_with_a_helpful_message() {
+        for bad in ["", "abc", "5+x", "-1+0", "0+0", "G/5;z3", "5++1", "1e13"] {
+            let e = bad.parse::<TimeControl>().unwrap_err().to_string();
+            assert!(e.contains("expected e.g. 5+0"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn pgn_tag_follows_the_pgn_standard() {
+        assert_eq!(tc("5+0").pgn_tag(), "300");
+        assert_eq!(tc("3+2").pgn_tag(), "180+2");
+        assert_eq!(tc("10s+0.1s").pgn_tag(), "10+0.1");
+        assert_eq!(tc("G/5;d2").pgn_tag(), "300");
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in [
+            "5+0",
+            "3+2",
+            "G/5;d2",
+            "10s+0.1s",
+            "500ms+5ms",
+            "G/3;inc2",
+            "30s+0.3s",
+        ] {
+            let t = tc(s);
+            assert_eq!(tc(&t.to_string()), t, "{s} -> {t}");
+        }
+        assert_eq!(tc("5+0").to_string(), "5+0");
+        assert_eq!(tc("10s+0.1s").to_string(), "10s+0.1s");
+    }
+}
