@@ -1,7 +1,17 @@
 //! blitz-arena: UCI engines play real-time blitz against each other, ruled as a blitz arbiter
-//! would. See DESIGN.md for the architecture: the real-time loop produces events, the referee
-//! rules them.
+//! would. The real-time loop (`game`) produces events; the referee (`rules`) rules them; the
+//! tournament runs games in parallel and the report module writes what happened.
 
+pub mod app;
+pub mod builtin;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod engine;
 pub mod event;
+pub mod game;
+pub mod openings;
+pub mod report;
 pub mod rules;
 pub mod timecontrol;
+pub mod tournament;

@@ -1,0 +1,404 @@
+//! `faulty`: plays random legal moves but misbehaves on purpose, as told by
+//! its command-line flags, so the arena's fault handling can be tested.
+//! Moves are counted per process: "after N" means from the (N+1)-th `go` on.
+
+use std::sync::atomic::AtomicBool;
+use std::thread;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use rand::RngExt;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Position, Square};
+
+use super::engine::{Engine, Game, GoAction, Limits, Out, Reply, Seeded};
+
+const KNOWN: &[&str] = &[
+    "--seed",
+    "--crash-after",
+    "--hang-after",
+    "--ignore-stop-after",
+    "--slow-start",
+    "--no-uciok",
+    "--garbage",
+    "--illegal-after",
+    "--null-after",
+    "--huge-line",
+    "--slow-move-ms",
+];
+
+/// The misbehaviours, as parsed from the command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub seed: u64,
+    pub crash_after: Option<u64>,
+    pub hang_after: Option<u64>,
+    pub ignore_stop_after: Option<u64>,
+    pub slow_start_ms: Option<u64>,
+    pub no_uciok: bool,
+    pub garbage: bool,
+    pub illegal_after: Option<u64>,
+    pub null_after: Option<u64>,
+    pub huge_line: Option<u64>,
+    pub slow_move_ms: Option<u64>,
+}
+
+impl Flags {
+    /// Parses `--flag N` / `--flag=N` arguments; unknown flags are errors.
+    pub fn parse(args: &[String]) -> anyhow::Result<Flags> {
+        let mut f = Flags::default();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, v)) => (flag, Some(v.to_string())),
+                None => (arg.as_str(), None),
+            };
+            if !KNOWN.contains(&flag) {
+                bail!("faulty: unknown flag {flag} (known: {})", KNOWN.join(" "));
+            }
+            if matches!(flag, "--no-uciok" | "--garbage") {
+                if inline.is_some() {
+                    bail!("faulty: {flag} takes no value");
+                }
+                match flag {
+                    "--no-uciok" => f.no_uciok = true,
+                    _ => f.garbage = true,
+                }
+                continue;
+            }
+            let text = inline
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| anyhow!("faulty: {flag} needs a number"))?;
+            let n: u64 = text
+                .parse()
+                .map_err(|_| anyhow!("faulty: {flag} needs a number, got {text:?}"))?;
+            match flag {
+                "--seed" => f.seed = n,
+                "--crash-after" => f.crash_after = Some(n),
+                "--hang-after" => f.hang_after = Some(n),
+                "--ignore-stop-after" => f.ignore_stop_after = Some(n),
+                "--slow-start" => f.slow_start_ms = Some(n),
+                "--illegal-after" => f.illegal_after = Some(n),
+                "--null-after" => f.null_after = Some(n),
+                "--huge-line" => f.huge_line = Some(n),
+                _ => f.slow_move_ms = Some(n),
+            }
+        }
+        Ok(f)
+    }
+}
+
+pub struct Faulty {
+    flags: Flags,
+    seeded: Seeded,
+    /// `go` commands received so far (the current one included, once seen).
+    gos: u64,
+}
+
+impl Faulty {
+    pub fn new(flags: Flags) -> Self {
+        Faulty {
+            seeded: Seeded::new(flags.seed),
+            flags,
+            gos: 0,
+        }
+    }
+
+    /// True when the current `go` is move N+1 or later.
+    fn from(&self, n: Option<u64>) -> bool {
+        n.is_some_and(|n| self.gos > n)
+    }
+
+    /// True when the current `go` is exactly move N+1.
+    fn at(&self, n: Option<u64>) -> bool {
+        n.is_some_and(|n| self.gos == n + 1)
+    }
+
+    fn garbage(&mut self, out: &Out) {
+        let noise: String = (0..48)
+            .map(|_| char::from(self.seeded.rng.random_range(0x21u8..0x7f)))
+            .collect();
+        out.line(&noise);
+        out.line("info depth 300");
+        out.line("info depth 5 score cp 10 wdl 500 400 100 nodes 100 pv e2e4");
+        out.with(|w| w.write_all(b"info string \xff\xfe\xc3\x28 not \x80utf-8\n"));
+        out.line("info string odd\tch\u{7}ars \u{e9}\u{1F600} \u{200B}|\u{7f}|");
+        out.line("frobnicate 42");
+    }
+
+    /// Streams one `info string xxx...` line of `bytes` bytes (newline
+    /// included) in small chunks, never holding it in memory.
+    fn huge_line(bytes: u64, out: &Out) {
+        const PREFIX: &[u8] = b"info string ";
+        const CHUNK: [u8; 8192] = [b'x'; 8192];
+        out.with(|w| {
+            w.write_all(PREFIX)?;
+            let mut left = bytes.saturating_sub(PREFIX.len() as u64 + 1);
+            while left > 0 {
+                let n = left.min(CHUNK.len() as u64) as usize;
+                w.write_all(&CHUNK[..n])?;
+                left -= n as u64;
+            }
+            w.write_all(b"\n")
+        });
+    }
+
+    /// A move that is certainly illegal: from an empty square, a move of the
+    /// opponent's piece, or a king jumping two ranks.
+    fn illegal_move(&mut self, pos: &Chess) -> String {
+        let board = pos.board();
+        let mut candidates = Vec::new();
+        if let Some(empty) = (!board.occupied()).first() {
+            let to = if empty == Square::H8 {
+                Square::H7
+            } else {
+                Square::H8
+            };
+            candidates.push(format!("{empty}{to}"));
+        }
+        if let Some(theirs) = pos.them().first() {
+            if let Some(to) = (!board.by_color(pos.turn().other())).first() {
+                candidates.push(format!("{theirs}{to}"));
+            }
+        }
+        if let Some(king) = board.king_of(pos.turn()) {
+            let step = if pos.turn().is_white() { 16 } else { -16 };
+            if let Some(to) = king.offset(step) {
+                candidates.push(format!("{king}{to}"));
+            }
+        }
+        candidates.retain(|c| {
+            c.parse::<UciMove>()
+                .map_or(true, |u| u.to_move(pos).is_err())
+        });
+        if candidates.is_empty() {
+            return "a1a1".to_string();
+        }
+        let i = self.seeded.rng.random_range(0..candidates.len());
+        candidates.swap_remove(i)
+    }
+}
+
+impl Engine for Faulty {
+    fn new_game(&mut self) {
+        if self.flags.seed != 0 {
+            self.seeded.reseed();
+        }
+    }
+
+    fn on_uci(&mut self) -> bool {
+        if let Some(ms) = self.flags.slow_start_ms {
+            thread::sleep(Duration::from_millis(ms));
+        }
+        !self.flags.no_uciok
+    }
+
+    fn on_go(&mut self) -> GoAction {
+        self.gos += 1;
+        if self.from(self.flags.crash_after) {
+            GoAction::Crash
+        } else if self.from(self.flags.hang_after) {
+            GoAction::Hang
+        } else {
+            GoAction::Search
+        }
+    }
+
+    fn go(&mut self, game: &Game, _: &Limits, _: &AtomicBool, out: &Out) -> Reply {
+        // Treats the go as infinite and never answers, whatever comes.
+        if self.from(self.flags.ignore_stop_after) {
+            return Reply::Silent;
+        }
+        if let Some(ms) = self.flags.slow_move_ms {
+            thread::sleep(Duration::from_millis(ms));
+        }
+        if self.flags.garbage {
+            self.garbage(out);
+        }
+        if let Some(bytes) = self.flags.huge_line {
+            Self::huge_line(bytes, out);
+        }
+        if self.at(self.flags.null_after) {
+            return Reply::Text("0000".to_string());
+        }
+        if self.at(self.flags.illegal_after) {
+            return Reply::Text(self.illegal_move(&game.pos));
+        }
+        let moves = game.pos.legal_moves();
+        if moves.is_empty() {
+            return Reply::Move(None);
+        }
+        Reply::Move(Some(moves[self.seeded.rng.random_range(0..moves.len())]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, EnPassantMode};
+
+    fn flags(s: &str) -> anyhow::Result<Flags> {
+        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
+        Flags::parse(&args)
+    }
+
+    fn err(s: &str) -> String {
+        flags(s).expect_err("an error").to_string()
+    }
+
+    #[test]
+    fn parses_every_flag() {
+        let f = flags(
+            "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
+             --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60",
+        )
+        .expect("flags");
+        assert_eq!(
+            f,
+            Flags {
+                seed: 7,
+                crash_after: Some(1),
+                hang_after: Some(2),
+                ignore_stop_after: Some(3),
+                slow_start_ms: Some(40),
+                no_uciok: true,
+                garbage: true,
+                illegal_after: Some(4),
+                null_after: Some(5),
+                huge_line: Some(100_000),
+                slow_move_ms: Some(60),
+            }
+        );
+        assert_eq!(flags("").expect("no flags"), Flags::default());
+    }
+
+    #[test]
+    fn rejects_bad_flags() {
+        assert!(err("--x").starts_with("faulty: unknown flag --x (known: --seed --crash-after"));
+        assert_eq!(err("--crash-after"), "faulty: --crash-after needs a number");
+        assert_eq!(
+            err("--crash-after soon"),
+            "faulty: --crash-after needs a number, got \"soon\""
+        );
+        assert_eq!(
+            err("--null-after=-1"),
+            "faulty: --null-after needs a number, got \"-1\""
+        );
+        assert_eq!(err("--garbage=1"), "faulty: --garbage takes no value");
+        assert!(err("5").starts_with("faulty: unknown flag 5"));
+    }
+
+    fn go(engine: &mut Faulty, game: &Game) -> (GoAction, Option<Reply>, Vec<u8>) {
+        let (out, buf) = Out::buffer();
+        let action = engine.on_go();
+        let reply = (action == GoAction::Search).then(|| {
+            let limits = Limits::new(std::time::Instant::now());
+            engine.go(game, &limits, &AtomicBool::new(false), &out)
+        });
+        let bytes = buf.lock().expect("buffer").clone();
+        (action, reply, bytes)
+    }
+
+    #[test]
+    fn counts_moves_for_crash_hang_and_ignore_stop() {
+        let game = Game::default();
+        let mut e = Faulty::new(flags("--crash-after 2").expect("flags"));
+        assert_eq!(go(&mut e, &game).0, GoAction::Search);
+        assert_eq!(go(&mut e, &game).0, GoAction::Search);
+        assert_eq!(go(&mut e, &game).0, GoAction::Crash);
+        let mut e = Faulty::new(flags("--hang-after 0").expect("flags"));
+        assert_eq!(go(&mut e, &game).0, GoAction::Hang);
+        let mut e = Faulty::new(flags("--ignore-stop-after 1").expect("flags"));
+        assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
+        assert_eq!(go(&mut e, &game).1, Some(Reply::Silent));
+        assert_eq!(go(&mut e, &game).1, Some(Reply::Silent));
+    }
+
+    #[test]
+    fn null_and_illegal_moves_come_once() {
+        let game = Game::default();
+        let mut e = Faulty::new(flags("--null-after 1 --illegal-after 2 --seed 3").expect("flags"));
+        assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
+        assert_eq!(go(&mut e, &game).1, Some(Reply::Text("0000".into())));
+        let Some(Reply::Text(bad)) = go(&mut e, &game).1 else {
+            panic!("expected an illegal move");
+        };
+        let parsed = bad.parse::<UciMove>().expect("well-formed");
+        assert!(parsed.to_move(&game.pos).is_err(), "{bad} must be illegal");
+        assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
+    }
+
+    #[test]
+    fn illegal_moves_are_illegal_in_many_positions() {
+        let mut e = Faulty::new(flags("--seed 9").expect("flags"));
+        let mut pos = Chess::default();
+        for ply in 0..120 {
+            for _ in 0..4 {
+                let bad = e.illegal_move(&pos);
+                let u = bad.parse::<UciMove>().expect("well-formed");
+                assert!(u.to_move(&pos).is_err(), "{bad} legal in {}", fen(&pos));
+            }
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(ply * 7) % moves.len()]);
+        }
+    }
+
+    fn fen(pos: &Chess) -> String {
+        Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    }
+
+    #[test]
+    fn garbage_and_huge_line_then_a_legal_move() {
+        let pos: Chess = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+            .parse::<Fen>()
+            .expect("fen")
+            .into_position(CastlingMode::Standard)
+            .expect("position");
+        let game = Game {
+            pos: pos.clone(),
+            ..Game::default()
+        };
+        let mut e = Faulty::new(flags("--garbage --huge-line 100000").expect("flags"));
+        let (_, reply, bytes) = go(&mut e, &game);
+        let Some(Reply::Move(Some(m))) = reply else {
+            panic!("expected a move");
+        };
+        assert!(pos.is_legal(m));
+        let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        assert_eq!(
+            lines.len(),
+            8,
+            "6 garbage lines, the huge line, the empty tail"
+        );
+        assert_eq!(lines[1], b"info depth 300");
+        assert!(
+            std::str::from_utf8(lines[3]).is_err(),
+            "an invalid UTF-8 line"
+        );
+        assert_eq!(lines[5], b"frobnicate 42");
+        assert_eq!(lines[6].len() + 1, 100_000);
+        assert!(lines[6].starts_with(b"info string xxx"));
+    }
+
+    #[test]
+    fn slow_start_and_no_uciok() {
+        let mut e = Faulty::new(flags("--slow-start 50 --no-uciok").expect("flags"));
+        let t = std::time::Instant::now();
+        assert!(!e.on_uci());
+        assert!(t.elapsed() >= Duration::from_millis(50));
+        assert!(Faulty::new(Flags::default()).on_uci());
+    }
+
+    #[test]
+    fn slow_move_sleeps_before_answering() {
+        let mut e = Faulty::new(flags("--slow-move-ms 60").expect("flags"));
+        let t = std::time::Instant::now();
+        let (_, reply, _) = go(&mut e, &Game::default());
+        assert!(matches!(reply, Some(Reply::Move(Some(_)))));
+        assert!(t.elapsed() >= Duration::from_millis(60));
+    }
+}

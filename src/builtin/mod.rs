@@ -1,0 +1,76 @@
+//! The built-in UCI engines run by `blitz-arena engine NAME`: reference
+//! opponents (`random`, `greedy`, `minimax`), an overhead probe (`instant`)
+//! and a misbehaving engine for testing the arena (`faulty`).
+
+mod engine;
+mod faulty;
+mod greedy;
+mod instant;
+mod minimax;
+mod random;
+mod uci;
+
+use std::io;
+
+use anyhow::bail;
+
+use engine::{Engine, Out};
+
+/// Names accepted by `blitz-arena engine NAME`.
+pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty"];
+
+/// Runs the named engine as a UCI engine on stdin/stdout until `quit` or EOF.
+/// `args` are the extra command-line args (used by `faulty`).
+pub fn run(name: &str, args: &[String]) -> anyhow::Result<()> {
+    let engine = create(name, args)?;
+    uci::run_loop(name, engine, io::stdin().lock(), Out::stdout())
+}
+
+fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
+    if name != "faulty" && !args.is_empty() {
+        bail!(
+            "engine {name} takes no arguments (got {}); set options with setoption",
+            args.join(" ")
+        );
+    }
+    Ok(match name {
+        "random" => Box::new(random::Random::new()),
+        "instant" => Box::new(instant::Instant),
+        "greedy" => Box::new(greedy::Greedy::new()),
+        "minimax" => Box::new(minimax::Minimax::new()),
+        "faulty" => Box::new(faulty::Faulty::new(faulty::Flags::parse(args)?)),
+        _ => bail!("unknown engine {name:?} (known: {})", NAMES.join(", ")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_creates_an_engine() {
+        for name in NAMES {
+            assert!(create(name, &[]).is_ok(), "{name}");
+        }
+    }
+
+    fn error(name: &str, args: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        match create(name, &args) {
+            Ok(_) => panic!("{name} {args:?} should fail"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn bad_names_and_arguments_are_clear_errors() {
+        assert_eq!(
+            error("stockfish", &[]),
+            "unknown engine \"stockfish\" (known: random, instant, greedy, minimax, faulty)"
+        );
+        let err = error("random", &["--seed", "3"]);
+        assert!(err.starts_with("engine random takes no arguments"), "{err}");
+        let err = error("faulty", &["--x"]);
+        assert!(err.starts_with("faulty: unknown flag --x"), "{err}");
+    }
+}

@@ -1,0 +1,613 @@
+//! The UCI loop shared by every built-in engine.
+//!
+//! The loop thread reads commands; a `go` runs on a worker thread (unless the
+//! engine is `inline`) with its own stop flag, so `stop`, `isready` and `quit`
+//! are answered while it searches. Nothing on the input can make it panic:
+//! unknown commands and bad arguments are logged to stderr and skipped.
+
+use std::io::BufRead;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+use super::engine::{log, Engine, Game, GoAction, Limits, Out, Reply};
+
+/// Search threads recurse deeply; give them room.
+const SEARCH_STACK: usize = 16 << 20;
+/// How long `quit` waits for a running search to deliver its `bestmove`.
+const QUIT_GRACE: Duration = Duration::from_secs(1);
+
+/// Runs `engine` on `input`/`out` until `quit` or the end of the input.
+pub fn run_loop(
+    name: &str,
+    engine: Box<dyn Engine>,
+    mut input: impl BufRead,
+    out: Out,
+) -> anyhow::Result<()> {
+    let mut session = Session::new(name, engine, out);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        // A read error is treated like the end of input: the arena is gone.
+        let n = input.read_until(b'\n', &mut buf).unwrap_or(0);
+        if n == 0 {
+            session.quit();
+            return Ok(());
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if !session.handle(&line)? {
+            return Ok(());
+        }
+    }
+}
+
+struct Worker {
+    handle: JoinHandle<Box<dyn Engine>>,
+    stop: Arc<AtomicBool>,
+}
+
+struct Session {
+    name: String,
+    /// The engine while idle; `None` while a worker owns it.
+    engine: Option<Box<dyn Engine>>,
+    worker: Option<Worker>,
+    /// The answer of an inline engine to `go infinite`, held until `stop`.
+    pending: Option<String>,
+    game: Game,
+    wants_history: bool,
+    inline: bool,
+    out: Out,
+}
+
+impl Session {
+    fn new(name: &str, engine: Box<dyn Engine>, out: Out) -> Self {
+        Session {
+            name: name.to_string(),
+            wants_history: engine.wants_history(),
+            inline: engine.inline(),
+            engine: Some(engine),
+            worker: None,
+            pending: None,
+            game: Game::default(),
+            out,
+        }
+    }
+
+    /// Handles one input line; returns false on `quit`.
+    fn handle(&mut self, line: &str) -> anyhow::Result<bool> {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        // UCI: skip unknown leading tokens and parse the rest ("joho debug on").
+        let Some(at) = tokens.iter().position(|t| COMMANDS.contains(t)) else {
+            if !tokens.is_empty() {
+                log(&format!("{}: unknown command: {}", self.name, line.trim()));
+            }
+            return Ok(true);
+        };
+        let args = &tokens[at + 1..];
+        match tokens[at] {
+            "uci" => self.uci(),
+            "isready" => self.out.line("readyok"),
+            "setoption" => self.setoption(args),
+            "ucinewgame" => {
+                self.engine().new_game();
+                self.game = Game {
+                    mode: self.game.mode,
+                    ..Game::default()
+                };
+            }
+            "position" => {
+                let (game, warnings) = parse_position(args, self.game.mode, self.wants_history);
+                for w in warnings {
+                    log(&format!("{}: {w}", self.name));
+                }
+                self.game = game;
+            }
+            "go" => self.go(parse_go(args, Instant::now()))?,
+            // Pondering is treated as an infinite search, so a ponder hit
+            // simply asks for the answer now.
+            "stop" | "ponderhit" => self.stop(),
+            "quit" => {
+                self.quit();
+                return Ok(false);
+            }
+            _ => {} // debug, register: nothing to do
+        }
+        Ok(true)
+    }
+
+    fn uci(&mut self) {
+        let send_uciok = self.engine().on_uci();
+        let mut lines = vec![
+            format!("id name blitz-arena {}", self.name),
+            "id author blitz-arena".to_string(),
+        ];
+        lines.extend(self.engine().options().iter().map(|o| o.line()));
+        lines.push(CHESS960.line());
+        for l in &lines {
+            self.out.line(l);
+        }
+        if send_uciok {
+            self.out.line("uciok");
+        }
+    }
+
+    fn setoption(&mut self, args: &[&str]) {
+        let Some((name, value)) = parse_setoption(args) else {
+            log(&format!("{}: bad setoption: {}", self.name, args.join(" ")));
+            return;
+        };
+        let result = if name.eq_ignore_ascii_case(CHESS960.name) {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => Ok(CastlingMode::Chess960),
+                "false" => Ok(CastlingMode::Standard),
+                _ => Err(format!("option {}: expected true or false", CHESS960.name)),
+            }
+            .map(|mode| self.game.mode = mode)
+        } else {
+            self.engine().set_option(&name, &value)
+        };
+        if let Err(e) = result {
+            log(&format!("{}: setoption ignored: {e}", self.name));
+        }
+    }
+
+    fn go(&mut self, limits: Limits) -> anyhow::Result<()> {
+        // A `go` during a search (a protocol error) first ends that search.
+        self.stop();
+        match self.engine().on_go() {
+            GoAction::Search => {}
+            GoAction::Crash => {
+                self.out.with(|_| Ok(()));
+                std::process::exit(101);
+            }
+            GoAction::Hang => loop {
+                thread::sleep(Duration::from_secs(3600));
+            },
+        }
+        let mut engine = self.engine.take().context("engine lost")?;
+        let wait_for_stop = limits.infinite || limits.ponder;
+        if self.inline {
+            // No thread, no copies: `instant` measures the arena's overhead.
+            let line = answer(
+                engine.as_mut(),
+                &self.game,
+                &limits,
+                &AtomicBool::new(false),
+                &self.out,
+            );
+            self.engine = Some(engine);
+            match line {
+                Some(l) if wait_for_stop => self.pending = Some(l),
+                Some(l) => self.out.line(&l),
+                None => {}
+            }
+            return Ok(());
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let game = self.game.clone();
+        let out = self.out.clone();
+        let flag = stop.clone();
+        let handle = thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK)
+            .spawn(move || {
+                let line = answer(engine.as_mut(), &game, &limits, &flag, &out);
+                // UCI: after `go infinite` the answer waits for `stop`.
+                while wait_for_stop && !flag.load(Ordering::Acquire) {
+                    thread::park();
+                }
+                if let Some(l) = line {
+                    out.line(&l);
+                }
+                engine
+            })
+            .context("cannot start the search thread")?;
+        self.worker = Some(Worker { handle, stop });
+        Ok(())
+    }
+
+    /// Ends the running search (its `bestmove` is written by the worker).
+    fn stop(&mut self) {
+        if let Some(w) = &self.worker {
+            w.stop.store(true, Ordering::Release);
+            w.handle.thread().unpark();
+        }
+        if let Some(l) = self.pending.take() {
+            self.out.line(&l);
+        }
+    }
+
+    /// Stops any search and waits (briefly) for its answer to go out.
+    fn quit(&mut self) {
+        self.stop();
+        if let Some(w) = self.worker.take() {
+            let deadline = Instant::now() + QUIT_GRACE;
+            while !w.handle.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(1));
+            }
+            if w.handle.is_finished() {
+                let _ = w.handle.join();
+            }
+        }
+    }
+
+    /// The idle engine: stops and joins a running search first.
+    fn engine(&mut self) -> &mut dyn Engine {
+        self.stop();
+        if let Some(w) = self.worker.take() {
+            match w.handle.join() {
+                Ok(engine) => self.engine = Some(engine),
+                Err(_) => log(&format!("{}: search thread died", self.name)),
+            }
+        }
+        // Only a panic that escaped `answer` (none can) would leave no engine.
+        self.engine.get_or_insert_with(|| Box::new(Lost)).as_mut()
+    }
+}
+
+/// Runs the engine's `go`, turning a panic into the first legal move so a
+/// bug never leaves the arena without an answer. Returns the `bestmove` line.
+fn answer(
+    engine: &mut dyn Engine,
+    game: &Game,
+    limits: &Limits,
+    stop: &AtomicBool,
+    out: &Out,
+) -> Option<String> {
+    let reply = panic::catch_unwind(AssertUnwindSafe(|| engine.go(game, limits, stop, out)))
+        .unwrap_or_else(|_| {
+            log("search panicked; answering the first legal move");
+            Reply::Move(game.pos.legal_moves().first().copied())
+        });
+    match reply {
+        Reply::Move(Some(m)) => Some(format!("bestmove {}", game.uci(m))),
+        Reply::Move(None) => Some("bestmove (none)".to_string()),
+        Reply::Text(t) => Some(format!("bestmove {t}")),
+        Reply::Silent => None,
+    }
+}
+
+/// Stands in for an engine lost to a crashed thread: plays the first move.
+struct Lost;
+
+impl Engine for Lost {
+    fn go(&mut self, game: &Game, _: &Limits, _: &AtomicBool, _: &Out) -> Reply {
+        Reply::Move(game.pos.legal_moves().first().copied())
+    }
+}
+
+const COMMANDS: &[&str] = &[
+    "uci",
+    "debug",
+    "isready",
+    "setoption",
+    "register",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+];
+
+const CHESS960: super::engine::UciOption = super::engine::UciOption::check("UCI_Chess960", false);
+
+/// `setoption name <name...> [value <value...>]` -> (name, value).
+pub fn parse_setoption(args: &[&str]) -> Option<(String, String)> {
+    let rest = args.strip_prefix(&["name"])?;
+    let split = rest.iter().position(|t| *t == "value");
+    let (name, value) = match split {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &[][..]),
+    };
+    if name.is_empty() {
+        return None;
+    }
+    Some((name.join(" "), value.join(" ")))
+}
+
+/// `position startpos|fen <FEN> [moves ...]` -> the game, plus warnings.
+///
+/// A bad FEN gives the start position; moves are applied up to the first
+/// one that is malformed or illegal.
+pub fn parse_position(
+    args: &[&str],
+    mode: CastlingMode,
+    with_history: bool,
+) -> (Game, Vec<String>) {
+    let mut warnings = Vec::new();
+    let moves_at = args.iter().position(|t| *t == "moves");
+    let (setup, moves) = match moves_at {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let pos = match setup {
+        ["startpos", ..] => Chess::default(),
+        ["fen", fen @ ..] if !fen.is_empty() => match parse_fen(&fen.join(" "), mode) {
+            Ok(pos) => pos,
+            Err(e) => {
+                warnings.push(format!(
+                    "bad FEN {:?} ({e}); using the start position",
+                    fen.join(" ")
+                ));
+                return (
+                    Game {
+                        mode,
+                        ..Game::default()
+                    },
+                    warnings,
+                );
+            }
+        },
+        _ => {
+            warnings.push(format!("bad position command: {}", args.join(" ")));
+            return (
+                Game {
+                    mode,
+                    ..Game::default()
+                },
+                warnings,
+            );
+        }
+    };
+    let mut game = Game {
+        pos,
+        history: Vec::new(),
+        mode,
+    };
+    for (i, text) in moves.iter().enumerate() {
+        let m = text
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&game.pos).ok());
+        let Some(m) = m else {
+            warnings.push(format!(
+                "illegal move {text:?} (move {} of the position command); ignoring it and the {} after it",
+                i + 1,
+                moves.len() - i - 1
+            ));
+            break;
+        };
+        if with_history {
+            game.history.push(hash(&game.pos));
+        }
+        game.pos.play_unchecked(m);
+    }
+    (game, warnings)
+}
+
+/// The position's Zobrist hash as used by the engines.
+pub fn hash(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+fn parse_fen(fen: &str, mode: CastlingMode) -> Result<Chess, String> {
+    let fen = Fen::from_ascii(fen.as_bytes()).map_err(|e| e.to_string())?;
+    // Be lenient with what EPD files often get wrong; reject the rest.
+    // (Each `ignore_*` drops one kind of error and keeps the others.)
+    let mut result = fen.into_position::<Chess>(mode);
+    if let Err(e) = result {
+        result = e.ignore_invalid_ep_square();
+    }
+    if let Err(e) = result {
+        result = e.ignore_invalid_castling_rights();
+    }
+    if let Err(e) = result {
+        result = e.ignore_impossible_check();
+    }
+    result.map_err(|e| e.to_string())
+}
+
+/// `go [wtime N] [btime N] ...` -> limits. Unknown tokens are skipped,
+/// negative times count as 0, bad numbers are ignored with a warning.
+pub fn parse_go(args: &[&str], start: Instant) -> Limits {
+    let mut l = Limits::new(start);
+    let mut it = args.iter().peekable();
+    while let Some(&tok) = it.next() {
+        let mut number = || -> Option<u64> {
+            let v = it.next()?;
+            match v.parse::<i64>() {
+                Ok(n) => Some(n.max(0) as u64),
+                Err(_) => {
+                    log(&format!("go: bad value {v:?} for {tok}"));
+                    None
+                }
+            }
+        };
+        match tok {
+            "wtime" => l.wtime = number(),
+            "btime" => l.btime = number(),
+            "winc" => l.winc = number(),
+            "binc" => l.binc = number(),
+            "movestogo" => l.movestogo = number().map(|n| n.min(u32::MAX as u64) as u32),
+            "nodes" => l.nodes = number(),
+            "depth" => l.depth = number().map(|n| n.min(u32::MAX as u64) as u32),
+            "movetime" => l.movetime = number(),
+            "mate" => {
+                number();
+            }
+            "infinite" => l.infinite = true,
+            "ponder" => l.ponder = true,
+            // searchmoves and anything unknown: skipped
+            _ => {}
+        }
+    }
+    l
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn fen_of(game: &Game) -> String {
+        Fen::from_position(&game.pos, EnPassantMode::Legal).to_string()
+    }
+
+    fn pos(cmd: &str) -> (Game, Vec<String>) {
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        parse_position(&args, CastlingMode::Standard, true)
+    }
+
+    #[test]
+    fn position_startpos_with_moves() {
+        let (g, w) = pos("startpos moves e2e4 e7e5 g1f3");
+        assert!(w.is_empty());
+        assert_eq!(
+            fen_of(&g),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+        assert_eq!(g.history.len(), 3);
+        assert_eq!(g.history[0], hash(&Chess::default()));
+    }
+
+    #[test]
+    fn position_fen_with_castling_and_promotion() {
+        let (g, w) = pos("fen r3k2r/P7/8/8/8/8/8/R3K2R w KQkq - 0 1 moves e1g1 e8c8 a7a8q");
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(fen_of(&g), "Q1kr3r/8/8/8/8/8/8/R4RK1 b - - 0 2");
+    }
+
+    #[test]
+    fn position_fen_without_counters() {
+        let (g, w) = pos("fen 8/8/8/8/8/8/k7/4K2R w K -");
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(fen_of(&g), "8/8/8/8/8/8/k7/4K2R w K - 0 1");
+    }
+
+    #[test]
+    fn position_stops_at_the_first_illegal_move() {
+        let (g, w) = pos("startpos moves e2e4 e2e4 e7e5");
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("\"e2e4\""), "{w:?}");
+        assert_eq!(
+            fen_of(&g),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        let (g, w) = pos("startpos moves e2e4 zz99");
+        assert_eq!(w.len(), 1);
+        assert_eq!(g.history.len(), 1);
+    }
+
+    #[test]
+    fn position_bad_fen_falls_back_to_startpos() {
+        for cmd in ["fen not/a/fen w - - 0 1 moves e2e4", "fen", "", "banana"] {
+            let (g, w) = pos(cmd);
+            assert_eq!(w.len(), 1, "{cmd}");
+            assert_eq!(g.pos, Chess::default(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn go_parses_every_limit() {
+        let t = Instant::now();
+        let args: Vec<&str> = "wtime 1000 btime -5 winc 10 binc 20 movestogo 7 nodes 500 depth 3 movetime 99 searchmoves e2e4 infinite"
+            .split_whitespace()
+            .collect();
+        let l = parse_go(&args, t);
+        assert_eq!(l.wtime, Some(1000));
+        assert_eq!(l.btime, Some(0));
+        assert_eq!((l.winc, l.binc), (Some(10), Some(20)));
+        assert_eq!(l.movestogo, Some(7));
+        assert_eq!(l.nodes, Some(500));
+        assert_eq!(l.depth, Some(3));
+        assert_eq!(l.movetime, Some(99));
+        assert!(l.infinite && !l.ponder);
+        let l = parse_go(&["depth", "x", "nodes"], t);
+        assert_eq!(l, Limits::new(t));
+    }
+
+    #[test]
+    fn setoption_names_and_values_with_spaces() {
+        assert_eq!(
+            parse_setoption(&["name", "Move", "Overhead", "value", "10", "0"]),
+            Some(("Move Overhead".into(), "10 0".into()))
+        );
+        assert_eq!(
+            parse_setoption(&["name", "Clear", "Hash"]),
+            Some(("Clear Hash".into(), String::new()))
+        );
+        assert_eq!(parse_setoption(&["value", "3"]), None);
+        assert_eq!(parse_setoption(&["name", "value", "3"]), None);
+    }
+
+    /// Feeds `input` to a session and returns everything it wrote.
+    fn session_output(engine: Box<dyn Engine>, input: &str) -> String {
+        let (out, buf) = Out::buffer();
+        run_loop("test", engine, input.as_bytes(), out).expect("loop");
+        let bytes = buf.lock().expect("buffer").clone();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    #[test]
+    fn handshake_and_bestmove_inline() {
+        let out = session_output(
+            Box::new(crate::builtin::instant::Instant),
+            "garbage\nuci\nisready\nposition startpos moves e2e4\ngo wtime 100 btime 100\nquit\n",
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "id name blitz-arena test",
+                "id author blitz-arena",
+                "option name UCI_Chess960 type check default false",
+                "uciok",
+                "readyok",
+                "bestmove a7a6"
+            ]
+        );
+    }
+
+    #[test]
+    fn infinite_waits_for_stop_inline_and_threaded() {
+        let input = "position fen 7k/8/8/8/8/8/8/K7 w - - 0 1\ngo infinite\nisready\nstop\n";
+        let out = session_output(Box::new(crate::builtin::instant::Instant), input);
+        assert_eq!(out, "readyok\nbestmove a1b1\n");
+        let out = session_output(Box::new(crate::builtin::minimax::Minimax::new()), input);
+        let ready = out.find("readyok").expect("readyok");
+        let best = out.find("bestmove").expect("bestmove");
+        assert!(ready < best, "{out}");
+    }
+
+    #[test]
+    fn mated_side_answers_none() {
+        let input = "position startpos moves f2f3 e7e5 g2g4 d8h4\ngo depth 3\nisready\n";
+        for engine in crate::builtin::NAMES {
+            if *engine == "faulty" {
+                continue;
+            }
+            let e = crate::builtin::create(engine, &[]).expect("engine");
+            let out = session_output(e, input);
+            assert!(out.contains("bestmove (none)\n"), "{engine}: {out}");
+        }
+    }
+
+    #[test]
+    fn chess960_option_changes_castling_notation() {
+        let castle = shakmaty::Move::Castle {
+            king: shakmaty::Square::E1,
+            rook: shakmaty::Square::H1,
+        };
+        let (out, _) = Out::buffer();
+        let engine = crate::builtin::create("instant", &[]).expect("engine");
+        let mut s = Session::new("test", engine, out);
+        let fen = "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1h1";
+        for (opt, expected) in [("false", "e1g1"), ("true", "e1h1"), ("nonsense", "e1h1")] {
+            assert!(s
+                .handle(&format!("setoption name UCI_Chess960 value {opt}"))
+                .expect("ok"));
+            assert_eq!(s.game.uci(castle).to_string(), expected);
+            assert!(s.handle(fen).expect("ok"));
+            assert_eq!(fen_of(&s.game), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
+        }
+    }
+}

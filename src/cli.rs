@@ -1,0 +1,116 @@
+//! The command line (DESIGN.md "Command line"): clap definitions only.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::OpeningsOrder;
+use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
+use crate::timecontrol::TimeControl;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "blitz-arena",
+    version,
+    about = "UCI engines play real-time blitz against each other, ruled as a blitz arbiter would",
+    after_help = "Run `blitz-arena gauntlet minimax --vs greedy,random --tc 10s+0.1s` for a quick real gauntlet."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One engine against each of several opponents.
+    Gauntlet {
+        /// The engine under test (a name from engines.toml).
+        engine: String,
+        /// Its opponents, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true, num_args = 1..)]
+        vs: Vec<String>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Every engine against every other.
+    RoundRobin {
+        /// Two or more engines from engines.toml.
+        #[arg(num_args = 2.., required = true)]
+        engines: Vec<String>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty).
+    Engine {
+        name: String,
+        /// Engine options (for `faulty`: its fault flags, e.g. --crash-after 3).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Start engines, complete the UCI handshake and list their options.
+    Check {
+        /// Engines from engines.toml (default: all of them).
+        engines: Vec<String>,
+        #[arg(long, default_value = "engines.toml")]
+        engines_file: PathBuf,
+    },
+    /// Summary tables from one or more games.csv files or results folders.
+    Stats {
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+    },
+}
+
+/// Run options; each may also be set in the `[run]` table of engines.toml (the command line
+/// wins).
+#[derive(Debug, Default, Args)]
+pub struct RunArgs {
+    /// Engine roster.
+    #[arg(long, default_value = "engines.toml")]
+    pub engines: PathBuf,
+    /// Time control for both sides: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms [default: 5+0]
+    #[arg(long)]
+    pub tc: Option<TimeControl>,
+    /// Games per pairing; each opening is played twice with colours swapped [default: 2]
+    #[arg(long)]
+    pub games: Option<u32>,
+    /// Opening book: EPD (one FEN per line) or PGN [default: the start position]
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Order of the book [default: random]
+    #[arg(long, value_enum)]
+    pub openings_order: Option<OpeningsOrder>,
+    /// Games played at once [default: the number of CPUs]
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// The blitz code that rules every game [default: fide]
+    #[arg(long, value_enum)]
+    pub ruleset: Option<Ruleset>,
+    /// Seeds every random choice [default: random, printed]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Results folder [default: results/<UTC time>-<format>]
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Adjudicate a draw after N full moves.
+    #[arg(long)]
+    pub max_moves: Option<u32>,
+    /// Search at most N nodes per move (sent with go; the clock still runs).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Search at most N plies per move (sent with go; the clock still runs).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Score-based draw adjudication, cutechess conventions: movenumber=40,movecount=8,score=10
+    #[arg(long)]
+    pub draw_adjudication: Option<DrawAdjudication>,
+    /// Score-based resign adjudication, cutechess conventions: movecount=3,score=1000[,twosided=true]
+    #[arg(long)]
+    pub resign_adjudication: Option<ResignAdjudication>,
+    /// Tolerance in ms before a flag counts (off the rules; reported in the summary) [default: 0]
+    #[arg(long)]
+    pub time_margin: Option<u64>,
+    /// Print a line per finished game above the progress bar.
+    #[arg(long, short)]
+    pub verbose: bool,
+}

@@ -1,0 +1,207 @@
+//! The chess clock: pure arithmetic over `Instant`s and `Duration`s.
+//!
+//! Times left are signed microseconds: the clocks keep running below zero (USCF 2a), so the
+//! arena always knows how far over its time a side went and in which order flags fell. The
+//! clock never reads the time itself; the caller passes the instants (the write of `go`, the
+//! read of `bestmove`), so tests can drive it with any instants, real or virtual.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::event::Side;
+use crate::timecontrol::TimeControl;
+
+/// Microseconds in a `Duration`, saturating.
+pub fn micros(d: Duration) -> i64 {
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// A `Duration` from signed microseconds, with negatives clamped to zero.
+fn duration_from(us: i64) -> Duration {
+    Duration::from_micros(us.max(0) as u64)
+}
+
+/// What one completed turn cost the mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    pub side: Side,
+    /// Wall time from the start of the turn to the clock press.
+    pub think_us: i64,
+    /// The mover's time left after the press, increment included (may be negative).
+    pub left_us: i64,
+}
+
+/// Two clocks, one running at a time.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    tc: [TimeControl; 2],
+    /// Time left at the start of the running turn, or now for a stopped clock.
+    left_us: [i64; 2],
+    running: Option<(Side, Instant)>,
+    /// Tolerance below zero before a flag counts (`--time-margin`; 0 by the rules).
+    margin_us: i64,
+}
+
+impl Clock {
+    pub fn new(white: TimeControl, black: TimeControl) -> Clock {
+        Clock {
+            tc: [white, black],
+            left_us: [micros(white.base), micros(black.base)],
+            running: None,
+            margin_us: 0,
+        }
+    }
+
+    /// Sets the `--time-margin` tolerance: a flag counts only once a side is more than
+    /// `margin` below zero.
+    pub fn with_margin(mut self, margin: Duration) -> Clock {
+        self.margin_us = micros(margin);
+        self
+    }
+
+    pub fn running(&self) -> Option<Side> {
+        self.running.map(|(side, _)| side)
+    }
+
+    /// `side`'s time left at `now`, negative once its flag is down.
+    pub fn left_us(&self, side: Side, now: Instant) -> i64 {
+        match self.running {
+            Some((running, started)) if running == side => {
+                self.left_us[side.index()]
+                    - self.charged_us(side, now.saturating_duration_since(started))
+            }
+            _ => self.left_us[side.index()],
+        }
+    }
+
+    /// The time charged for a turn of `elapsed`: a simple delay (USCF 1b) is free.
+    fn charged_us(&self, side: Side, elapsed: Duration) -> i64 {
+        micros(elapsed.saturating_sub(self.tc[side.index()].delay))
+    }
+
+    /// Starts `side`'s clock at `at` (the instant its `go` was written).
+    pub fn start(&mut self, side: Side, at: Instant) {
+        debug_assert!(self.running.is_none(), "a clock is already running");
+        self.running = Some((side, at));
+    }
+
+    /// Stops the running clock at `at` (the instant `bestmove` was read) and adds the Fischer
+    /// increment, unless the mover was already past its flag (a fallen flag stays fallen).
+    pub fn stop(&mut self, at: Instant) -> Option<Turn> {
+        let (side, started) = self.running.take()?;
+        let elapsed = at.saturating_duration_since(started);
+        let i = side.index();
+        let mut left = self.left_us[i] - self.charged_us(side, elapsed);
+        if left >= -self.margin_us {
+            left += micros(self.tc[i].increment);
+        }
+        self.left_us[i] = left;
+        Some(Turn {
+            side,
+            think_us: micros(elapsed),
+            left_us: left,
+        })
+    }
+
+    /// The instant at which the running side's flag falls (its time reaches zero, plus the
+    /// margin), for a deadline: flags are detected by a timer at that instant, not by polling.
+    pub fn flag_deadline(&self) -> Option<Instant> {
+        let (side, started) = self.running?;
+        let i = side.index();
+        let until_fall = self.left_us[i] + self.margin_us;
+        Some(started + self.tc[i].delay + duration_from(until_fall))
+    }
+
+    /// Adds time to a side's clock (a penalty in the opponent's favour, FIDE 7.5.5).
+    pub fn add(&mut self, side: Side, time: Duration) {
+        self.left_us[side.index()] += micros(time);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::time::{advance, pause};
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[tokio::test]
+    async fn fischer_increment_is_added_after_each_move() {
+        pause();
+        let mut clock = Clock::new("3+2".parse().unwrap(), "3+2".parse().unwrap());
+        let t0 = Instant::now();
+        clock.start(Side::White, t0);
+        advance(ms(1500)).await;
+        let turn = clock.stop(Instant::now()).unwrap();
+        assert_eq!(turn.think_us, 1_500_000);
+        assert_eq!(turn.left_us, 180_000_000 - 1_500_000 + 2_000_000);
+        assert_eq!(clock.left_us(Side::Black, Instant::now()), 180_000_000);
+    }
+
+    #[tokio::test]
+    async fn simple_delay_is_not_charged() {
+        pause();
+        let mut clock = Clock::new("G/5;d2".parse().unwrap(), TimeControl::G5);
+        clock.start(Side::White, Instant::now());
+        advance(ms(1500)).await;
+        assert_eq!(clock.left_us(Side::White, Instant::now()), 300_000_000);
+        advance(ms(1000)).await;
+        assert_eq!(clock.stop(Instant::now()).unwrap().left_us, 299_500_000);
+    }
+
+    #[tokio::test]
+    async fn flag_deadline_is_the_instant_time_reaches_zero() {
+        pause();
+        let mut clock = Clock::new("1s+0".parse().unwrap(), "1s+0".parse().unwrap());
+        let t0 = Instant::now();
+        clock.start(Side::White, t0);
+        advance(ms(400)).await;
+        clock.stop(Instant::now());
+        clock.start(Side::Black, Instant::now());
+        clock.stop(Instant::now() + ms(100));
+        let t1 = Instant::now() + ms(100);
+        clock.start(Side::White, t1);
+        assert_eq!(clock.flag_deadline(), Some(t1 + ms(600)));
+        // The clock keeps running below zero.
+        assert_eq!(clock.left_us(Side::White, t1 + ms(750)), -150_000);
+    }
+
+    #[tokio::test]
+    async fn delay_and_margin_push_the_deadline_back() {
+        pause();
+        let t0 = Instant::now();
+        let mut clock =
+            Clock::new("G/1s;d0.5".parse().unwrap(), TimeControl::G5).with_margin(ms(50));
+        clock.start(Side::White, t0);
+        assert_eq!(clock.flag_deadline(), Some(t0 + ms(1550)));
+    }
+
+    #[tokio::test]
+    async fn no_increment_once_the_flag_is_down() {
+        pause();
+        let mut clock = Clock::new("1s+1".parse().unwrap(), "1s+1".parse().unwrap());
+        let t0 = Instant::now();
+        clock.start(Side::White, t0);
+        let turn = clock.stop(t0 + ms(1200)).unwrap();
+        assert_eq!(turn.left_us, -200_000);
+        // Within the margin, the move counts and earns its increment (cutechess's tolerance).
+        let mut clock =
+            Clock::new("1s+1".parse().unwrap(), "1s+1".parse().unwrap()).with_margin(ms(300));
+        clock.start(Side::White, t0);
+        assert_eq!(clock.stop(t0 + ms(1200)).unwrap().left_us, 800_000);
+    }
+
+    #[tokio::test]
+    async fn time_odds_and_penalties() {
+        pause();
+        let mut clock = Clock::new("5+0".parse().unwrap(), "1+0".parse().unwrap());
+        let now = Instant::now();
+        assert_eq!(clock.left_us(Side::Black, now), 60_000_000);
+        clock.add(Side::Black, Duration::from_secs(60));
+        assert_eq!(clock.left_us(Side::Black, now), 120_000_000);
+        assert_eq!(clock.left_us(Side::White, now), 300_000_000);
+    }
+}

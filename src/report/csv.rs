@@ -1,0 +1,500 @@
+//! `games.csv`: one row per finished game.
+//!
+//! Columns, in order (DESIGN.md "Results folder", plus per-side move counts and think times,
+//! the start time and the ending's detail):
+//!
+//! | column | meaning |
+//! |---|---|
+//! | `game` | 1-based number of the game in the run's schedule |
+//! | `white`, `black` | engine names |
+//! | `opening` | the opening's label (`startpos`, or its index and name in the book) |
+//! | `ruleset` | `fide`, `uscf`, `wbca`, `generic`, `house`, `online` |
+//! | `tc_white`, `tc_black` | time controls as the `--tc` syntax writes them (`5+0`, `10s+0.1s`) |
+//! | `result` | `1-0`, `0-1`, `1/2-1/2`; empty for a record cut off before its end |
+//! | `termination` | the fixed vocabulary of `Termination` (`checkmate`, `flag`, ...) |
+//! | `rule` | the rule cited (`FIDE 6.9`) |
+//! | `plies` | legal moves of the game proper (book moves not counted) |
+//! | `white_ms_left`, `black_ms_left` | clocks at the end, in ms (negative after a flag fell) |
+//! | `white_flag_ms`, `black_flag_ms` | ms since the start at which the flag fell; empty if not |
+//! | `illegal_moves` | illegal moves played (noticed or not) |
+//! | `injected` | faults injected by the arena (empty: injection is not recorded yet) |
+//! | `duration_ms` | time from the start to the end of the game |
+//! | `seed` | the run's seed |
+//! | `white_moves`, `black_moves` | legal moves made by each side |
+//! | `white_think_ms`, `black_think_ms` | total think time of each side's legal moves |
+//! | `started` | UTC start time, RFC 3339 |
+//! | `detail` | the ending's detail (`white flag fell`) |
+//!
+//! Milliseconds are floored from the record's microseconds, so a clock that is below zero by
+//! any amount is negative in the CSV.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context};
+use serde::{Deserialize, Serialize};
+
+use crate::event::{Event, GameRecord, GameResult, Side, Termination};
+use crate::rules::Ruleset;
+
+/// The columns of `games.csv`, in order.
+pub const COLUMNS: [&str; 25] = [
+    "game",
+    "white",
+    "black",
+    "opening",
+    "ruleset",
+    "tc_white",
+    "tc_black",
+    "result",
+    "termination",
+    "rule",
+    "plies",
+    "white_ms_left",
+    "black_ms_left",
+    "white_flag_ms",
+    "black_flag_ms",
+    "illegal_moves",
+    "injected",
+    "duration_ms",
+    "seed",
+    "white_moves",
+    "black_moves",
+    "white_think_ms",
+    "black_think_ms",
+    "started",
+    "detail",
+];
+
+/// One row of `games.csv`. The field order is the column order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRow {
+    pub game: u64,
+    pub white: String,
+    pub black: String,
+    pub opening: String,
+    pub ruleset: Ruleset,
+    pub tc_white: String,
+    pub tc_black: String,
+    /// `None` only for a record cut off before its end.
+    pub result: Option<GameResult>,
+    pub termination: Option<Termination>,
+    pub rule: String,
+    pub plies: u32,
+    pub white_ms_left: i64,
+    pub black_ms_left: i64,
+    pub white_flag_ms: Option<i64>,
+    pub black_flag_ms: Option<i64>,
+    pub illegal_moves: u32,
+    /// Faults the arena injected in this game; empty until fault injection is recorded.
+    pub injected: String,
+    pub duration_ms: i64,
+    pub seed: u64,
+    pub white_moves: u32,
+    pub black_moves: u32,
+    pub white_think_ms: i64,
+    pub black_think_ms: i64,
+    pub started: String,
+    pub detail: String,
+}
+
+/// Microseconds to milliseconds, rounding down (so any negative time stays negative).
+fn ms(us: i64) -> i64 {
+    us.div_euclid(1000)
+}
+
+/// Text for a single CSV line: line breaks become spaces, so that every row is one line and a
+/// torn write can only ever damage the last line of the file.
+fn one_line(s: &str) -> String {
+    s.replace(['\r', '\n'], " ")
+}
+
+impl GameRow {
+    pub fn from_record(r: &GameRecord) -> GameRow {
+        let mut moves = [0u32; 2];
+        let mut think_us = [0i64; 2];
+        // Clocks if the record has no end: the last ones known.
+        let mut last_clock = [
+            r.tc_white.base.as_micros() as i64,
+            r.tc_black.base.as_micros() as i64,
+        ];
+        for e in &r.events {
+            match e {
+                Event::Move {
+                    side,
+                    think_us: t,
+                    clock_us,
+                    ..
+                } => {
+                    moves[side.index()] += 1;
+                    think_us[side.index()] += t;
+                    last_clock[side.index()] = *clock_us;
+                }
+                Event::IllegalMove { side, clock_us, .. } | Event::Go { side, clock_us, .. } => {
+                    last_clock[side.index()] = *clock_us;
+                }
+                _ => {}
+            }
+        }
+        let outcome = r.outcome();
+        let clocks = outcome.as_ref().map_or(last_clock, |o| o.clock_us);
+        let duration_us = outcome
+            .as_ref()
+            .map_or_else(|| r.events.last().map_or(0, Event::t_us), |o| o.t_us);
+        GameRow {
+            game: r.game,
+            white: one_line(&r.white),
+            black: one_line(&r.black),
+            opening: one_line(&r.opening.name),
+            ruleset: r.ruleset,
+            tc_white: r.tc_white.to_string(),
+            tc_black: r.tc_black.to_string(),
+            result: outcome.as_ref().map(|o| o.result),
+            termination: outcome.as_ref().map(|o| o.termination),
+            rule: one_line(outcome.as_ref().map_or("", |o| o.rule)),
+            plies: moves[0] + moves[1],
+            white_ms_left: ms(clocks[0]),
+            black_ms_left: ms(clocks[1]),
+            white_flag_ms: r.flag_us(Side::White).map(ms),
+            black_flag_ms: r.flag_us(Side::Black).map(ms),
+            illegal_moves: r.illegal_moves() as u32,
+            injected: String::new(),
+            duration_ms: ms(duration_us),
+            seed: r.seed,
+            white_moves: moves[0],
+            black_moves: moves[1],
+            white_think_ms: ms(think_us[0]),
+            black_think_ms: ms(think_us[1]),
+            started: one_line(&r.started),
+            detail: one_line(outcome.as_ref().map_or("", |o| o.detail)),
+        }
+    }
+
+    /// The engine playing `side`.
+    pub fn engine(&self, side: Side) -> &str {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+
+    /// The side `engine` played, if it played this game.
+    pub fn side_of(&self, engine: &str) -> Option<Side> {
+        if self.white == engine {
+            Some(Side::White)
+        } else if self.black == engine {
+            Some(Side::Black)
+        } else {
+            None
+        }
+    }
+
+    pub fn ms_left(&self, side: Side) -> i64 {
+        match side {
+            Side::White => self.white_ms_left,
+            Side::Black => self.black_ms_left,
+        }
+    }
+
+    pub fn flag_ms(&self, side: Side) -> Option<i64> {
+        match side {
+            Side::White => self.white_flag_ms,
+            Side::Black => self.black_flag_ms,
+        }
+    }
+
+    pub fn moves(&self, side: Side) -> u32 {
+        match side {
+            Side::White => self.white_moves,
+            Side::Black => self.black_moves,
+        }
+    }
+
+    pub fn think_ms(&self, side: Side) -> i64 {
+        match side {
+            Side::White => self.white_think_ms,
+            Side::Black => self.black_think_ms,
+        }
+    }
+
+    /// The header line of `games.csv`, with its newline.
+    pub fn csv_header() -> String {
+        let mut line = COLUMNS.join(",");
+        line.push('\n');
+        line
+    }
+
+    /// This row as one CSV line, with its newline: written in one piece, so that a kill can
+    /// only tear the last line of the file.
+    pub fn to_csv_line(&self) -> anyhow::Result<Vec<u8>> {
+        let mut w = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            .terminator(::csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.serialize(self)?;
+        w.into_inner()
+            .map_err(|e| anyhow!("cannot write a CSV row: {}", e.error()))
+    }
+}
+
+/// Reads `games.csv` (or the `games.csv` of a results folder).
+///
+/// A last line without its newline is a row torn by a run killed mid-write (rows are written
+/// whole, newline included): it is dropped. A file that is not a games.csv is an error that
+/// names the first missing column; a damaged row elsewhere is an error that names its line.
+pub fn read_rows(path: &Path) -> anyhow::Result<Vec<GameRow>> {
+    let joined;
+    let path = if path.is_dir() {
+        joined = path.join(super::results::GAMES_CSV);
+        joined.as_path()
+    } else {
+        path
+    };
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_rows(&bytes).with_context(|| path.display().to_string())
+}
+
+fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
+    if !bytes.contains(&b'\n') && GameRow::csv_header().as_bytes().starts_with(bytes) {
+        // Empty, or a header torn before its newline: no games yet.
+        return Ok(Vec::new());
+    }
+    let torn = !bytes.ends_with(b"\n");
+    let mut reader = ::csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(bytes);
+    let headers = reader
+        .headers()
+        .map_err(|e| anyhow!("not a games.csv: cannot read the header: {e}"))?
+        .clone();
+    for column in COLUMNS {
+        if !headers.iter().any(|h| h == column) {
+            let found: Vec<&str> = headers.iter().take(8).collect();
+            let more = if headers.len() > 8 { ", ..." } else { "" };
+            bail!(
+                "not a games.csv: missing column {column:?} (its header has: {}{more})",
+                found.join(", ")
+            );
+        }
+    }
+    let mut records: Vec<(u64, Result<::csv::StringRecord, ::csv::Error>)> = Vec::new();
+    let mut record = ::csv::StringRecord::new();
+    loop {
+        let line = reader.position().line();
+        match reader.read_record(&mut record) {
+            Ok(true) => records.push((line, Ok(record.clone()))),
+            Ok(false) => break,
+            Err(e) => records.push((line, Err(e))),
+        }
+    }
+    if torn {
+        records.pop();
+    }
+    let mut rows = Vec::with_capacity(records.len());
+    for (line, record) in records {
+        let record = record.map_err(|e| anyhow!("line {line}: {e}"))?;
+        if record.len() != headers.len() {
+            bail!(
+                "line {line}: {} fields where the header has {}",
+                record.len(),
+                headers.len()
+            );
+        }
+        let row: GameRow = record
+            .deserialize(Some(&headers))
+            .map_err(|e| anyhow!("line {line}: {e}"))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Fault;
+    use crate::report::pgn::tests::{scholars_mate, Builder};
+
+    fn flag_game() -> GameRecord {
+        let mut r = Builder::new(2, "alpha", "beta")
+            .moves(Side::White, 150_000, "e2e4 e7e5")
+            .flag(Side::White, 412)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        r.tc_black = "10s+0.1s".parse().unwrap();
+        r
+    }
+
+    #[test]
+    fn header_lists_the_columns_in_order() {
+        assert_eq!(
+            GameRow::csv_header(),
+            "game,white,black,opening,ruleset,tc_white,tc_black,result,termination,rule,plies,\
+             white_ms_left,black_ms_left,white_flag_ms,black_flag_ms,illegal_moves,injected,\
+             duration_ms,seed,white_moves,black_moves,white_think_ms,black_think_ms,started,\
+             detail\n"
+        );
+    }
+
+    #[test]
+    fn row_of_a_checkmate() {
+        let row = GameRow::from_record(&scholars_mate());
+        let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+        assert_eq!(
+            line,
+            "1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE 5.1.1,7,296000,295500,,,0,,\
+             8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,\n"
+        );
+    }
+
+    #[test]
+    fn row_of_a_flag_loss_has_negative_time_and_the_flag_instant() {
+        let row = GameRow::from_record(&flag_game());
+        assert_eq!(row.result, Some(GameResult::BlackWins));
+        assert_eq!(row.termination, Some(Termination::Flag));
+        assert_eq!(row.tc_black, "10s+0.1s");
+        assert_eq!(row.white_ms_left, -412);
+        assert_eq!(row.black_ms_left, 150_000);
+        // White thought 150 s, Black 150 s, then White's remaining 150 s ran out.
+        assert_eq!(row.white_flag_ms, Some(450_000));
+        assert_eq!(row.black_flag_ms, None);
+        assert_eq!(row.duration_ms, 450_412);
+        assert_eq!((row.white_moves, row.black_moves, row.plies), (1, 1, 2));
+        assert_eq!((row.white_think_ms, row.black_think_ms), (150_000, 150_000));
+        assert_eq!(row.detail, "white flag fell");
+        let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+        assert!(line.contains(",-412,150000,450000,,0,,450412,"), "{line}");
+    }
+
+    #[test]
+    fn illegal_moves_and_crashes_are_counted() {
+        let r = Builder::new(3, "a", "b")
+            .moves(Side::White, 500, "e2e4")
+            .illegal(Side::Black, "e1e5", 700, "not legal")
+            .end(
+                GameResult::WhiteWins,
+                Termination::IllegalMove,
+                "FIDE 7.5.5",
+                "black played \"e1e5\": not legal, really\nyes",
+            );
+        let row = GameRow::from_record(&r);
+        assert_eq!(row.illegal_moves, 1);
+        assert_eq!((row.white_moves, row.black_moves), (1, 0));
+        assert_eq!(row.black_ms_left, 299_300);
+        // Quotes and commas are quoted; the line break became a space.
+        let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+        assert!(line.ends_with(",\"black played \"\"e1e5\"\": not legal, really yes\"\n"));
+        assert_eq!(line.matches('\n').count(), 1);
+
+        let r = Builder::new(4, "a", "b")
+            .event(Event::EngineFault {
+                t_us: 1500,
+                side: Side::White,
+                fault: Fault::StartFailed,
+                detail: "no such file".into(),
+            })
+            .end(
+                GameResult::BlackWins,
+                Termination::EngineCrash,
+                "x",
+                "white: no such file",
+            );
+        let row = GameRow::from_record(&r);
+        assert_eq!(row.termination, Some(Termination::EngineCrash));
+        assert_eq!(row.plies, 0);
+        assert_eq!(row.duration_ms, 0);
+    }
+
+    #[test]
+    fn unterminated_record_has_empty_result_and_last_clocks() {
+        let r = Builder::new(5, "a", "b")
+            .moves(Side::White, 2000, "e2e4 e7e5")
+            .record;
+        let row = GameRow::from_record(&r);
+        assert_eq!(row.result, None);
+        assert_eq!(row.termination, None);
+        assert_eq!((row.white_ms_left, row.black_ms_left), (298_000, 298_000));
+        assert_eq!(row.duration_ms, 4000);
+        let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+        assert!(line.contains(",5+0,5+0,,,,2,"), "{line}");
+    }
+
+    #[test]
+    fn rows_round_trip_and_a_torn_last_line_is_dropped() {
+        let rows = [
+            GameRow::from_record(&scholars_mate()),
+            GameRow::from_record(&flag_game()),
+        ];
+        let mut file = GameRow::csv_header().into_bytes();
+        for row in &rows {
+            file.extend(row.to_csv_line().unwrap());
+        }
+        assert_eq!(parse_rows(&file).unwrap(), rows);
+        // Killed while writing a third row: every cut of it is dropped, nothing fails.
+        let third = GameRow::from_record(&scholars_mate())
+            .to_csv_line()
+            .unwrap();
+        for cut in 1..third.len() {
+            let mut torn = file.clone();
+            torn.extend(&third[..cut]);
+            assert_eq!(parse_rows(&torn).unwrap(), rows, "cut at {cut}");
+        }
+        // A header alone, a torn header and an empty file hold no games.
+        assert!(parse_rows(GameRow::csv_header().as_bytes())
+            .unwrap()
+            .is_empty());
+        assert!(parse_rows(b"game,white,bl").unwrap().is_empty());
+        assert!(parse_rows(b"").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_file_that_is_not_games_csv_names_the_missing_column() {
+        let e = parse_rows(b"game,white,black,opening\n1,a,b,c\n").unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("not a games.csv"), "{msg}");
+        assert!(msg.contains("missing column \"ruleset\""), "{msg}");
+        assert!(msg.contains("game, white, black, opening"), "{msg}");
+        // A damaged row that is not the last names its line.
+        let mut file = GameRow::csv_header().into_bytes();
+        file.extend(b"1,a,b\n");
+        file.extend(
+            GameRow::from_record(&scholars_mate())
+                .to_csv_line()
+                .unwrap(),
+        );
+        let msg = format!("{:#}", parse_rows(&file).unwrap_err());
+        assert!(
+            msg.contains("line 2: 3 fields where the header has 25"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn read_rows_accepts_a_folder_and_names_the_file_on_error() {
+        let dir = std::env::temp_dir().join(format!("blitz-arena-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.csv");
+        let mut file = GameRow::csv_header().into_bytes();
+        file.extend(
+            GameRow::from_record(&scholars_mate())
+                .to_csv_line()
+                .unwrap(),
+        );
+        std::fs::write(&path, &file).unwrap();
+        assert_eq!(read_rows(&dir).unwrap().len(), 1);
+        assert_eq!(read_rows(&path).unwrap()[0].game, 1);
+        std::fs::write(&path, "a,b\n1,2\n").unwrap();
+        let msg = format!("{:#}", read_rows(&path).unwrap_err());
+        assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("missing column \"game\""), "{msg}");
+        let missing = dir.join("nope.csv");
+        let msg = format!("{:#}", read_rows(&missing).unwrap_err());
+        assert!(
+            msg.contains("cannot read") && msg.contains("nope.csv"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,17 @@
+//! Everything the results folder holds (DESIGN.md, "Results folder"): the PGN of each game,
+//! `games.csv`, `events.jsonl`, and the statistics printed at the end and written to
+//! `summary.csv`.
+
+pub mod csv;
+pub mod pgn;
+pub mod results;
+pub mod stats;
+
+pub use self::csv::{read_rows, GameRow, COLUMNS};
+pub use self::pgn::game_pgn;
+pub use self::results::{
+    load_records, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
+};
+pub use self::stats::{
+    elo_from_score, erf, erfc, EngineStats, PairingStats, Summary, Wdl, SUMMARY_COLUMNS,
+};

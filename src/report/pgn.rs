@@ -1,0 +1,1112 @@
+//! PGN export: one game of the record as a PGN game in export format.
+//!
+//! What a game looks like:
+//!
+//! ```text
+//! [Event "blitz-arena"]
+//! [Site "?"]
+//! [Date "2024.05.01"]
+//! [Round "1"]
+//! [White "alpha"]
+//! [Black "beta"]
+//! [Result "1-0"]
+//! [UTCDate "2024.05.01"]
+//! [UTCTime "12:00:00"]
+//! [TimeControl "300"]
+//! [Termination "normal"]
+//! [PlyCount "7"]
+//! [Opening "startpos"]
+//! [Ruleset "fide"]
+//! [RuleCited "FIDE 5.1.1"]
+//!
+//! 1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5 {[%clk 0:04:58.5]
+//! [%emt 0:00:01.5]} ... 4. Qxf7# {[%clk 0:04:55.0] [%emt 0:00:01.0]}
+//! {checkmate, rule FIDE 5.1.1} 1-0
+//! ```
+//!
+//! - Tag values escape `"` and `\` (PGN standard 8.1.1); control characters become spaces.
+//! - `SetUp "1"` and `FEN` are written when the game proper did not start from the standard
+//!   start position. The FEN is the position *after* the opening's book moves: the book moves
+//!   are not in the movetext, so every move in the movetext carries a clock.
+//! - `[%clk]` is the mover's time left after the move (increment included), clamped at zero;
+//!   `[%emt]` is its think time. Both in tenths of a second, truncated, as lichess writes them.
+//! - A black move always carries its number (`12... Nf6`): it follows a comment.
+//! - Whatever is not a legal move (an illegal move, a flag fall, an engine fault) becomes a
+//!   comment where it happened; the game ends with a comment naming what ended it and the rule
+//!   cited, then the result token.
+//! - If a move of the record cannot be replayed (an illegal move that stood, or a record that
+//!   does not fit its opening), the movetext stops there and the rest of the record is told in
+//!   the final comment, so that the PGN still loads everywhere.
+//! - Movetext lines are at most 80 columns; a blank line separates the tags from the movetext
+//!   and ends the game.
+
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+
+use crate::event::{Event, Fault, GameRecord, Side};
+use crate::timecontrol::TimeControl;
+
+/// The widest movetext line written.
+pub const MAX_LINE: usize = 80;
+
+/// One game in PGN export format, ending with a blank line.
+pub fn game_pgn(record: &GameRecord) -> String {
+    let start = replay_opening(&record.opening);
+    let body = movetext(record, &start);
+    let outcome = record.outcome();
+
+    let mut tags: Vec<(&str, String)> = vec![
+        ("Event", "blitz-arena".to_string()),
+        ("Site", "?".to_string()),
+        ("Date", pgn_date(&record.started)),
+        ("Round", record.game.to_string()),
+        ("White", record.white.clone()),
+        ("Black", record.black.clone()),
+        ("Result", body.result.to_string()),
+    ];
+    if let Some((date, time)) = utc_date_time(&record.started) {
+        tags.push(("UTCDate", date));
+        tags.push(("UTCTime", time));
+    }
+    tags.push(("TimeControl", record.tc_white.pgn_tag()));
+    if record.tc_white != record.tc_black {
+        tags.push(("WhiteTimeControl", record.tc_white.pgn_tag()));
+        tags.push(("BlackTimeControl", record.tc_black.pgn_tag()));
+    }
+    push_delay_tags(&mut tags, &record.tc_white, &record.tc_black);
+    tags.push((
+        "Termination",
+        outcome
+            .as_ref()
+            .map_or("unterminated", |o| o.termination.pgn_tag())
+            .to_string(),
+    ));
+    tags.push(("PlyCount", body.plies.to_string()));
+    if let Some(fen) = &start.setup_fen {
+        tags.push(("SetUp", "1".to_string()));
+        tags.push(("FEN", fen.clone()));
+    }
+    tags.push(("Opening", record.opening.name.clone()));
+    tags.push(("Ruleset", record.ruleset.as_str().to_string()));
+    if let Some(o) = outcome.as_ref().filter(|o| !o.rule.is_empty()) {
+        tags.push(("RuleCited", o.rule.to_string()));
+    }
+
+    let mut out = String::new();
+    for (name, value) in tags {
+        out.push('[');
+        out.push_str(name);
+        out.push_str(" \"");
+        out.push_str(&escape_tag(&value));
+        out.push_str("\"]\n");
+    }
+    out.push('\n');
+    for line in wrap(&body.atoms) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
+/// `TimeControlDelay` (not a standard tag: PGN's `TimeControl` has no delay syntax) when a
+/// simple delay is set; per side when the sides differ.
+fn push_delay_tags(tags: &mut Vec<(&str, String)>, white: &TimeControl, black: &TimeControl) {
+    if white.delay.is_zero() && black.delay.is_zero() {
+        return;
+    }
+    if white.delay == black.delay {
+        tags.push(("TimeControlDelay", seconds(white.delay.as_micros() as i64)));
+    } else {
+        tags.push((
+            "WhiteTimeControlDelay",
+            seconds(white.delay.as_micros() as i64),
+        ));
+        tags.push((
+            "BlackTimeControlDelay",
+            seconds(black.delay.as_micros() as i64),
+        ));
+    }
+}
+
+/// Where the movetext starts.
+struct Start {
+    /// The position after the book moves; `None` when the opening could not be replayed.
+    pos: Option<Chess>,
+    /// The FEN for the `FEN` tag, when that position is not the standard start position.
+    setup_fen: Option<String>,
+    /// Why the opening could not be replayed.
+    problem: Option<String>,
+}
+
+fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
+    let fail = |problem: String| Start {
+        pos: None,
+        setup_fen: None,
+        problem: Some(problem),
+    };
+    let mut pos = match &opening.fen {
+        None => Chess::default(),
+        Some(text) => {
+            let parsed = text
+                .parse::<Fen>()
+                .map_err(|e| e.to_string())
+                .and_then(|f| {
+                    f.into_position::<Chess>(CastlingMode::Standard)
+                        .map_err(|e| e.to_string())
+                });
+            match parsed {
+                Ok(pos) => pos,
+                Err(e) => return fail(format!("opening FEN {text:?} cannot be set up: {e}")),
+            }
+        }
+    };
+    for text in &opening.moves {
+        match parse_move(&pos, text) {
+            Some(m) => pos.play_unchecked(m),
+            None => return fail(format!("opening move {text:?} is not legal")),
+        }
+    }
+    let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+    let standard = Fen::from_position(&Chess::default(), EnPassantMode::Legal);
+    Start {
+        setup_fen: (fen != standard).then(|| fen.to_string()),
+        pos: Some(pos),
+        problem: None,
+    }
+}
+
+/// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
+/// letter is read as a queen, as the rulesets that let it stand do (WBCA 17, USCF 16).
+fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
+    let legal = |t: &str| {
+        UciMove::from_ascii(t.as_bytes())
+            .ok()
+            .filter(|u| !matches!(u, UciMove::Null))
+            .and_then(|u| u.to_move(pos).ok())
+    };
+    legal(text).or_else(|| {
+        if text.len() == 4 {
+            legal(&format!("{text}q"))
+        } else {
+            None
+        }
+    })
+}
+
+/// Notes where the movetext stops and the rest of the record is told in the final comment.
+const STOOD: &str = "the illegal move stood, so the moves after it cannot be written in SAN";
+const NO_FIT: &str =
+    "the next move does not fit the position, so the moves from here cannot be written in SAN";
+
+/// The movetext as unbreakable atoms, plus what the tags need.
+struct Body {
+    atoms: Vec<String>,
+    plies: u32,
+    result: &'static str,
+}
+
+/// A note about something that was not a legal move. `key` is text that, when the ending's
+/// detail already contains it, makes the note redundant in the final comment.
+struct Note {
+    text: String,
+    key: Option<String>,
+}
+
+fn movetext(record: &GameRecord, start: &Start) -> Body {
+    let mut atoms = Vec::new();
+    let mut plies = 0;
+    let mut pos = start.pos.clone();
+    let mut notes: Vec<Note> = start
+        .problem
+        .iter()
+        .map(|p| Note {
+            text: p.clone(),
+            key: None,
+        })
+        .collect();
+    // The last thing noted was an illegal move: if the next move is the opponent's, it stood.
+    let mut after_illegal = false;
+
+    for event in &record.events {
+        match event {
+            Event::Go { .. } | Event::End { .. } => {}
+            Event::Move {
+                side,
+                uci,
+                think_us,
+                clock_us,
+                ..
+            } => {
+                let m = pos.as_ref().and_then(|p| {
+                    (Side::from(p.turn()) == *side)
+                        .then(|| parse_move(p, uci))
+                        .flatten()
+                });
+                match (pos.as_mut(), m) {
+                    (Some(p), Some(m)) => {
+                        if !notes.is_empty() {
+                            let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
+                            push_comment(&mut atoms, &text.join("; "));
+                        }
+                        let number = p.fullmoves().get();
+                        atoms.push(match side {
+                            Side::White => format!("{number}."),
+                            Side::Black => format!("{number}..."),
+                        });
+                        atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
+                        atoms.push(format!("{{[%clk {}]", clock(*clock_us)));
+                        atoms.push(format!("[%emt {}]}}", clock(*think_us)));
+                        plies += 1;
+                    }
+                    (p, _) => {
+                        if p.is_some() {
+                            notes.push(Note {
+                                text: if after_illegal { STOOD } else { NO_FIT }.to_string(),
+                                key: None,
+                            });
+                            pos = None;
+                        }
+                        notes.push(Note {
+                            text: format!(
+                                "{} played {uci:?} with {} left",
+                                side.name(),
+                                signed_clock(*clock_us)
+                            ),
+                            key: None,
+                        });
+                    }
+                }
+                after_illegal = false;
+            }
+            Event::IllegalMove {
+                side, uci, reason, ..
+            } => {
+                let key = format!("{} played {uci:?}", side.name());
+                notes.push(Note {
+                    text: format!("{key}: {reason}"),
+                    key: Some(key),
+                });
+                after_illegal = true;
+            }
+            Event::FlagFall { t_us, side } => {
+                let key = format!("{} flag fell", side.name());
+                notes.push(Note {
+                    text: format!("{key} at {} into the game", seconds(*t_us) + "s"),
+                    key: Some(key),
+                });
+            }
+            Event::EngineFault {
+                side,
+                fault,
+                detail,
+                ..
+            } => {
+                let what = match fault {
+                    Fault::Crash { status: Some(s) } => format!("crashed (exit status {s})"),
+                    Fault::Crash { status: None } => "crashed".to_string(),
+                    Fault::Stall => "stalled".to_string(),
+                    Fault::StartFailed => "could not be started".to_string(),
+                };
+                let mut text = format!("{} {what}", side.name());
+                if !detail.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(detail);
+                }
+                notes.push(Note {
+                    text,
+                    key: (!detail.is_empty()).then(|| detail.clone()),
+                });
+            }
+        }
+    }
+
+    // The final comment: what happened after the last move, the ending, the rule.
+    let outcome = record.outcome();
+    let detail = outcome.as_ref().map_or("", |o| o.detail);
+    let mut parts: Vec<String> = notes
+        .into_iter()
+        .filter(|n| !n.key.as_ref().is_some_and(|k| detail.contains(k.as_str())))
+        .map(|n| n.text)
+        .collect();
+    let result = match &outcome {
+        Some(o) => {
+            if !o.detail.is_empty() {
+                parts.push(o.detail.to_string());
+            }
+            for side in [Side::White, Side::Black] {
+                let us = o.clock_us[side.index()];
+                if us < 0 {
+                    parts.push(format!(
+                        "{} clock at the end {}",
+                        side.name(),
+                        signed_clock(us)
+                    ));
+                }
+            }
+            if o.rule.is_empty() {
+                parts.push(o.termination.as_str().to_string());
+            } else {
+                parts.push(format!("{}, rule {}", o.termination.as_str(), o.rule));
+            }
+            o.result.as_str()
+        }
+        None => {
+            parts.push("unterminated: the record has no end".to_string());
+            "*"
+        }
+    };
+    push_comment(&mut atoms, &parts.join("; "));
+    atoms.push(result.to_string());
+    Body {
+        atoms,
+        plies,
+        result,
+    }
+}
+
+/// A free-text comment as atoms (its words), the braces attached to the first and last word.
+fn push_comment(atoms: &mut Vec<String>, text: &str) {
+    let clean = clean_comment(text);
+    let mut words: Vec<String> = Vec::new();
+    for word in clean.split_whitespace() {
+        // A word too long for a line is cut: inside a comment a line break reads as a space.
+        let chars: Vec<char> = word.chars().collect();
+        for chunk in chars.chunks(MAX_LINE - 2) {
+            words.push(chunk.iter().collect());
+        }
+    }
+    if words.is_empty() {
+        return;
+    }
+    let last = words.len() - 1;
+    words[0].insert(0, '{');
+    words[last].push('}');
+    atoms.extend(words);
+}
+
+/// Comment text that cannot end the comment early or be taken for a command: braces become
+/// parentheses, `%` (PGN escape at a line start, `[%cmd]` inside a comment) becomes `pct`,
+/// control characters become spaces.
+fn clean_comment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '{' => out.push('('),
+            '}' => out.push(')'),
+            '%' => out.push_str("pct"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Joins atoms with single spaces into lines of at most `MAX_LINE` columns.
+fn wrap(atoms: &[String]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for atom in atoms {
+        if line.is_empty() {
+            line.push_str(atom);
+        } else if line.chars().count() + 1 + atom.chars().count() <= MAX_LINE {
+            line.push(' ');
+            line.push_str(atom);
+        } else {
+            lines.push(std::mem::take(&mut line));
+            line.push_str(atom);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A tag value with `\` and `"` escaped (PGN 8.1.1) and control characters as spaces.
+fn escape_tag(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `H:MM:SS.t` for `[%clk]`/`[%emt]`: negative values are clamped at zero, tenths truncated.
+fn clock(us: i64) -> String {
+    let tenths = us.max(0) / 100_000;
+    format!(
+        "{}:{:02}:{:02}.{}",
+        tenths / 36_000,
+        tenths / 600 % 60,
+        tenths / 10 % 60,
+        tenths % 10
+    )
+}
+
+/// `H:MM:SS.mmm` with a sign when negative, for notes (a negative clock is worth the detail).
+fn signed_clock(us: i64) -> String {
+    let sign = if us < 0 { "-" } else { "" };
+    let ms = us.unsigned_abs() / 1000;
+    format!(
+        "{sign}{}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
+/// Seconds with up to three decimals and no trailing zeros: `2`, `0.1`, `300.312`.
+fn seconds(us: i64) -> String {
+    let ms = us / 1000;
+    let sign = if ms < 0 { "-" } else { "" };
+    let ms = ms.unsigned_abs();
+    if ms % 1000 == 0 {
+        format!("{sign}{}", ms / 1000)
+    } else {
+        let s = format!("{sign}{}.{:03}", ms / 1000, ms % 1000);
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn parse_started(started: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(started)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+/// The `Date` tag: `YYYY.MM.DD` (UTC), `????.??.??` when the start time is not RFC 3339.
+fn pgn_date(started: &str) -> String {
+    parse_started(started).map_or_else(
+        || "????.??.??".to_string(),
+        |t| t.format("%Y.%m.%d").to_string(),
+    )
+}
+
+fn utc_date_time(started: &str) -> Option<(String, String)> {
+    parse_started(started).map(|t| {
+        (
+            t.format("%Y.%m.%d").to_string(),
+            t.format("%H:%M:%S").to_string(),
+        )
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::event::{GameResult, OpeningRecord, SearchInfo, Termination};
+    use crate::rules::Ruleset;
+    use shakmaty::san::San;
+
+    /// Builds records event by event, with a clock that runs as a G/5 game would.
+    pub(crate) struct Builder {
+        pub record: GameRecord,
+        t_us: i64,
+        clock_us: [i64; 2],
+    }
+
+    impl Builder {
+        pub fn new(game: u64, white: &str, black: &str) -> Builder {
+            Builder {
+                record: GameRecord {
+                    game,
+                    white: white.into(),
+                    black: black.into(),
+                    opening: OpeningRecord {
+                        name: "startpos".into(),
+                        fen: None,
+                        moves: vec![],
+                    },
+                    ruleset: Ruleset::Fide,
+                    tc_white: TimeControl::G5,
+                    tc_black: TimeControl::G5,
+                    seed: 42,
+                    started: "2024-05-01T12:00:00Z".into(),
+                    time_margin_ms: 0,
+                    events: vec![],
+                },
+                t_us: 0,
+                clock_us: [300_000_000; 2],
+            }
+        }
+
+        pub fn opening(mut self, name: &str, fen: Option<&str>, moves: &[&str]) -> Builder {
+            self.record.opening = OpeningRecord {
+                name: name.into(),
+                fen: fen.map(str::to_string),
+                moves: moves.iter().map(|m| m.to_string()).collect(),
+            };
+            self
+        }
+
+        /// Moves (UCI) alternating from `first`, each thinking `think_ms`.
+        pub fn moves(mut self, first: Side, think_ms: i64, moves: &str) -> Builder {
+            let mut side = first;
+            for uci in moves.split_whitespace() {
+                self = self.mv(side, uci, think_ms);
+                side = side.other();
+            }
+            self
+        }
+
+        pub fn mv(mut self, side: Side, uci: &str, think_ms: i64) -> Builder {
+            let think_us = think_ms * 1000;
+            self.record.events.push(Event::Go {
+                t_us: self.t_us,
+                side,
+                clock_us: self.clock_us[side.index()],
+            });
+            self.t_us += think_us;
+            self.clock_us[side.index()] -= think_us;
+            self.record.events.push(Event::Move {
+                t_us: self.t_us,
+                side,
+                uci: uci.into(),
+                think_us,
+                clock_us: self.clock_us[side.index()],
+                info: SearchInfo::default(),
+            });
+            self
+        }
+
+        pub fn illegal(mut self, side: Side, uci: &str, think_ms: i64, reason: &str) -> Builder {
+            let think_us = think_ms * 1000;
+            self.t_us += think_us;
+            self.clock_us[side.index()] -= think_us;
+            self.record.events.push(Event::IllegalMove {
+                t_us: self.t_us,
+                side,
+                uci: uci.into(),
+                think_us,
+                clock_us: self.clock_us[side.index()],
+                reason: reason.into(),
+            });
+            self
+        }
+
+        /// `side` thinks until its flag falls, and `overshoot_ms` beyond.
+        pub fn flag(mut self, side: Side, overshoot_ms: i64) -> Builder {
+            self.t_us += self.clock_us[side.index()];
+            self.record.events.push(Event::FlagFall {
+                t_us: self.t_us,
+                side,
+            });
+            self.t_us += overshoot_ms * 1000;
+            self.clock_us[side.index()] = -overshoot_ms * 1000;
+            self
+        }
+
+        pub fn event(mut self, e: Event) -> Builder {
+            self.record.events.push(e);
+            self
+        }
+
+        pub fn end(
+            mut self,
+            result: GameResult,
+            termination: Termination,
+            rule: &str,
+            detail: &str,
+        ) -> GameRecord {
+            self.record.events.push(Event::End {
+                t_us: self.t_us,
+                result,
+                termination,
+                rule: rule.into(),
+                detail: detail.into(),
+                white_clock_us: self.clock_us[0],
+                black_clock_us: self.clock_us[1],
+            });
+            self.record
+        }
+    }
+
+    /// 1.e4 e5 2.Qh5 Nc6 3.Bc4 Nf6 4.Qxf7#, one second a move for White, 1.5 for Black.
+    pub(crate) fn scholars_mate() -> GameRecord {
+        let mut b = Builder::new(1, "alpha", "beta");
+        for (w, bl) in [("e2e4", "e7e5"), ("d1h5", "b8c6"), ("f1c4", "g8f6")] {
+            b = b.mv(Side::White, w, 1000).mv(Side::Black, bl, 1500);
+        }
+        b.mv(Side::White, "h5f7", 1000).end(
+            GameResult::WhiteWins,
+            Termination::Checkmate,
+            "FIDE 5.1.1",
+            "",
+        )
+    }
+
+    /// The movetext of a PGN game replayed with shakmaty's SAN parser: the final position, the
+    /// plies, and the `[%clk]` values in order.
+    pub(crate) fn replay(pgn: &str) -> (Chess, usize, Vec<String>) {
+        let (tags, movetext) = pgn.split_once("\n\n").expect("blank line after the tags");
+        let mut pos = Chess::default();
+        for line in tags.lines() {
+            if let Some(fen) = line.strip_prefix("[FEN \"") {
+                pos = fen
+                    .trim_end_matches("\"]")
+                    .parse::<Fen>()
+                    .unwrap()
+                    .into_position(CastlingMode::Standard)
+                    .unwrap();
+            }
+        }
+        // Strip comments, collecting the clocks.
+        let mut clocks = Vec::new();
+        let mut plain = String::new();
+        let mut rest = movetext;
+        while let Some(open) = rest.find('{') {
+            plain.push_str(&rest[..open]);
+            let close = rest[open..].find('}').expect("closed comment") + open;
+            let comment = &rest[open + 1..close];
+            if let Some(i) = comment.find("[%clk ") {
+                let v = &comment[i + 6..];
+                clocks.push(v[..v.find(']').unwrap()].to_string());
+            }
+            plain.push(' ');
+            rest = &rest[close + 1..];
+        }
+        plain.push_str(rest);
+        let mut plies = 0;
+        for token in plain.split_whitespace() {
+            if token.ends_with('.') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token) {
+                continue;
+            }
+            let san: San = token.parse().unwrap_or_else(|_| panic!("bad SAN {token}"));
+            let m = san
+                .to_move(&pos)
+                .unwrap_or_else(|_| panic!("{token} is illegal"));
+            pos.play_unchecked(m);
+            plies += 1;
+        }
+        (pos, plies, clocks)
+    }
+
+    /// Loads `pgn` with python-chess when it is installed: the game count, and per game the
+    /// mainline's SAN moves, clocks and the headers' Result. `None` when python-chess is absent.
+    pub(crate) fn python_chess(pgn: &str) -> Option<String> {
+        let script = r#"
+import sys, io
+try:
+    import chess.pgn
+except ImportError:
+    print("NO-PYTHON-CHESS"); sys.exit(0)
+data = sys.stdin.read()
+f = io.StringIO(data)
+while True:
+    g = chess.pgn.read_game(f)
+    if g is None: break
+    if g.errors: print("ERRORS", g.errors); sys.exit(1)
+    node = g; sans = []; clocks = []
+    while node.variations:
+        nxt = node.variation(0)
+        sans.append(node.board().san(nxt.move)); clocks.append(nxt.clock())
+        node = nxt
+    print(g.headers["Result"], len(sans), " ".join(sans), clocks[-1] if clocks else None, node.board().fen())
+"#;
+        use std::io::Write;
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .ok()?;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(pgn.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success(), "python-chess failed: {text}");
+        if text.contains("NO-PYTHON-CHESS") {
+            eprintln!("python-chess not installed: skipping its check");
+            return None;
+        }
+        Some(text)
+    }
+
+    fn movetext_lines(pgn: &str) -> Vec<&str> {
+        let lines: Vec<&str> = pgn.split_once("\n\n").unwrap().1.lines().collect();
+        assert_eq!(lines.last(), Some(&""), "a blank line ends the game");
+        lines[..lines.len() - 1].to_vec()
+    }
+
+    /// The movetext on one line, for assertions that do not care where lines wrap.
+    fn movetext_joined(pgn: &str) -> String {
+        movetext_lines(pgn).join(" ")
+    }
+
+    #[test]
+    fn scholars_mate_exact_text() {
+        let pgn = game_pgn(&scholars_mate());
+        let expected = r#"[Event "blitz-arena"]
+[Site "?"]
+[Date "2024.05.01"]
+[Round "1"]
+[White "alpha"]
+[Black "beta"]
+[Result "1-0"]
+[UTCDate "2024.05.01"]
+[UTCTime "12:00:00"]
+[TimeControl "300"]
+[Termination "normal"]
+[PlyCount "7"]
+[Opening "startpos"]
+[Ruleset "fide"]
+[RuleCited "FIDE 5.1.1"]
+
+1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5 {[%clk 0:04:58.5]
+[%emt 0:00:01.5]} 2. Qh5 {[%clk 0:04:58.0] [%emt 0:00:01.0]} 2... Nc6
+{[%clk 0:04:57.0] [%emt 0:00:01.5]} 3. Bc4 {[%clk 0:04:57.0] [%emt 0:00:01.0]}
+3... Nf6 {[%clk 0:04:55.5] [%emt 0:00:01.5]} 4. Qxf7# {[%clk 0:04:56.0]
+[%emt 0:00:01.0]} {checkmate, rule FIDE 5.1.1} 1-0
+
+"#;
+        assert_eq!(pgn, expected);
+        let (pos, plies, clocks) = replay(&pgn);
+        assert_eq!(plies, 7);
+        assert!(pos.is_checkmate());
+        assert_eq!(clocks.first().unwrap(), "0:04:59.0");
+        assert!(movetext_lines(&pgn).iter().all(|l| l.len() <= MAX_LINE));
+    }
+
+    #[test]
+    fn fen_opening_with_black_to_move_numbers_black_moves() {
+        // Book: 1.e4 from the start position given as a FEN at move 12; the game proper
+        // starts with Black's 12th move.
+        let root = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 12";
+        let record = Builder::new(7, "alpha", "beta")
+            .opening("3: king pawn", Some(root), &["e2e4"])
+            .moves(Side::Black, 2000, "g8f6 b1c3 d7d5")
+            .end(GameResult::Draw, Termination::Adjudication, "FIDE 9.1", "");
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12\"]\n"), "{pgn}");
+        assert!(pgn.contains("[Opening \"3: king pawn\"]"));
+        assert!(pgn.contains("[PlyCount \"3\"]"));
+        let moves = movetext_joined(&pgn);
+        assert!(
+            moves.starts_with("12... Nf6 {[%clk 0:04:58.0] [%emt 0:00:02.0]} 13. Nc3 {"),
+            "{moves}"
+        );
+        assert!(moves.contains("13... d5 {"));
+        let (pos, plies, _) = replay(&pgn);
+        assert_eq!(plies, 3);
+        assert_eq!(pos.fullmoves().get(), 14);
+        assert_eq!(pos.turn(), shakmaty::Color::White);
+    }
+
+    #[test]
+    fn book_moves_from_the_start_position_need_a_fen_but_no_moves_do_not() {
+        let record = Builder::new(1, "a", "b")
+            .opening("1: ruy", None, &["e2e4", "e7e5"])
+            .moves(Side::White, 100, "g1f3")
+            .end(GameResult::Draw, Termination::Adjudication, "", "");
+        let pgn = game_pgn(&record);
+        assert!(
+            pgn.contains("[FEN \"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"]")
+        );
+        assert!(movetext_lines(&pgn)[0].starts_with("2. Nf3 {"));
+        // The standard start position written as a FEN is still the start position.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let record = Builder::new(1, "a", "b")
+            .opening("0", Some(start), &[])
+            .moves(Side::White, 100, "e2e4")
+            .end(GameResult::Draw, Termination::Adjudication, "", "");
+        let pgn = game_pgn(&record);
+        assert!(!pgn.contains("SetUp") && !pgn.contains("[FEN"));
+        // An empty rule: the final comment names the termination alone, no RuleCited tag.
+        assert!(pgn.ends_with("{adjudication} 1/2-1/2\n\n"), "{pgn}");
+        assert!(!pgn.contains("RuleCited"));
+    }
+
+    #[test]
+    fn flag_loss_clamps_the_clock_and_notes_the_negative_time() {
+        let record = Builder::new(2, "alpha", "beta")
+            .moves(Side::White, 150_000, "e2e4 e7e5")
+            .flag(Side::White, 412)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[Termination \"time forfeit\"]"));
+        assert!(pgn.contains("[PlyCount \"2\"]"));
+        assert!(pgn.contains("[%clk 0:02:30.0] [%emt 0:02:30.0]"));
+        let moves = movetext_joined(&pgn);
+        assert!(
+            moves.ends_with(
+                "{white flag fell; white clock at the end -0:00:00.412; flag, rule FIDE 6.9} 0-1"
+            ),
+            "{moves}"
+        );
+        let (_, plies, _) = replay(&pgn);
+        assert_eq!(plies, 2);
+    }
+
+    #[test]
+    fn flag_without_detail_keeps_the_flag_note_with_its_time() {
+        let record = Builder::new(2, "alpha", "beta")
+            .moves(Side::White, 1000, "e2e4")
+            .flag(Side::Black, 0)
+            .end(GameResult::WhiteWins, Termination::Flag, "USCF 7c", "");
+        let pgn = game_pgn(&record);
+        assert!(
+            movetext_joined(&pgn)
+                .ends_with("{black flag fell at 301s into the game; flag, rule USCF 7c} 1-0"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn illegal_move_goes_into_the_final_comment_once() {
+        let record = Builder::new(3, "alpha", "beta")
+            .moves(Side::White, 500, "e2e4 e7e5 g1f3")
+            .illegal(
+                Side::Black,
+                "e1e5",
+                700,
+                "e1e5 is not legal in this position",
+            )
+            .end(
+                GameResult::WhiteWins,
+                Termination::IllegalMove,
+                "FIDE 7.5.5",
+                "black played \"e1e5\": e1e5 is not legal in this position",
+            );
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[Termination \"rules infraction\"]"));
+        assert!(pgn.contains("[RuleCited \"FIDE 7.5.5\"]"));
+        let moves = movetext_joined(&pgn);
+        assert!(moves.ends_with("2. Nf3 {[%clk 0:04:59.0] [%emt 0:00:00.5]} {black played \"e1e5\": e1e5 is not legal in this position; illegal-move, rule FIDE 7.5.5} 1-0"), "{moves}");
+        assert_eq!(moves.matches("e1e5\":").count(), 1);
+    }
+
+    #[test]
+    fn restored_illegal_move_is_commented_where_it_happened() {
+        // FIDE 7.5.5, first illegal move: the position is restored and Black moves again.
+        let record = Builder::new(3, "a", "b")
+            .moves(Side::White, 500, "e2e4")
+            .illegal(
+                Side::Black,
+                "e8e6",
+                700,
+                "e8e6 is not legal in this position",
+            )
+            .mv(Side::Black, "e7e5", 300)
+            .mv(Side::White, "g1f3", 300)
+            .end(GameResult::Draw, Termination::Adjudication, "FIDE 9.1", "");
+        let pgn = game_pgn(&record);
+        let moves = movetext_joined(&pgn);
+        assert!(
+            moves.contains("{black played \"e8e6\": e8e6 is not legal in this position} 1... e5 {"),
+            "{moves}"
+        );
+        assert_eq!(replay(&pgn).1, 3);
+    }
+
+    #[test]
+    fn illegal_move_that_stood_stops_the_movetext_and_tells_the_rest() {
+        let record = Builder::new(4, "a", "b")
+            .moves(Side::White, 500, "e2e4")
+            .illegal(
+                Side::Black,
+                "e8e6",
+                700,
+                "e8e6 is not legal in this position",
+            )
+            .mv(Side::White, "g1f3", 300)
+            .flag(Side::Black, 0)
+            .end(
+                GameResult::WhiteWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "black flag fell",
+            );
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[PlyCount \"1\"]"));
+        let moves = movetext_joined(&pgn);
+        assert!(moves.contains("{black played \"e8e6\": e8e6 is not legal in this position; the illegal move stood, so the moves after it cannot be written in SAN; white played \"g1f3\" with 0:04:59.200 left; black flag fell; flag, rule FIDE 6.9} 1-0"), "{moves}");
+        assert_eq!(replay(&pgn).1, 1);
+    }
+
+    #[test]
+    fn crash_names_the_fault_and_an_empty_game_is_valid() {
+        let record = Builder::new(5, "alpha", "beta")
+            .event(Event::EngineFault {
+                t_us: 12_000,
+                side: Side::White,
+                fault: Fault::Crash { status: Some(139) },
+                detail: "engine exited".into(),
+            })
+            .end(
+                GameResult::BlackWins,
+                Termination::EngineCrash,
+                "online: crash",
+                "white: engine exited",
+            );
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[Termination \"abandoned\"]"));
+        assert!(pgn.contains("[PlyCount \"0\"]"));
+        assert!(
+            pgn.ends_with("\n\n{white: engine exited; engine-crash, rule online: crash} 0-1\n\n")
+        );
+        // A crash whose detail the ending does not repeat keeps the exit status.
+        let record = Builder::new(5, "alpha", "beta")
+            .moves(Side::White, 100, "d2d4")
+            .event(Event::EngineFault {
+                t_us: 12_000,
+                side: Side::Black,
+                fault: Fault::Crash { status: None },
+                detail: "".into(),
+            })
+            .end(
+                GameResult::WhiteWins,
+                Termination::EngineCrash,
+                "FIDE 6.9",
+                "",
+            );
+        let pgn = game_pgn(&record);
+        assert!(
+            movetext_joined(&pgn).ends_with("{black crashed; engine-crash, rule FIDE 6.9} 1-0"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn tag_values_are_escaped_and_comments_cannot_break_out() {
+        let mut record = Builder::new(6, "my \"best\" engine", "C:\\engines\\x")
+            .moves(Side::White, 100, "e2e4")
+            .end(
+                GameResult::WhiteWins,
+                Termination::Adjudication,
+                "x",
+                "score {+9} 100% sure\nreally",
+            );
+        record.opening.name = "line\tone".into();
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[White \"my \\\"best\\\" engine\"]"), "{pgn}");
+        assert!(pgn.contains("[Black \"C:\\\\engines\\\\x\"]"));
+        assert!(pgn.contains("[Opening \"line one\"]"));
+        assert!(movetext_joined(&pgn)
+            .contains("{score (+9) 100pct sure really; adjudication, rule x} 1-0"));
+    }
+
+    #[test]
+    fn long_games_wrap_at_80_columns_and_replay() {
+        // A knight dance long enough for many lines, plus a long note.
+        let mut b = Builder::new(8, "a", "b");
+        for _ in 0..10 {
+            b = b.moves(Side::White, 1234, "g1f3 g8f6 f3g1 f6g8");
+        }
+        let long = "x".repeat(200);
+        let record = b.end(
+            GameResult::Draw,
+            Termination::Fivefold,
+            "FIDE 9.6.1",
+            &format!("repeated; {long}"),
+        );
+        let pgn = game_pgn(&record);
+        let lines = movetext_lines(&pgn);
+        assert!(lines.len() > 10);
+        for line in &lines {
+            assert!(line.chars().count() <= MAX_LINE, "{line}");
+            assert!(!line.starts_with('%'));
+        }
+        // The clock comments are never split inside a command.
+        assert!(lines
+            .iter()
+            .all(|l| !l.ends_with("[%clk") && !l.ends_with("[%emt")));
+        let (_, plies, clocks) = replay(&pgn);
+        assert_eq!(plies, 40);
+        assert_eq!(clocks.len(), 40);
+        assert_eq!(clocks[39], "0:04:35.3");
+        assert!(pgn.ends_with("1/2-1/2\n\n"));
+    }
+
+    #[test]
+    fn time_control_tags() {
+        let mut record = scholars_mate();
+        record.tc_white = "3+2".parse().unwrap();
+        record.tc_black = "G/5;d2".parse().unwrap();
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[TimeControl \"180+2\"]\n[WhiteTimeControl \"180+2\"]\n[BlackTimeControl \"300\"]\n[WhiteTimeControlDelay \"0\"]\n[BlackTimeControlDelay \"2\"]\n"), "{pgn}");
+        record.tc_white = "G/5;d2".parse().unwrap();
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[TimeControl \"300\"]\n[TimeControlDelay \"2\"]\n"));
+        assert!(!pgn.contains("WhiteTimeControl"));
+    }
+
+    #[test]
+    fn clock_format_truncates_tenths_and_clamps() {
+        assert_eq!(clock(293_299_999), "0:04:53.2");
+        assert_eq!(clock(-5), "0:00:00.0");
+        assert_eq!(clock(3_723_400_000), "1:02:03.4");
+        assert_eq!(signed_clock(-412_999), "-0:00:00.412");
+        assert_eq!(seconds(300_312_000), "300.312");
+        assert_eq!(seconds(2_000_000), "2");
+    }
+
+    #[test]
+    fn unterminated_record_gets_an_asterisk() {
+        let record = Builder::new(9, "a", "b")
+            .moves(Side::White, 100, "e2e4")
+            .record;
+        let pgn = game_pgn(&record);
+        assert!(pgn.contains("[Result \"*\"]"));
+        assert!(pgn.contains("[Termination \"unterminated\"]"));
+        assert!(movetext_joined(&pgn).ends_with("{unterminated: the record has no end} *"));
+    }
+
+    #[test]
+    fn every_sample_loads_in_python_chess() {
+        let records = [
+            scholars_mate(),
+            Builder::new(2, "a \"q\" b", "c\\d")
+                .opening(
+                    "fen",
+                    Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 12"),
+                    &["e2e4"],
+                )
+                .moves(Side::Black, 2000, "g8f6 b1c3 d7d5")
+                .flag(Side::White, 300)
+                .end(
+                    GameResult::BlackWins,
+                    Termination::Flag,
+                    "FIDE 6.9",
+                    "white flag fell",
+                ),
+            Builder::new(3, "a", "b")
+                .moves(Side::White, 500, "e2e4")
+                .illegal(Side::Black, "e8e6", 700, "e8e6 is not legal {100%}")
+                .mv(Side::White, "g1f3", 300)
+                .end(GameResult::WhiteWins, Termination::IllegalMove, "H3.4", ""),
+        ];
+        let pgn: String = records.iter().map(game_pgn).collect();
+        let Some(out) = python_chess(&pgn) else {
+            return;
+        };
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(lines[0].starts_with("1-0 7 e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 296.0 "));
+        assert!(
+            lines[1].starts_with("0-1 3 Nf6 Nc3 d5 296.0 "),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with(" w KQkq - 0 14"), "{}", lines[1]);
+        assert!(lines[2].starts_with("1-0 1 e4 299.5 "), "{}", lines[2]);
+    }
+}

@@ -1,0 +1,235 @@
+//! Runs a schedule of games: a pool of workers, each with its own engine processes, and one
+//! writer that appends every finished game to the results folder the moment it ends.
+
+mod progress;
+pub mod schedule;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::config::EngineConfig;
+use crate::engine::{Engine, Timeouts};
+use crate::event::{Event, GameRecord, Side};
+use crate::game::{self, GameSetup, SearchLimits};
+use crate::openings::Opening;
+use crate::report::{GameRow, ResultsDir};
+use crate::rules::RefereeSettings;
+use crate::timecontrol::TimeControl;
+pub use progress::Progress;
+pub use schedule::{Format, Pairing};
+
+/// Everything a run needs, validated.
+pub struct Run {
+    /// The players; schedule entries index into this list.
+    pub engines: Vec<EngineConfig>,
+    pub schedule: Vec<Pairing>,
+    pub openings: Vec<Opening>,
+    /// The run's time control; an engine's own `tc` (time odds) overrides it.
+    pub tc: TimeControl,
+    pub settings: RefereeSettings,
+    pub limits: SearchLimits,
+    pub time_margin: Duration,
+    pub concurrency: usize,
+    pub seed: u64,
+    pub timeouts: Timeouts,
+}
+
+impl Run {
+    fn setup(&self, pairing: &Pairing) -> GameSetup {
+        let white = &self.engines[pairing.white];
+        let black = &self.engines[pairing.black];
+        GameSetup {
+            game: pairing.game,
+            names: [white.name.clone(), black.name.clone()],
+            opening: self.openings[pairing.opening].clone(),
+            tc: [white.tc.unwrap_or(self.tc), black.tc.unwrap_or(self.tc)],
+            settings: self.settings.clone(),
+            limits: self.limits,
+            time_margin: self.time_margin,
+            seed: self.seed,
+        }
+    }
+}
+
+/// What a run produced.
+pub struct Outcome {
+    pub rows: Vec<GameRow>,
+    /// The run was stopped (Ctrl-C, SIGTERM) before its schedule was done.
+    pub interrupted: bool,
+    pub overhead: Overhead,
+}
+
+/// The arena's own cost per move, measured on every run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Overhead {
+    /// Moves played (legal and illegal).
+    pub moves: u64,
+    /// Wall time between reading a `bestmove` and writing the next `go`, summed: time the
+    /// arena spends that is charged to nobody.
+    pub between_moves_us: i64,
+    /// Gaps counted in `between_moves_us`.
+    pub gaps: u64,
+}
+
+impl Overhead {
+    fn add(&mut self, record: &GameRecord) {
+        let mut last_reply: Option<i64> = None;
+        for event in &record.events {
+            match event {
+                Event::Move { t_us, .. } | Event::IllegalMove { t_us, .. } => {
+                    self.moves += 1;
+                    last_reply = Some(*t_us);
+                }
+                Event::Go { t_us, .. } => {
+                    if let Some(reply) = last_reply.take() {
+                        self.between_moves_us += t_us - reply;
+                        self.gaps += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Mean wall time per move between `bestmove` and the next `go`, in microseconds.
+    pub fn wall_per_move_us(&self) -> f64 {
+        if self.gaps == 0 {
+            0.0
+        } else {
+            self.between_moves_us as f64 / self.gaps as f64
+        }
+    }
+}
+
+/// Plays the whole schedule (or until `cancel` turns true), appending each finished game to
+/// `results` as it ends.
+pub async fn run(
+    run: Run,
+    results: &mut ResultsDir,
+    progress: &mut Progress,
+    cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Outcome> {
+    let run = Arc::new(run);
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
+    let workers = run.concurrency.clamp(1, run.schedule.len().max(1));
+    let mut handles = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        handles.push(tokio::spawn(worker(
+            Arc::clone(&run),
+            Arc::clone(&next),
+            tx.clone(),
+            cancel.clone(),
+        )));
+    }
+    drop(tx);
+
+    let mut rows = Vec::with_capacity(run.schedule.len());
+    let mut overhead = Overhead::default();
+    while let Some(record) = rx.recv().await {
+        results.append(&record)?;
+        overhead.add(&record);
+        rows.push(GameRow::from_record(&record));
+        progress.game_finished(&record, &rows);
+    }
+    for handle in handles {
+        handle.await?;
+    }
+    let interrupted = *cancel.borrow();
+    Ok(Outcome {
+        rows,
+        interrupted,
+        overhead,
+    })
+}
+
+/// Plays games from the shared schedule until it is exhausted or the run is cancelled. Owns
+/// its engine processes: started on first use, reused across games (options are sent once),
+/// replaced after a crash or a hang, and shut down at the end.
+async fn worker(
+    run: Arc<Run>,
+    next: Arc<AtomicUsize>,
+    tx: mpsc::Sender<GameRecord>,
+    mut cancel: watch::Receiver<bool>,
+) {
+    let mut engines: HashMap<usize, Engine> = HashMap::new();
+    loop {
+        if *cancel.borrow() {
+            break;
+        }
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some(pairing) = run.schedule.get(i) else {
+            break;
+        };
+        let setup = run.setup(pairing);
+        let players = [pairing.white, pairing.black];
+        let mut pair: [Option<Engine>; 2] = [None, None];
+        let mut failed = None;
+        for (k, side) in [Side::White, Side::Black].into_iter().enumerate() {
+            let player = players[k];
+            pair[k] = match engines.remove(&player) {
+                Some(engine) => Some(engine),
+                None => {
+                    let start = Engine::start(&run.engines[player], run.timeouts);
+                    let started = tokio::select! {
+                        started = start => Some(started),
+                        _ = cancel.wait_for(|c| *c) => None,
+                    };
+                    match started {
+                        None => break,
+                        Some(Ok(engine)) => Some(engine),
+                        Some(Err(e)) => {
+                            failed.get_or_insert((side, e.to_string()));
+                            None
+                        }
+                    }
+                }
+            };
+        }
+        if *cancel.borrow() {
+            stash(&mut engines, players, pair);
+            break;
+        }
+        let [Some(mut white), Some(mut black)] = pair else {
+            let (side, detail) = failed.expect("an engine failed to start");
+            stash(&mut engines, players, pair);
+            let _ = tx.send(game::forfeit(&setup, side, detail)).await;
+            continue;
+        };
+        let played = tokio::select! {
+            played = game::play(&setup, &mut white, &mut black) => Some(played),
+            _ = cancel.wait_for(|c| *c) => None,
+        };
+        let Some(played) = played else {
+            // A game in progress is not a result: its engines go, the game is not recorded.
+            white.kill().await;
+            black.kill().await;
+            break;
+        };
+        for (k, engine) in [white, black].into_iter().enumerate() {
+            if played.restart[k] {
+                engine.kill().await;
+            } else {
+                engines.insert(players[k], engine);
+            }
+        }
+        if tx.send(played.record).await.is_err() {
+            break;
+        }
+    }
+    for (_, engine) in engines.drain() {
+        engine.shutdown().await;
+    }
+}
+
+fn stash(engines: &mut HashMap<usize, Engine>, players: [usize; 2], pair: [Option<Engine>; 2]) {
+    for (player, engine) in players.into_iter().zip(pair) {
+        if let Some(engine) = engine {
+            engines.insert(player, engine);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The schedule: which game is played by whom, with which colours and opening. It is a pure
+//! function of the players, the games per pairing, the book and the seed, so a run can be
+//! resumed or split into shards and still play exactly the same games.
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+pub use crate::config::OpeningsOrder;
+
+/// One scheduled game. Players are indices into the run's engine list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    /// 1-based game number.
+    pub game: u64,
+    pub white: usize,
+    pub black: usize,
+    /// Index into the opening book.
+    pub opening: usize,
+}
+
+/// Who meets whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Player 0 against each of the others.
+    Gauntlet,
+    /// Every player against every other.
+    RoundRobin,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Gauntlet => "gauntlet",
+            Format::RoundRobin => "round-robin",
+        }
+    }
+}
+
+/// Builds the schedule. Each encounter plays `games` games; games come in pairs on one opening
+/// with colours swapped (the first of a pair has the encounter's first player as white).
+/// Rounds are interleaved: game k of every encounter comes before game k+1 of any, so an
+/// interrupted run has played every encounter evenly. Openings are used in book order (or a
+/// seeded shuffle of it), one per pair of games, wrapping around a short book; every encounter
+/// plays the same openings.
+pub fn build(
+    format: Format,
+    players: usize,
+    games: u32,
+    book_len: usize,
+    order: OpeningsOrder,
+    seed: u64,
+) -> Vec<Pairing> {
+    let encounters: Vec<(usize, usize)> = match format {
+        Format::Gauntlet => (1..players).map(|o| (0, o)).collect(),
+        Format::RoundRobin => (0..players)
+            .flat_map(|a| (a + 1..players).map(move |b| (a, b)))
+            .collect(),
+    };
+    let mut book: Vec<usize> = (0..book_len.max(1)).collect();
+    if order == OpeningsOrder::Random {
+        book.shuffle(&mut StdRng::seed_from_u64(seed));
+    }
+    let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
+    for k in 0..games as usize {
+        let opening = book[(k / 2) % book.len()];
+        for &(a, b) in &encounters {
+            let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
+            schedule.push(Pairing {
+                game: schedule.len() as u64 + 1,
+                white,
+                black,
+                opening,
+            });
+        }
+    }
+    schedule
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gauntlet_pairs_the_first_player_with_each_other_and_swaps_colours() {
+        let s = build(Format::Gauntlet, 3, 4, 10, OpeningsOrder::Sequential, 1);
+        let games: Vec<(usize, usize, usize)> =
+            s.iter().map(|p| (p.white, p.black, p.opening)).collect();
+        assert_eq!(
+            games,
+            [
+                (0, 1, 0),
+                (0, 2, 0),
+                (1, 0, 0),
+                (2, 0, 0),
+                (0, 1, 1),
+                (0, 2, 1),
+                (1, 0, 1),
+                (2, 0, 1)
+            ]
+        );
+        assert_eq!(
+            s.iter().map(|p| p.game).collect::<Vec<_>>(),
+            (1..=8).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn round_robin_meets_every_pair_once_per_game() {
+        let s = build(Format::RoundRobin, 4, 2, 1, OpeningsOrder::Sequential, 1);
+        assert_eq!(s.len(), 12);
+        for a in 0..4 {
+            for b in 0..4 {
+                if a != b {
+                    assert_eq!(s.iter().filter(|p| p.white == a && p.black == b).count(), 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_order_is_a_function_of_the_seed() {
+        let a = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 7);
+        let b = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 7);
+        let c = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 8);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // Both games of a pair use the same opening.
+        for pair in a.chunks(2) {
+            assert_eq!(pair[0].opening, pair[1].opening);
+        }
+    }
+
+    #[test]
+    fn a_short_book_wraps_around() {
+        let s = build(Format::Gauntlet, 2, 6, 2, OpeningsOrder::Sequential, 1);
+        assert_eq!(
+            s.iter().map(|p| p.opening).collect::<Vec<_>>(),
+            [0, 0, 1, 1, 0, 0]
+        );
+    }
+}

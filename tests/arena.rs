@@ -1,0 +1,420 @@
+//! End-to-end: the real `blitz-arena` binary, real engine processes, real clocks, real files.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const BUILTINS: &str = r#"
+[engines.minimax]
+builtin = "minimax"
+[engines.greedy]
+builtin = "greedy"
+[engines.random]
+builtin = "random"
+"#;
+
+fn score_of(rows: &[HashMap<String, String>], engine: &str) -> f64 {
+    rows.iter()
+        .map(|r| {
+            match (
+                r["result"].as_str(),
+                r["white"] == engine,
+                r["black"] == engine,
+            ) {
+                ("1-0", true, _) | ("0-1", _, true) => 1.0,
+                ("1/2-1/2", true, _) | ("1/2-1/2", _, true) => 0.5,
+                _ => 0.0,
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn gauntlet_of_builtin_engines_writes_results_that_agree() {
+    let s = Scratch::new("gauntlet");
+    s.write("engines.toml", BUILTINS);
+    let out = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "greedy,random",
+        "--tc",
+        "3s+0.05s",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+        "--seed",
+        "11",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        s.leftovers().is_empty(),
+        "engines left running: {:?}",
+        s.leftovers()
+    );
+
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert_eq!(rows.len(), 8);
+    let games = pgn_games(&s.path("res/games.pgn"));
+    assert_eq!(games.len(), 8);
+    let events = std::fs::read_to_string(s.path("res/events.jsonl")).unwrap();
+    assert_eq!(events.lines().count(), 8);
+
+    for row in &rows {
+        // CSV and PGN agree on every result.
+        let (tags, movetext) = games
+            .iter()
+            .find(|(t, _)| t["Round"] == row["game"])
+            .expect("the game is in the PGN");
+        assert_eq!(tags["Result"], row["result"], "game {}", row["game"]);
+        assert_eq!(tags["White"], row["white"]);
+        assert_eq!(tags["RuleCited"], row["rule"]);
+        assert_eq!(tags["TimeControl"], "3+0.05");
+        // A [%clk] on every move.
+        let plies: usize = tags["PlyCount"].parse().unwrap();
+        assert_eq!(plies.to_string(), row["plies"]);
+        assert_eq!(
+            movetext.matches("[%clk ").count(),
+            plies,
+            "game {}",
+            row["game"]
+        );
+        assert_eq!(movetext.matches("[%emt ").count(), plies);
+        assert!(movetext.trim_end().ends_with(&row["result"]));
+        // Nobody crashed, stalled or played an illegal move.
+        assert!(
+            !["engine-crash", "engine-stall", "illegal-move"]
+                .contains(&row["termination"].as_str()),
+            "{row:?}"
+        );
+        assert_eq!(row["ruleset"], "fide");
+        assert_eq!(row["seed"], "11");
+    }
+    // minimax scores clearly above the others, and never loses on time.
+    let minimax = score_of(&rows, "minimax");
+    assert!(minimax >= 6.5, "minimax scored only {minimax}/8");
+    for row in &rows {
+        if row["termination"] == "flag" {
+            let loser = if row["result"] == "1-0" {
+                &row["black"]
+            } else {
+                &row["white"]
+            };
+            assert_ne!(loser, "minimax", "minimax lost on time: {row:?}");
+        }
+    }
+    let summary = stdout(&out);
+    assert!(
+        summary.contains("minimax") && summary.contains("arena overhead"),
+        "{summary}"
+    );
+    assert!(s.path("res/summary.csv").exists());
+
+    if python_chess() {
+        let check = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import chess.pgn, sys\n\
+                 n = 0\n\
+                 with open(sys.argv[1]) as f:\n\
+                 \x20   while (g := chess.pgn.read_game(f)) is not None:\n\
+                 \x20       assert not g.errors, g.errors\n\
+                 \x20       nodes = list(g.mainline())\n\
+                 \x20       assert len(nodes) == int(g.headers['PlyCount'])\n\
+                 \x20       assert all(node.clock() is not None for node in nodes)\n\
+                 \x20       n += 1\n\
+                 print(n)",
+            )
+            .arg(s.path("res/games.pgn"))
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "python-chess: {}", stderr(&check));
+        assert_eq!(stdout(&check).trim(), "8");
+    } else {
+        eprintln!("python-chess not installed: PGN checked by this test's own reader only");
+    }
+
+    // `stats` re-reads the folder and prints the same standings.
+    let stats = s.run(&["stats", "res"]);
+    assert!(stats.status.success(), "{}", stderr(&stats));
+    assert!(stdout(&stats).contains("minimax"));
+}
+
+/// Every fault mode of the `faulty` engine gets the ruling a user expects, and the run goes on.
+#[test]
+fn faulty_engines_are_ruled_and_the_run_goes_on() {
+    let s = Scratch::new("faulty");
+    s.write(
+        "engines.toml",
+        r#"
+[engines.random]
+builtin = "random"
+[engines.crasher]
+builtin = "faulty"
+args = ["--crash-after", "3"]
+[engines.hanger]
+builtin = "faulty"
+args = ["--hang-after", "3"]
+[engines.deaf]
+builtin = "faulty"
+args = ["--ignore-stop-after", "3"]
+[engines.illegal]
+builtin = "faulty"
+args = ["--illegal-after", "3"]
+[engines.nuller]
+builtin = "faulty"
+args = ["--null-after", "3"]
+[engines.sleeper]
+builtin = "faulty"
+args = ["--slow-move-ms", "1500"]
+[engines.noisy]
+builtin = "faulty"
+args = ["--garbage", "--huge-line", "5000000"]
+"#,
+    );
+    let out = s.run(&[
+        "gauntlet",
+        "random",
+        "--vs",
+        "crasher,hanger,deaf,illegal,nuller,sleeper,noisy",
+        "--tc",
+        "1s+0",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        s.leftovers().is_empty(),
+        "engines left running: {:?}",
+        s.leftovers()
+    );
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert_eq!(rows.len(), 14, "every game was played and recorded");
+
+    let expect = |opponent: &str, termination: &str, detail: &str| {
+        let games: Vec<_> = rows
+            .iter()
+            .filter(|r| r["white"] == opponent || r["black"] == opponent)
+            .collect();
+        assert_eq!(games.len(), 2, "{opponent}");
+        for row in games {
+            assert_eq!(row["termination"], termination, "{opponent}: {row:?}");
+            let winner = if row["white"] == opponent {
+                "0-1"
+            } else {
+                "1-0"
+            };
+            assert_eq!(row["result"], winner, "{opponent} loses: {row:?}");
+            assert!(
+                row["detail"].contains(detail),
+                "{opponent}: {:?} lacks {detail:?}",
+                row["detail"]
+            );
+        }
+    };
+    expect("crasher", "engine-crash", "exit");
+    expect("hanger", "engine-stall", "stop");
+    expect("deaf", "engine-stall", "stop");
+    expect("illegal", "illegal-move", "not legal");
+    expect("nuller", "illegal-move", "0000");
+    expect("sleeper", "flag", "flag fell");
+    // Garbage and a 5 MB line do not disturb the game.
+    for row in rows
+        .iter()
+        .filter(|r| r["white"] == "noisy" || r["black"] == "noisy")
+    {
+        assert!(
+            !["engine-crash", "engine-stall", "illegal-move", "flag"]
+                .contains(&row["termination"].as_str()),
+            "{row:?}"
+        );
+    }
+    // The PGN names what happened.
+    let pgn = std::fs::read_to_string(s.path("res/games.pgn")).unwrap();
+    assert!(pgn.contains("[Termination \"abandoned\"]"));
+    assert!(pgn.contains("[Termination \"rules infraction\"]"));
+    assert!(pgn.contains("[Termination \"time forfeit\"]"));
+}
+
+fn assert_one_line_error(out: &std::process::Output, needle: &str) {
+    assert!(!out.status.success());
+    let err = stderr(out);
+    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+}
+
+#[test]
+fn bad_input_gets_one_clear_line_and_no_game_starts() {
+    let s = Scratch::new("bad");
+    s.write(
+        "engines.toml",
+        r#"
+[engines.random]
+builtin = "random"
+[engines.ghost]
+cmd = "/nonexistent/engine"
+[engines.picky]
+builtin = "random"
+options = { NoSuchOption = 3 }
+"#,
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["gauntlet", "random", "--vs"];
+        args.extend_from_slice(extra);
+        s.run(&args)
+    };
+    assert_one_line_error(&run(&["ghost", "--out", "r1"]), "/nonexistent/engine");
+    assert_one_line_error(&run(&["nobody", "--out", "r2"]), "random");
+    assert_one_line_error(&run(&["picky", "--out", "r3"]), "NoSuchOption");
+    assert_one_line_error(
+        &run(&["random", "--out", "/proc/no/such/dir"]),
+        "/proc/no/such/dir",
+    );
+    let bad_tc = run(&["random", "--tc", "5+x"]);
+    assert_eq!(bad_tc.status.code(), Some(2));
+    assert!(stderr(&bad_tc).contains("bad time control"));
+    let unknown_flag = run(&["random", "--colour", "blue"]);
+    assert_eq!(unknown_flag.status.code(), Some(2));
+    for dir in ["r1", "r2", "r3"] {
+        assert!(
+            !s.path(dir).exists(),
+            "{dir}: no results folder for a run that never started"
+        );
+    }
+
+    s.write(
+        "broken.toml",
+        "[engines.a]\nbuiltin = \"random\"\ncmd = = 3\n",
+    );
+    assert_one_line_error(
+        &s.run(&["gauntlet", "a", "--vs", "a", "--engines", "broken.toml"]),
+        "broken.toml:3",
+    );
+    assert!(s.leftovers().is_empty());
+}
+
+#[test]
+fn an_engine_that_never_says_uciok_stops_the_run_before_it_starts() {
+    let s = Scratch::new("uciok");
+    s.write("engines.toml", "[engines.random]\nbuiltin = \"random\"\n[engines.mute]\nbuiltin = \"faulty\"\nargs = [\"--no-uciok\"]\n");
+    let out = s.run(&["gauntlet", "random", "--vs", "mute", "--out", "res"]);
+    assert_one_line_error(&out, "uciok");
+    assert!(!s.path("res").exists());
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn check_lists_ids_and_options() {
+    let s = Scratch::new("check");
+    s.write("engines.toml", BUILTINS);
+    let out = s.run(&["check", "minimax", "random"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("minimax: ok: blitz-arena minimax"), "{text}");
+    assert!(text.contains("option Hash"), "{text}");
+    assert!(text.contains("random: ok"), "{text}");
+}
+
+fn wait_for_games(s: &Scratch, csv: &str, n: usize) {
+    let start = Instant::now();
+    while csv_line_count(s, csv) < n + 1 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no games finished"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn csv_line_count(s: &Scratch, csv: &str) -> usize {
+    std::fs::read_to_string(s.path(csv)).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn ctrl_c_keeps_finished_games_and_leaves_no_engine_behind() {
+    let s = Scratch::new("sigint");
+    s.write("engines.toml", BUILTINS);
+    let mut child = s
+        .command(&[
+            "gauntlet",
+            "greedy",
+            "--vs",
+            "random",
+            "--tc",
+            "1s+0",
+            "--games",
+            "200",
+            "--concurrency",
+            "2",
+            "--out",
+            "res",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&s, "res/games.csv", 2);
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert!(rows.len() >= 2 && rows.len() < 200);
+    assert_eq!(
+        pgn_games(&s.path("res/games.pgn")).len(),
+        rows.len(),
+        "PGN and CSV hold the same games"
+    );
+    assert!(s.path("res/summary.csv").exists());
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn engines_die_with_the_arena_even_on_sigkill() {
+    let s = Scratch::new("sigkill");
+    s.write("engines.toml", BUILTINS);
+    let mut child = s
+        .command(&[
+            "gauntlet",
+            "greedy",
+            "--vs",
+            "random",
+            "--tc",
+            "1s+0",
+            "--games",
+            "200",
+            "--concurrency",
+            "2",
+            "--out",
+            "res",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&s, "res/games.csv", 1);
+    assert!(!s.leftovers().is_empty(), "engines are running");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = Instant::now();
+    while !s.leftovers().is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "engines outlived the arena: {:?}",
+            s.leftovers()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Every line that made it to disk is a whole game.
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert!(!rows.is_empty());
+}

@@ -1,0 +1,162 @@
+//! Shared helpers for the end-to-end tests: a scratch folder with an engines.toml, the real
+//! `blitz-arena` binary, and readers for the files it writes.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_blitz-arena");
+
+/// A scratch folder for one test.
+pub struct Scratch {
+    pub dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(label: &str) -> Scratch {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "blitz-arena-test-{label}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { dir }
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// A `blitz-arena ARGS` command in this folder; every process it starts inherits the
+    /// marker, so leftovers can be found.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .current_dir(&self.dir)
+            .env(MARKER_VAR, self.marker());
+        command
+    }
+
+    /// Runs `blitz-arena ARGS` in this folder.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    pub fn marker(&self) -> String {
+        self.dir.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// Live processes started by this test's arena runs.
+    pub fn leftovers(&self) -> Vec<String> {
+        processes_with(&format!("{MARKER_VAR}={}", self.marker()))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// games.csv as a list of column -> value maps.
+pub fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The games of a PGN file, each as (tags, movetext).
+pub fn pgn_games(path: &Path) -> Vec<(HashMap<String, String>, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut games = Vec::new();
+    let mut tags = HashMap::new();
+    let mut movetext = String::new();
+    for line in text.lines() {
+        // A tag line; a wrapped `[%clk ...]` comment is movetext.
+        if let Some(tag) = line.strip_prefix('[').filter(|t| !t.starts_with('%')) {
+            if !movetext.is_empty() {
+                games.push((std::mem::take(&mut tags), std::mem::take(&mut movetext)));
+            }
+            let (name, value) = tag.split_once(' ').unwrap();
+            let value = value.trim_end_matches(']').trim_matches('"');
+            tags.insert(name.to_string(), value.to_string());
+        } else if !line.trim().is_empty() {
+            movetext.push_str(line);
+            movetext.push(' ');
+        }
+    }
+    if !movetext.is_empty() {
+        games.push((tags, movetext));
+    }
+    games
+}
+
+const MARKER_VAR: &str = "BLITZ_ARENA_TEST_MARKER";
+
+/// Processes (alive or zombie) whose environment holds `marker`.
+pub fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ
+            .split(|&b| b == 0)
+            .any(|var| var == marker.as_bytes())
+        {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+            let state = status
+                .lines()
+                .find(|l| l.starts_with("State:"))
+                .unwrap_or("")
+                .to_string();
+            found.push(format!(
+                "{}: {} ({state})",
+                entry.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// Whether python-chess is importable (CI installs it).
+pub fn python_chess() -> bool {
+    Command::new("python3")
+        .args(["-c", "import chess.pgn"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
