@@ -18,6 +18,23 @@ use crate::rules::{Adjudication, RefereeSettings};
 use crate::timecontrol::TimeControl;
 use crate::tournament::{self, schedule, Format, Progress, Run};
 
+/// Prints a line on stdout; a closed stdout (`blitz-arena stats ... | head`) ends the
+/// program quietly instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::app::say_line(&format!($($arg)*))
+    };
+}
+
+#[doc(hidden)]
+pub fn say_line(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
 /// How a command ended, for the exit code.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Finish {
@@ -133,10 +150,10 @@ pub async fn tournament(
 
     let summary = Summary::from_rows(&outcome.rows);
     results.write_summary(&summary)?;
-    println!("{}", summary.to_text());
+    say!("{}", summary.to_text());
     let o = outcome.overhead;
     if o.moves > 0 {
-        println!(
+        say!(
             "arena overhead: {:.0} us CPU per move ({} moves; the arena process only), {:.0} us wall per move between bestmove and the next go",
             cpu.as_micros() as f64 / o.moves as f64,
             o.moves,
@@ -144,12 +161,12 @@ pub async fn tournament(
         );
     }
     if !time_margin.is_zero() {
-        println!(
+        say!(
             "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
             time_margin.as_millis()
         );
     }
-    println!("results: {}", results.dir().display());
+    say!("results: {}", results.dir().display());
     if outcome.interrupted {
         eprintln!(
             "interrupted: {} of {total} games finished and saved in {}; games in progress were not recorded",
@@ -261,19 +278,19 @@ pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
         };
         match started {
             Ok(engine) => {
-                println!(
+                say!(
                     "{name}: ok: {} by {}",
                     engine.id_name().unwrap_or("(no id name)"),
                     engine.author().unwrap_or("(no author)")
                 );
                 for option in engine.options() {
-                    println!("  option {:<24} {}", option.name, option.description);
+                    say!("  option {:<24} {}", option.name, option.description);
                 }
                 engine.shutdown().await;
             }
             Err(e) => {
                 failed += 1;
-                println!("{name}: FAILED: {e:#}");
+                say!("{name}: FAILED: {e:#}");
             }
         }
     }
@@ -300,6 +317,6 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
                 .join(", ")
         );
     }
-    println!("{}", Summary::from_rows(&rows).to_text());
+    say!("{}", Summary::from_rows(&rows).to_text());
     Ok(Finish::Done)
 }

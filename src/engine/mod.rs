@@ -96,9 +96,6 @@ pub struct Engine {
     options: Vec<UciOption>,
     process: Process,
     timeouts: Timeouts,
-    /// The last `info` line with a score since the last `go`: parsed only when `bestmove`
-    /// arrives, so the arena does not spend time on every info line.
-    last_scored_info: Option<String>,
 }
 
 impl Engine {
@@ -126,7 +123,6 @@ impl Engine {
             options: Vec::new(),
             process,
             timeouts,
-            last_scored_info: None,
         };
         engine.handshake().await?;
         for (option, value) in &config.options {
@@ -216,7 +212,7 @@ impl Engine {
     /// Writes `position` and `go` in one write and returns the instant the write completed:
     /// the mover's clock starts then.
     pub async fn go(&mut self, position: &str, go: &str) -> Result<Instant, EngineError> {
-        self.last_scored_info = None;
+        self.process.last_info.lock().expect("info slot lock").take();
         let mut text = String::with_capacity(position.len() + go.len() + 2);
         text.push_str(position);
         text.push('\n');
@@ -237,19 +233,14 @@ impl Engine {
             match line {
                 Some(Line::Text { text, at }) => {
                     if let Some(mv) = uci::parse_bestmove(&text) {
-                        let info = self
-                            .last_scored_info
-                            .take()
-                            .and_then(|l| uci::parse_info(&l))
-                            .unwrap_or_default();
+                        // The search report is parsed once, when the move arrives.
+                        let last = self.process.last_info.lock().expect("info slot lock").take();
+                        let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
                         return Reply::BestMove {
                             text: mv.to_string(),
                             at,
                             info,
                         };
-                    }
-                    if text.starts_with("info") && text.contains(" score ") {
-                        self.last_scored_info = Some(text);
                     }
                 }
                 Some(Line::Overlong) => {}

@@ -36,11 +36,18 @@ pub enum Line {
     },
 }
 
+/// The last `info` line with a score. The reader keeps it here instead of sending every
+/// info line on: an engine prints dozens a move, and waking the game for each would cost
+/// more than everything else the arena does per move.
+pub type InfoSlot = Arc<Mutex<Option<String>>>;
+
 /// A spawned engine process with its output split into lines.
 pub struct Process {
     pub child: Child,
     pub stdin: ChildStdin,
+    /// Every line except `info` lines.
     pub lines: mpsc::Receiver<Line>,
+    pub last_info: InfoSlot,
     pub stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -87,20 +94,23 @@ pub fn spawn(
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
     let (tx, lines) = mpsc::channel(LINE_QUEUE);
-    tokio::spawn(read_lines(stdout, tx));
+    let last_info = InfoSlot::default();
+    tokio::spawn(read_lines(stdout, tx, Arc::clone(&last_info)));
     let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
     tokio::spawn(keep_tail(stderr, Arc::clone(&stderr_tail)));
     Ok(Process {
         child,
         stdin,
         lines,
+        last_info,
         stderr_tail,
     })
 }
 
 /// Splits `output` into lines of at most `MAX_LINE` bytes, each stamped when its newline was
-/// read. Invalid UTF-8 is replaced, never an error.
-async fn read_lines(output: impl AsyncRead + Unpin, tx: mpsc::Sender<Line>) {
+/// read. Invalid UTF-8 is replaced, never an error. `info` lines are not sent: the last one
+/// with a score is kept in `last_info`, the others are dropped unread.
+async fn read_lines(output: impl AsyncRead + Unpin, tx: mpsc::Sender<Line>, last_info: InfoSlot) {
     let mut reader = BufReader::with_capacity(64 * 1024, output);
     let mut line: Vec<u8> = Vec::with_capacity(256);
     let mut dropped = 0usize; // bytes of an overlong line seen so far
@@ -123,25 +133,37 @@ async fn read_lines(output: impl AsyncRead + Unpin, tx: mpsc::Sender<Line>) {
         reader.consume(consumed);
         if complete.is_some() {
             let at = Instant::now();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
             let message = if dropped > 0 {
-                Line::Overlong
-            } else {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
+                Some(Line::Overlong)
+            } else if line.starts_with(b"info") {
+                if contains(&line, b" score ") {
+                    let text = String::from_utf8_lossy(&line).into_owned();
+                    *last_info.lock().expect("info slot lock") = Some(text);
                 }
-                Line::Text {
+                None
+            } else {
+                Some(Line::Text {
                     text: String::from_utf8_lossy(&line).into_owned(),
                     at,
-                }
+                })
             };
             line.clear();
             dropped = 0;
-            if tx.send(message).await.is_err() {
-                return; // the engine handle is gone
+            if let Some(message) = message {
+                if tx.send(message).await.is_err() {
+                    return; // the engine handle is gone
+                }
             }
         }
     }
     let _ = tx.send(Line::Eof { at: Instant::now() }).await;
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 fn memchr(buf: &[u8]) -> Option<usize> {
@@ -167,8 +189,13 @@ mod tests {
     use super::*;
 
     async fn lines_of(input: &'static [u8]) -> Vec<String> {
+        lines_and_info(input).await.0
+    }
+
+    async fn lines_and_info(input: &'static [u8]) -> (Vec<String>, Option<String>) {
         let (tx, mut rx) = mpsc::channel(16);
-        tokio::spawn(read_lines(input, tx));
+        let info = InfoSlot::default();
+        tokio::spawn(read_lines(input, tx, Arc::clone(&info)));
         let mut out = Vec::new();
         while let Some(line) = rx.recv().await {
             out.push(match line {
@@ -177,7 +204,18 @@ mod tests {
                 Line::Eof { .. } => "<eof>".into(),
             });
         }
-        out
+        let info = info.lock().unwrap().clone();
+        (out, info)
+    }
+
+    #[tokio::test]
+    async fn info_lines_are_kept_in_the_slot_not_sent() {
+        let (lines, info) = lines_and_info(
+            b"info depth 1 score cp 5 pv e2e4\ninfo depth 2 currmove e2e4\ninfo depth 2 score cp 9\nbestmove e2e4\n",
+        )
+        .await;
+        assert_eq!(lines, ["bestmove e2e4", "<eof>"]);
+        assert_eq!(info.as_deref(), Some("info depth 2 score cp 9"));
     }
 
     #[tokio::test]
@@ -202,8 +240,8 @@ mod tests {
     #[tokio::test]
     async fn invalid_utf8_is_replaced() {
         assert_eq!(
-            lines_of(b"info \xff\xfe x\n").await,
-            ["info \u{fffd}\u{fffd} x", "<eof>"]
+            lines_of(b"id name \xff\xfe x\n").await,
+            ["id name \u{fffd}\u{fffd} x", "<eof>"]
         );
     }
 }
