@@ -30,7 +30,10 @@ macro_rules! say {
 pub fn say_line(line: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
-    if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
+    if writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
         std::process::exit(0);
     }
 }

@@ -79,7 +79,7 @@ impl fmt::Display for TimeControl {
             return Ok(());
         }
         let inc = seconds_str(self.increment);
-        if base.ends_with('s') {
+        if base.ends_with('s') && !self.increment.is_zero() {
             write!(f, "{base}+{inc}s")
         } else {
             write!(f, "{base}+{inc}")
@@ -271,5 +271,6 @@ mod tests {
         }
         assert_eq!(tc("5+0").to_string(), "5+0");
         assert_eq!(tc("10s+0.1s").to_string(), "10s+0.1s");
+        assert_eq!(tc("30s").to_string(), "30s+0");
     }
 }

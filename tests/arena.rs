@@ -176,6 +176,7 @@ args = ["--slow-move-ms", "1500"]
 [engines.noisy]
 builtin = "faulty"
 args = ["--garbage", "--huge-line", "5000000"]
+tc = "30s+0"          # time odds: it streams 5 MB a move
 "#,
     );
     let out = s.run(&[

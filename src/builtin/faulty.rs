@@ -181,6 +181,8 @@ impl Faulty {
 
 impl Engine for Faulty {
     fn new_game(&mut self) {
+        // Faults count moves within a game, so a reused process misbehaves in every game.
+        self.gos = 0;
         if self.flags.seed != 0 {
             self.seeded.reseed();
         }

@@ -212,7 +212,11 @@ impl Engine {
     /// Writes `position` and `go` in one write and returns the instant the write completed:
     /// the mover's clock starts then.
     pub async fn go(&mut self, position: &str, go: &str) -> Result<Instant, EngineError> {
-        self.process.last_info.lock().expect("info slot lock").take();
+        self.process
+            .last_info
+            .lock()
+            .expect("info slot lock")
+            .take();
         let mut text = String::with_capacity(position.len() + go.len() + 2);
         text.push_str(position);
         text.push('\n');
@@ -234,7 +238,12 @@ impl Engine {
                 Some(Line::Text { text, at }) => {
                     if let Some(mv) = uci::parse_bestmove(&text) {
                         // The search report is parsed once, when the move arrives.
-                        let last = self.process.last_info.lock().expect("info slot lock").take();
+                        let last = self
+                            .process
+                            .last_info
+                            .lock()
+                            .expect("info slot lock")
+                            .take();
                         let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
                         return Reply::BestMove {
                             text: mv.to_string(),

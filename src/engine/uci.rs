@@ -64,7 +64,10 @@ fn sanitize_info(line: &str) -> Option<String> {
         return None;
     }
     let mut out = String::from("info");
-    let number = |t: Option<&str>, max: i64| t.and_then(|t| t.parse::<i64>().ok()).filter(|n| (0..=max).contains(n));
+    let number = |t: Option<&str>, max: i64| {
+        t.and_then(|t| t.parse::<i64>().ok())
+            .filter(|n| (0..=max).contains(n))
+    };
     while let Some(token) = tokens.next() {
         match token {
             "depth" => {

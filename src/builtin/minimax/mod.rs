@@ -21,7 +21,7 @@ const OVERHEAD: UciOption = UciOption::spin("MoveOverhead", 30, 0, 5000);
 pub struct Minimax {
     hash_mb: usize,
     overhead_ms: u64,
-    /// Allocated at the first `go`, so the handshake stays instant.
+    /// Allocated lazily (`ucinewgame` or the first `go`): `uci` stays instant.
     tt: Option<Tt>,
 }
 
@@ -55,6 +55,12 @@ impl Engine for Minimax {
             return Err(format!("unknown option {name:?}"));
         }
         Ok(())
+    }
+
+    /// Allocates the table here, before the clock runs (the arena follows
+    /// `ucinewgame` with `isready`), rather than in the first `go`.
+    fn new_game(&mut self) {
+        self.tt.get_or_insert_with(|| Tt::new(self.hash_mb));
     }
 
     fn wants_history(&self) -> bool {
