@@ -419,3 +419,171 @@ fn engines_die_with_the_arena_even_on_sigkill() {
     let rows = csv_rows(&s.path("res/games.csv"));
     assert!(!rows.is_empty());
 }
+
+#[test]
+fn epd_and_pgn_books_set_up_every_game_and_run_table_options_apply() {
+    let s = Scratch::new("books");
+    s.write(
+        "engines.toml",
+        r#"
+[run]
+tc = "2s+0.02s"
+games = 4
+concurrency = 2
+openings-order = "sequential"
+seed = 9
+
+[engines.greedy]
+builtin = "greedy"
+[engines.random]
+builtin = "random"
+"#,
+    );
+    s.write(
+        "book.epd",
+        "# two positions\n\
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id \"open game\";\n\
+         rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n",
+    );
+    let out = s.run(&[
+        "gauntlet",
+        "greedy",
+        "--vs",
+        "random",
+        "--openings",
+        "book.epd",
+        "--out",
+        "epd",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("tc 2s+0.02s") && stderr(&out).contains("seed 9"),
+        "[run] applies: {}",
+        stderr(&out)
+    );
+    let rows = csv_rows(&s.path("epd/games.csv"));
+    assert_eq!(rows.len(), 4);
+    let mut openings: Vec<&str> = rows.iter().map(|r| r["opening"].as_str()).collect();
+    openings.sort();
+    assert_eq!(
+        openings,
+        ["#3", "#3", "open game", "open game"],
+        "each opening twice, colours swapped"
+    );
+    for (tags, _) in pgn_games(&s.path("epd/games.pgn")) {
+        assert_eq!(tags["SetUp"], "1");
+        assert!(tags["FEN"].contains("/4P3/"), "{tags:?}");
+    }
+
+    s.write(
+        "book.pgn",
+        "[Event \"book\"]\n[ECO \"C50\"]\n[Opening \"Italian\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n\n\
+         [Event \"book\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e3 Kd7 *\n",
+    );
+    // The command line wins over [run].
+    let out = s.run(&[
+        "gauntlet",
+        "greedy",
+        "--vs",
+        "random",
+        "--openings",
+        "book.pgn",
+        "--games",
+        "2",
+        "--out",
+        "pgn",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let games = pgn_games(&s.path("pgn/games.pgn"));
+    assert_eq!(games.len(), 2);
+    for (tags, _) in &games {
+        // The position after the book moves: black to move after 3. Bc4.
+        assert_eq!(
+            tags["FEN"],
+            "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
+        );
+        assert!(tags["Opening"].contains("Italian"), "{tags:?}");
+    }
+    let events = std::fs::read_to_string(s.path("pgn/events.jsonl")).unwrap();
+    assert!(
+        events.contains("\"moves\":[\"e2e4\",\"e7e5\",\"g1f3\",\"b8c6\",\"f1c4\"]"),
+        "the book moves are in the record"
+    );
+
+    s.write(
+        "bad.epd",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnot a fen\n",
+    );
+    assert_one_line_error(
+        &s.run(&[
+            "gauntlet",
+            "greedy",
+            "--vs",
+            "random",
+            "--openings",
+            "bad.epd",
+        ]),
+        "bad.epd:2",
+    );
+}
+
+#[test]
+fn score_adjudication_ends_lopsided_and_dead_level_games() {
+    let s = Scratch::new("adjudication");
+    s.write("engines.toml", BUILTINS);
+    let out = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "random",
+        "--tc",
+        "60+0",
+        "--depth",
+        "2",
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--resign-adjudication",
+        "movecount=2,score=300",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for row in csv_rows(&s.path("res/games.csv")) {
+        // random reports no score, so only minimax's own score can end the game: it sees the
+        // win coming long before the mate.
+        assert!(
+            ["adjudication", "checkmate"].contains(&row["termination"].as_str()),
+            "{row:?}"
+        );
+        if row["termination"] == "adjudication" {
+            assert_eq!(row["rule"], "arena: --resign-adjudication");
+        }
+    }
+
+    let out = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "minimax",
+        "--tc",
+        "60+0",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--draw-adjudication",
+        "movenumber=1,movecount=2,score=100",
+        "--openings-order",
+        "sequential",
+        "--out",
+        "draw",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for row in csv_rows(&s.path("draw/games.csv")) {
+        assert_eq!(row["termination"], "adjudication", "{row:?}");
+        assert_eq!(row["result"], "1/2-1/2");
+        assert!(row["plies"].parse::<u32>().unwrap() <= 8, "{row:?}");
+    }
+}
