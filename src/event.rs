@@ -352,6 +352,10 @@ pub struct OpeningRecord {
 pub struct GameRecord {
     /// 1-based number of the game in the run's schedule.
     pub game: u64,
+    /// The pair of games this one belongs to: one opening, one encounter, colours swapped
+    /// (1-based; the unit of pentanomial statistics).
+    #[serde(default)]
+    pub pair: u64,
     pub white: String,
     pub black: String,
     pub opening: OpeningRecord,

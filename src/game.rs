@@ -25,6 +25,8 @@ pub struct SearchLimits {
 pub struct GameSetup {
     /// 1-based number in the run's schedule.
     pub game: u64,
+    /// 1-based number of its pair of games (colours swapped on one opening).
+    pub pair: u64,
     /// Engine names, white first.
     pub names: [String; 2],
     pub opening: Opening,
@@ -48,6 +50,7 @@ impl GameSetup {
     fn record(&self, started: String, events: Vec<Event>) -> GameRecord {
         GameRecord {
             game: self.game,
+            pair: self.pair,
             white: self.names[0].clone(),
             black: self.names[1].clone(),
             opening: self.opening.record(),

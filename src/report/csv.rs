@@ -37,8 +37,9 @@ use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::rules::Ruleset;
 
 /// The columns of `games.csv`, in order.
-pub const COLUMNS: [&str; 25] = [
+pub const COLUMNS: [&str; 26] = [
     "game",
+    "pair",
     "white",
     "black",
     "opening",
@@ -69,6 +70,9 @@ pub const COLUMNS: [&str; 25] = [
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRow {
     pub game: u64,
+    /// The game's pair (same opening, colours swapped); 0 when unknown.
+    #[serde(default)]
+    pub pair: u64,
     pub white: String,
     pub black: String,
     pub opening: String,
@@ -142,6 +146,7 @@ impl GameRow {
             .map_or_else(|| r.events.last().map_or(0, Event::t_us), |o| o.t_us);
         GameRow {
             game: r.game,
+            pair: r.pair,
             white: one_line(&r.white),
             black: one_line(&r.black),
             opening: one_line(&r.opening.name),
@@ -266,7 +271,8 @@ fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
         .headers()
         .map_err(|e| anyhow!("not a games.csv: cannot read the header: {e}"))?
         .clone();
-    for column in COLUMNS {
+    // `pair` came later than the other columns; files without it still read (pair 0).
+    for column in COLUMNS.into_iter().filter(|c| *c != "pair") {
         if !headers.iter().any(|h| h == column) {
             let found: Vec<&str> = headers.iter().take(8).collect();
             let more = if headers.len() > 8 { ", ..." } else { "" };
@@ -331,7 +337,7 @@ mod tests {
     fn header_lists_the_columns_in_order() {
         assert_eq!(
             GameRow::csv_header(),
-            "game,white,black,opening,ruleset,tc_white,tc_black,result,termination,rule,plies,\
+            "game,pair,white,black,opening,ruleset,tc_white,tc_black,result,termination,rule,plies,\
              white_ms_left,black_ms_left,white_flag_ms,black_flag_ms,illegal_moves,injected,\
              duration_ms,seed,white_moves,black_moves,white_think_ms,black_think_ms,started,\
              detail\n"
@@ -344,7 +350,7 @@ mod tests {
         let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
         assert_eq!(
             line,
-            "1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE 5.1.1,7,296000,295500,,,0,,\
+            "1,1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE 5.1.1,7,296000,295500,,,0,,\
              8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,\n"
         );
     }
@@ -445,7 +451,7 @@ mod tests {
         assert!(parse_rows(GameRow::csv_header().as_bytes())
             .unwrap()
             .is_empty());
-        assert!(parse_rows(b"game,white,bl").unwrap().is_empty());
+        assert!(parse_rows(b"game,pair,wh").unwrap().is_empty());
         assert!(parse_rows(b"").unwrap().is_empty());
     }
 
@@ -466,7 +472,7 @@ mod tests {
         );
         let msg = format!("{:#}", parse_rows(&file).unwrap_err());
         assert!(
-            msg.contains("line 2: 3 fields where the header has 25"),
+            msg.contains("line 2: 3 fields where the header has 26"),
             "{msg}"
         );
     }

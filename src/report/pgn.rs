@@ -519,6 +519,7 @@ pub(crate) mod tests {
             Builder {
                 record: GameRecord {
                     game,
+                    pair: game.div_ceil(2),
                     white: white.into(),
                     black: black.into(),
                     opening: OpeningRecord {

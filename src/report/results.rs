@@ -350,7 +350,7 @@ mod tests {
             results.write_summary(&Summary::from_rows(&rows)).unwrap();
         }
         let csv = std::fs::read_to_string(dir.join(GAMES_CSV)).unwrap();
-        assert_eq!(csv.matches("game,white,black").count(), 1);
+        assert_eq!(csv.matches("game,pair,white,black").count(), 1);
         assert!(csv.starts_with(&GameRow::csv_header()));
         assert_eq!(csv.lines().count(), 3);
         let rows = read_rows(&dir).unwrap();

@@ -744,6 +744,7 @@ mod tests {
     ) -> GameRow {
         GameRow {
             game,
+            pair: game.div_ceil(2),
             white: white.into(),
             black: black.into(),
             opening: "startpos".into(),

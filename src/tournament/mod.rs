@@ -44,6 +44,7 @@ impl Run {
         let black = &self.engines[pairing.black];
         GameSetup {
             game: pairing.game,
+            pair: pairing.pair,
             names: [white.name.clone(), black.name.clone()],
             opening: self.openings[pairing.opening].clone(),
             tc: [white.tc.unwrap_or(self.tc), black.tc.unwrap_or(self.tc)],

@@ -13,6 +13,8 @@ pub use crate::config::OpeningsOrder;
 pub struct Pairing {
     /// 1-based game number.
     pub game: u64,
+    /// 1-based number of the pair of games (same encounter, same opening, colours swapped).
+    pub pair: u64,
     pub white: usize,
     pub black: usize,
     /// Index into the opening book.
@@ -64,10 +66,11 @@ pub fn build(
     let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
     for k in 0..games as usize {
         let opening = book[(k / 2) % book.len()];
-        for &(a, b) in &encounters {
+        for (e, &(a, b)) in encounters.iter().enumerate() {
             let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
             schedule.push(Pairing {
                 game: schedule.len() as u64 + 1,
+                pair: ((k / 2) * encounters.len() + e) as u64 + 1,
                 white,
                 black,
                 opening,
@@ -125,9 +128,15 @@ mod tests {
         let c = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 8);
         assert_eq!(a, b);
         assert_ne!(a, c);
-        // Both games of a pair use the same opening.
-        for pair in a.chunks(2) {
-            assert_eq!(pair[0].opening, pair[1].opening);
+        // Both games of a pair use the same opening, with colours swapped.
+        for p in &a {
+            let twin: Vec<_> = a.iter().filter(|q| q.pair == p.pair).collect();
+            assert_eq!(twin.len(), 2);
+            assert_eq!(twin[0].opening, twin[1].opening);
+            assert_eq!(
+                (twin[0].white, twin[0].black),
+                (twin[1].black, twin[1].white)
+            );
         }
     }
 
