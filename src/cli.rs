@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::config::OpeningsOrder;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
+use crate::tournament::plan::Shard;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -59,6 +60,15 @@ pub enum Command {
         #[arg(required = true)]
         results: Vec<PathBuf>,
     },
+    /// Merge the results folders of a run's shards into one results folder.
+    Merge {
+        /// The shards' results folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged results folder (new).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Run options; each may also be set in the `[run]` table of engines.toml (the command line
@@ -110,6 +120,12 @@ pub struct RunArgs {
     /// Tolerance in ms before a flag counts (off the rules; reported in the summary) [default: 0]
     #[arg(long)]
     pub time_margin: Option<u64>,
+    /// Continue an interrupted run in its results folder, as it was planned (run.json).
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+    /// Play only the K-th of N disjoint slices of the schedule (whole pairs of games).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
     /// Print a line per finished game above the progress bar.
     #[arg(long, short)]
     pub verbose: bool,

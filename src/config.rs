@@ -139,7 +139,8 @@ fn builtin_hint(name: &str) -> String {
 }
 
 /// How an engine process is started.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Launch {
     /// An external program, run directly (never through a shell). `cmd` is absolute when it
     /// was written with a `/`; a bare name is looked up in `PATH` when it is started.
@@ -149,7 +150,7 @@ pub enum Launch {
 }
 
 /// One `[engines.NAME]` table, validated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineConfig {
     pub name: String,
     pub launch: Launch,

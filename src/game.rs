@@ -14,7 +14,7 @@ use crate::rules::{Ending, Referee, RefereeSettings};
 use crate::timecontrol::TimeControl;
 
 /// Fixed search limits sent with every `go` (the clock still runs and is recorded).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SearchLimits {
     pub nodes: Option<u64>,
     pub depth: Option<u32>,

@@ -44,6 +44,7 @@ async fn async_main(command: Command) -> ExitCode {
             engines_file,
         } => app::check(engines, &engines_file).await,
         Command::Stats { results } => app::stats(&results),
+        Command::Merge { dirs, out } => app::merge(&dirs, &out),
         Command::Engine { .. } => unreachable!("handled before the runtime starts"),
     };
     match result {

@@ -10,7 +10,7 @@ pub mod stats;
 pub use self::csv::{read_rows, GameRow, COLUMNS};
 pub use self::pgn::game_pgn;
 pub use self::results::{
-    load_records, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
+    load_records, reconcile, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
 };
 pub use self::stats::{
     elo_from_score, erf, erfc, EngineStats, PairingStats, Summary, Wdl, SUMMARY_COLUMNS,

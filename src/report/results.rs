@@ -303,6 +303,58 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
     Ok(records)
 }
 
+/// Makes a results folder consistent after an interruption, before a run is resumed: the
+/// games in `games.csv` (written last, so the truth) are the finished games, and
+/// `events.jsonl` and `games.pgn` are rewritten to hold exactly those, in the same order. A
+/// game that reached the events or the PGN but not the CSV is dropped, to be played again.
+/// Returns the finished games. A folder without a `games.csv` holds none.
+pub fn reconcile(dir: &Path) -> anyhow::Result<Vec<GameRecord>> {
+    let csv_path = dir.join(GAMES_CSV);
+    if !csv_path.exists() {
+        return Ok(Vec::new());
+    }
+    let rows = super::csv::read_rows(&csv_path)?;
+    let events_path = dir.join(EVENTS_JSONL);
+    let mut records = if events_path.exists() {
+        load_records(&events_path)?
+    } else {
+        Vec::new()
+    };
+    let finished: std::collections::HashSet<u64> = rows.iter().map(|r| r.game).collect();
+    records.retain(|r| finished.contains(&r.game));
+    if records.len() != rows.len() {
+        bail!(
+            "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
+            dir.display(),
+            rows.len(),
+            records.len()
+        );
+    }
+    let order: std::collections::HashMap<u64, usize> =
+        rows.iter().enumerate().map(|(i, r)| (r.game, i)).collect();
+    records.sort_by_key(|r| order[&r.game]);
+    let mut csv = GameRow::csv_header().into_bytes();
+    let mut pgn = String::new();
+    let mut jsonl = String::new();
+    for record in &records {
+        csv.extend(GameRow::from_record(record).to_csv_line()?);
+        pgn.push_str(&game_pgn(record));
+        jsonl.push_str(&serde_json::to_string(record)?);
+        jsonl.push('\n');
+    }
+    for (name, bytes) in [
+        (GAMES_CSV, csv),
+        (GAMES_PGN, pgn.into_bytes()),
+        (EVENTS_JSONL, jsonl.into_bytes()),
+    ] {
+        let path = dir.join(name);
+        let tmp = dir.join(format!("{name}.tmp"));
+        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(records)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

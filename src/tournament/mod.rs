@@ -1,6 +1,7 @@
 //! Runs a schedule of games: a pool of workers, each with its own engine processes, and one
 //! writer that appends every finished game to the results folder the moment it ends.
 
+pub mod plan;
 mod progress;
 pub mod schedule;
 
@@ -107,11 +108,13 @@ impl Overhead {
 }
 
 /// Plays the whole schedule (or until `cancel` turns true), appending each finished game to
-/// `results` as it ends.
+/// `results` as it ends. `previous` are the games a resumed run had already played: they count
+/// in the standings and the outcome.
 pub async fn run(
     run: Run,
     results: &mut ResultsDir,
     progress: &mut Progress,
+    previous: Vec<GameRow>,
     cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Outcome> {
     let run = Arc::new(run);
@@ -129,7 +132,8 @@ pub async fn run(
     }
     drop(tx);
 
-    let mut rows = Vec::with_capacity(run.schedule.len());
+    let mut rows = previous;
+    rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
     while let Some(record) = rx.recv().await {
         results.append(&record)?;

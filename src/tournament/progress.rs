@@ -69,6 +69,14 @@ impl Progress {
         }
     }
 
+    /// Counts games a resumed run had already played.
+    pub fn resume_from(&mut self, done: usize) {
+        self.done = done;
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+        }
+    }
+
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

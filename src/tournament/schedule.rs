@@ -22,7 +22,8 @@ pub struct Pairing {
 }
 
 /// Who meets whom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Player 0 against each of the others.
     Gauntlet,

@@ -1,0 +1,109 @@
+//! The commands behind the command line: validate everything before the first game, run,
+//! report. `main.rs` only parses arguments and maps the outcome to an exit code.
+
+mod merge;
+mod run;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+
+use crate::config;
+use crate::engine::{Engine, Timeouts};
+use crate::report::{self, Summary};
+
+pub use merge::merge;
+pub use run::tournament;
+
+/// Prints a line on stdout; a closed stdout (`blitz-arena stats ... | head`) ends the
+/// program quietly instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::app::say_line(&format!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+#[doc(hidden)]
+pub fn say_line(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
+/// How a command ended, for the exit code.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Finish {
+    Done,
+    /// Stopped by a signal before the schedule was done (finished games are saved).
+    Interrupted,
+    /// Some engines failed `check`.
+    Failed,
+}
+
+/// `check`: starts each engine, prints its id and options; false if any failed.
+pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
+    let roster = config::load_roster(file)?;
+    let names: Vec<String> = if names.is_empty() {
+        roster.engines.keys().cloned().collect()
+    } else {
+        names
+    };
+    let mut failed = 0;
+    for name in &names {
+        let engine = roster.engine(name)?;
+        let started = match config::check_launch(engine) {
+            Ok(()) => Engine::start(engine, Timeouts::default())
+                .await
+                .map_err(anyhow::Error::from),
+            Err(e) => Err(e.into()),
+        };
+        match started {
+            Ok(engine) => {
+                say!(
+                    "{name}: ok: {} by {}",
+                    engine.id_name().unwrap_or("(no id name)"),
+                    engine.author().unwrap_or("(no author)")
+                );
+                for option in engine.options() {
+                    say!("  option {:<24} {}", option.name, option.description);
+                }
+                engine.shutdown().await;
+            }
+            Err(e) => {
+                failed += 1;
+                say!("{name}: FAILED: {e:#}");
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        Finish::Done
+    } else {
+        Finish::Failed
+    })
+}
+
+/// `stats`: the summary tables of any mix of games.csv files and results folders.
+pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
+    let mut rows = Vec::new();
+    for path in paths {
+        rows.extend(report::read_rows(path)?);
+    }
+    if rows.is_empty() {
+        bail!(
+            "no games in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    say!("{}", Summary::from_rows(&rows).to_text());
+    Ok(Finish::Done)
+}

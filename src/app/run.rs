@@ -1,0 +1,377 @@
+//! `gauntlet` and `round-robin`: plan a run (or resume one from its `run.json`), check every
+//! engine before the first game, play, report.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::bail;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::{say, Finish};
+use crate::cli::RunArgs;
+use crate::config::{self, EngineConfig, OpeningsOrder, Roster, RunTable};
+use crate::engine::{Engine, Timeouts};
+use crate::game::SearchLimits;
+use crate::openings::{self, Opening};
+use crate::report::{self, GameRow, ResultsDir, Summary};
+use crate::rules::{Adjudication, RefereeSettings};
+use crate::timecontrol::TimeControl;
+use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
+use crate::tournament::{self, Format, Progress, Run};
+
+/// `gauntlet` and `round-robin`.
+pub async fn tournament(
+    format: Format,
+    names: Vec<String>,
+    args: RunArgs,
+    cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finish> {
+    let (plan, out, resuming) = match &args.resume {
+        Some(dir) => (resumed_plan(format, &names, &args, dir)?, dir.clone(), true),
+        None => {
+            let (plan, out) = new_plan(format, &names, &args)?;
+            (plan, out, false)
+        }
+    };
+    let book = load_book(&plan)?;
+    let mut schedule = plan.schedule(book.len());
+    let planned = schedule.len();
+
+    // Every engine must start and shake hands before the first game: a missing binary, an
+    // engine that never says uciok, or an unknown option stops the run here, with one line.
+    let timeouts = Timeouts::default();
+    preflight(&plan.engines, timeouts).await?;
+
+    let previous = if resuming {
+        report::reconcile(&out)?
+    } else {
+        Vec::new()
+    };
+    let mut results = ResultsDir::create(&out)?;
+    for repair in results.repairs() {
+        eprintln!("warning: {repair}");
+    }
+    plan.save(&out)?;
+    let done: HashSet<u64> = previous.iter().map(|r| r.game).collect();
+    schedule.retain(|p| !done.contains(&p.game));
+
+    let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
+    eprintln!(
+        "{}: {} | {} games{} | tc {} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
+        format.as_str(),
+        match format {
+            Format::Gauntlet => format!("{} vs {}", names[0], names[1..].join(", ")),
+            Format::RoundRobin => names.join(", "),
+        },
+        planned,
+        plan.shard
+            .map(|s| format!(" (shard {s})"))
+            .unwrap_or_default(),
+        plan.tc,
+        plan.settings.ruleset,
+        plan.concurrency,
+        plan.seed,
+        out.display(),
+        if plan.time_margin_ms == 0 {
+            String::new()
+        } else {
+            format!(" | time margin {} ms (off the rules)", plan.time_margin_ms)
+        },
+        if resuming {
+            format!(" | resuming: {} games already played", previous.len())
+        } else {
+            String::new()
+        },
+    );
+
+    let previous_rows: Vec<GameRow> = previous.iter().map(GameRow::from_record).collect();
+    let mut progress = Progress::new(planned, args.verbose);
+    progress.resume_from(previous.len());
+    let cpu_before = cpu_time();
+    let run = Run {
+        engines: plan.engines.clone(),
+        schedule,
+        openings: book,
+        tc: plan.tc,
+        settings: plan.settings.clone(),
+        limits: plan.limits,
+        time_margin: Duration::from_millis(plan.time_margin_ms),
+        concurrency: plan.concurrency,
+        seed: plan.seed,
+        timeouts,
+    };
+    let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
+    progress.finish();
+    let cpu = cpu_time().saturating_sub(cpu_before);
+
+    let summary = Summary::from_rows(&outcome.rows);
+    results.write_summary(&summary)?;
+    say!("{}", summary.to_text());
+    let o = outcome.overhead;
+    if o.moves > 0 {
+        say!(
+            "arena overhead: {:.0} us CPU per move ({} moves; the arena process only), {:.0} us wall per move between bestmove and the next go",
+            cpu.as_micros() as f64 / o.moves as f64,
+            o.moves,
+            o.wall_per_move_us()
+        );
+    }
+    if plan.time_margin_ms > 0 {
+        say!(
+            "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
+            plan.time_margin_ms
+        );
+    }
+    say!("results: {}", results.dir().display());
+    if outcome.interrupted {
+        eprintln!(
+            "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
+            outcome.rows.len(),
+            results.dir().display(),
+            results.dir().display()
+        );
+        return Ok(Finish::Interrupted);
+    }
+    Ok(Finish::Done)
+}
+
+/// A new run's plan, from the command line over the `[run]` table over the defaults.
+fn new_plan(
+    format: Format,
+    names: &[String],
+    args: &RunArgs,
+) -> anyhow::Result<(RunPlan, PathBuf)> {
+    let roster = config::load_roster(&args.engines)?;
+    let table = &roster.run;
+    reject_unsupported(table)?;
+    if let Some(dir) = &table.resume {
+        bail!(
+            "[run] resume: give --resume {} on the command line instead",
+            dir.display()
+        );
+    }
+    let engines = players(&roster, names)?;
+    let games = args.games.or(table.games).unwrap_or(2);
+    if games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let openings = match args.openings.as_ref().or(table.openings.as_ref()) {
+        Some(path) => Some(std::path::absolute(path)?),
+        None => None,
+    };
+    let openings_digest = openings.as_deref().map(plan::digest).transpose()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let concurrency = args.concurrency.or(table.concurrency).unwrap_or(cpus);
+    if concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    let shard = match (args.shard, &table.shard) {
+        (Some(shard), _) => Some(shard),
+        (None, Some(text)) => Some(text.parse::<Shard>().map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+    };
+    let out = args
+        .out
+        .clone()
+        .or_else(|| table.out.clone())
+        .unwrap_or_else(|| default_out(format, shard));
+    if out.join(RUN_JSON).exists() || out.join(report::GAMES_CSV).exists() {
+        bail!(
+            "{} holds a run already: continue it with --resume {}, or choose another --out",
+            out.display(),
+            out.display()
+        );
+    }
+    let plan = RunPlan {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        format,
+        engines,
+        tc: args.tc.or(table.tc).unwrap_or(TimeControl::G5),
+        games,
+        openings,
+        openings_digest,
+        openings_order: args
+            .openings_order
+            .or(table.openings_order)
+            .unwrap_or(OpeningsOrder::Random),
+        settings: RefereeSettings {
+            ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
+            max_moves: args.max_moves.or(table.max_moves),
+            adjudication: Adjudication {
+                draw: args.draw_adjudication.or(table.draw_adjudication),
+                resign: args.resign_adjudication.or(table.resign_adjudication),
+            },
+            claim_draws: true,
+        },
+        limits: SearchLimits {
+            nodes: args.nodes.or(table.nodes),
+            depth: args.depth.or(table.depth),
+        },
+        time_margin_ms: args.time_margin.or(table.time_margin).unwrap_or(0),
+        seed: args.seed.or(table.seed).unwrap_or_else(rand::random),
+        shard,
+        sprt: None,
+        concurrency,
+    };
+    Ok((plan, out))
+}
+
+/// The plan stored in `dir`: the run continues exactly as it was planned. Only the
+/// concurrency may change; options that decide the games are refused.
+fn resumed_plan(
+    format: Format,
+    names: &[String],
+    args: &RunArgs,
+    dir: &Path,
+) -> anyhow::Result<RunPlan> {
+    let mut plan = RunPlan::load(dir)?;
+    let given = [
+        ("--tc", args.tc.is_some()),
+        ("--games", args.games.is_some()),
+        ("--openings", args.openings.is_some()),
+        ("--openings-order", args.openings_order.is_some()),
+        ("--ruleset", args.ruleset.is_some()),
+        ("--seed", args.seed.is_some()),
+        ("--out", args.out.is_some()),
+        ("--max-moves", args.max_moves.is_some()),
+        ("--nodes", args.nodes.is_some()),
+        ("--depth", args.depth.is_some()),
+        ("--draw-adjudication", args.draw_adjudication.is_some()),
+        ("--resign-adjudication", args.resign_adjudication.is_some()),
+        ("--time-margin", args.time_margin.is_some()),
+        ("--shard", args.shard.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+        bail!(
+            "--resume continues the run as planned in {}; drop {flag}",
+            dir.join(RUN_JSON).display()
+        );
+    }
+    if plan.format != format {
+        bail!(
+            "{} is a {} run, not a {}",
+            dir.display(),
+            plan.format.as_str(),
+            format.as_str()
+        );
+    }
+    let planned: Vec<&str> = plan
+        .engines
+        .iter()
+        .map(|e| e.name.split('#').next().unwrap_or(""))
+        .collect();
+    if planned != names.iter().map(String::as_str).collect::<Vec<_>>() {
+        bail!(
+            "{} was played by {}; resume it with the same engines",
+            dir.display(),
+            planned.join(", ")
+        );
+    }
+    for engine in &plan.engines {
+        config::check_launch(engine)?;
+    }
+    if let Some(concurrency) = args.concurrency {
+        plan.concurrency = concurrency.max(1);
+    }
+    Ok(plan)
+}
+
+/// The opening book of a plan, checked against the digest it was planned with.
+fn load_book(plan: &RunPlan) -> anyhow::Result<Vec<Opening>> {
+    let Some(path) = &plan.openings else {
+        return Ok(vec![Opening::startpos()]);
+    };
+    if let Some(expected) = &plan.openings_digest {
+        if &plan::digest(path)? != expected {
+            bail!(
+                "{}: the opening book changed since the run was planned; the remaining games would not be the planned ones",
+                path.display()
+            );
+        }
+    }
+    Ok(openings::load_openings(path)?)
+}
+
+/// Options of later issues are refused rather than silently ignored.
+fn reject_unsupported(table: &RunTable) -> anyhow::Result<()> {
+    let set = [
+        ("flag-notice-ms", table.flag_notice_ms.is_some()),
+        ("claim-ms", table.claim_ms.is_some()),
+        ("illegal-notice", table.illegal_notice.is_some()),
+        ("claim-draws", table.claim_draws.is_some()),
+        ("inject-illegal", table.inject_illegal.is_some()),
+        ("illegal-kinds", table.illegal_kinds.is_some()),
+        ("inject-flag", table.inject_flag.is_some()),
+        ("inject-flag-mode", table.inject_flag_mode.is_some()),
+        ("flag-overshoot-ms", table.flag_overshoot_ms.is_some()),
+        ("sprt", table.sprt.is_some()),
+    ];
+    if let Some((key, _)) = set.iter().find(|(_, is_set)| *is_set) {
+        bail!("[run] {key}: not supported by this version of blitz-arena yet");
+    }
+    Ok(())
+}
+
+/// The engines of a run, in order; a name given twice plays as `NAME#2`.
+fn players(roster: &Roster, names: &[String]) -> anyhow::Result<Vec<EngineConfig>> {
+    let mut engines: Vec<EngineConfig> = Vec::with_capacity(names.len());
+    for name in names {
+        let mut engine = roster.engine(name)?.clone();
+        config::check_launch(&engine)?;
+        let copies = engines
+            .iter()
+            .filter(|e| e.name.split('#').next() == Some(name))
+            .count();
+        if copies > 0 {
+            engine.name = format!("{name}#{}", copies + 1);
+        }
+        engines.push(engine);
+    }
+    Ok(engines)
+}
+
+/// Starts every engine once, in parallel, and shuts it down again.
+async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Result<()> {
+    let mut set = JoinSet::new();
+    for engine in engines {
+        let engine = engine.clone();
+        set.spawn(async move { Engine::start(&engine, timeouts).await });
+    }
+    let mut first_error = None;
+    while let Some(joined) = set.join_next().await {
+        match joined? {
+            Ok(engine) => engine.shutdown().await,
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+fn default_out(format: Format, shard: Option<Shard>) -> PathBuf {
+    let now = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let shard = shard
+        .map(|s| format!("-shard{}of{}", s.index, s.count))
+        .unwrap_or_default();
+    Path::new("results").join(format!("{now}-{}{shard}", format.as_str()))
+}
+
+/// CPU time (user + system) of the arena process itself, not of its engines.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}

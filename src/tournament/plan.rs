@@ -1,0 +1,217 @@
+//! The plan of a run, stored as `run.json` in its results folder: everything that decides which
+//! games are played and how. `--resume` continues a run from it, and `merge` checks that the
+//! folders it joins are shards of one run.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+
+use super::schedule::{self, Format, OpeningsOrder, Pairing};
+use crate::config::EngineConfig;
+use crate::game::SearchLimits;
+use crate::rules::RefereeSettings;
+use crate::timecontrol::TimeControl;
+
+pub const RUN_JSON: &str = "run.json";
+
+/// `--shard K/N`: the K-th (1-based) of N disjoint slices of the schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether a game belongs to this shard. Slices are made of whole pairs (both colours of
+    /// an opening stay together, for pentanomial statistics), dealt round-robin so every shard
+    /// gets every encounter.
+    pub fn holds(&self, pairing: &Pairing) -> bool {
+        (pairing.pair - 1) % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("bad --shard {s:?}: expected K/N with 1 <= K <= N, e.g. 2/8");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u32 = k.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Everything that decides a run's games. Two plans that are `same_run` play the same games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPlan {
+    /// The blitz-arena version that wrote it.
+    pub version: String,
+    pub format: Format,
+    /// The players, in schedule order, with their full launch configuration.
+    pub engines: Vec<EngineConfig>,
+    pub tc: TimeControl,
+    pub games: u32,
+    /// The opening book (absolute path) and a digest of its content.
+    pub openings: Option<PathBuf>,
+    pub openings_digest: Option<String>,
+    pub openings_order: OpeningsOrder,
+    pub settings: RefereeSettings,
+    pub limits: SearchLimits,
+    pub time_margin_ms: u64,
+    pub seed: u64,
+    pub shard: Option<Shard>,
+    /// `--sprt` as given (`elo0=0,elo1=5,alpha=0.05,beta=0.05`).
+    pub sprt: Option<String>,
+    /// Not part of what decides the games: a resumed run may use another.
+    pub concurrency: usize,
+}
+
+impl RunPlan {
+    /// The whole schedule (all shards).
+    pub fn full_schedule(&self, book_len: usize) -> Vec<Pairing> {
+        schedule::build(
+            self.format,
+            self.engines.len(),
+            self.games,
+            book_len,
+            self.openings_order,
+            self.seed,
+        )
+    }
+
+    /// This plan's part of the schedule: its shard, or all of it.
+    pub fn schedule(&self, book_len: usize) -> Vec<Pairing> {
+        let mut games = self.full_schedule(book_len);
+        if let Some(shard) = self.shard {
+            games.retain(|p| shard.holds(p));
+        }
+        games
+    }
+
+    /// Whether `other` plays the same games (the shard, concurrency and version aside).
+    pub fn same_run(&self, other: &RunPlan) -> Result<(), String> {
+        let strip = |p: &RunPlan| RunPlan {
+            version: String::new(),
+            shard: None,
+            concurrency: 0,
+            ..p.clone()
+        };
+        let (a, b) = (strip(self), strip(other));
+        if a == b {
+            return Ok(());
+        }
+        let differs = [
+            ("format", a.format != b.format),
+            ("engines", a.engines != b.engines),
+            ("tc", a.tc != b.tc),
+            ("games", a.games != b.games),
+            (
+                "openings",
+                a.openings != b.openings || a.openings_digest != b.openings_digest,
+            ),
+            ("openings-order", a.openings_order != b.openings_order),
+            ("rules and adjudication", a.settings != b.settings),
+            ("nodes/depth", a.limits != b.limits),
+            ("time-margin", a.time_margin_ms != b.time_margin_ms),
+            ("seed", a.seed != b.seed),
+            ("sprt", a.sprt != b.sprt),
+        ];
+        let names: Vec<&str> = differs
+            .iter()
+            .filter(|(_, d)| *d)
+            .map(|(n, _)| *n)
+            .collect();
+        Err(format!("they differ in {}", names.join(", ")))
+    }
+
+    pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
+        let path = dir.join(RUN_JSON);
+        let text = serde_json::to_string_pretty(self).expect("a plan serialises");
+        let tmp = dir.join(format!("{RUN_JSON}.tmp"));
+        std::fs::write(&tmp, text + "\n")
+            .with_context(|| format!("{}: cannot write", tmp.display()))?;
+        std::fs::rename(&tmp, &path)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok(())
+    }
+
+    pub fn load(dir: &Path) -> anyhow::Result<RunPlan> {
+        let path = dir.join(RUN_JSON);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!(
+                    "{}: not a blitz-arena results folder (no {RUN_JSON})",
+                    dir.display()
+                )
+            }
+            Err(e) => bail!("{}: cannot read: {e}", path.display()),
+        };
+        serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not a valid run plan: {e}", path.display()))
+    }
+}
+
+/// A short digest of a file's content (FNV-1a, 64 bits): enough to notice that an opening book
+/// changed between a run and its resumption.
+pub fn digest(path: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(format!("fnv1a64:{hash:016x}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_syntax() {
+        assert_eq!(
+            "2/8".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 8 }
+        );
+        for bad in ["0/3", "4/3", "1/0", "x", "1-3", "/3"] {
+            assert!(bad.parse::<Shard>().unwrap_err().contains("K/N"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shards_split_the_schedule_into_disjoint_slices_of_whole_pairs() {
+        let all = schedule::build(Format::Gauntlet, 4, 10, 7, OpeningsOrder::Random, 3);
+        let shards: Vec<Vec<Pairing>> = (1..=3)
+            .map(|k| {
+                let shard = Shard { index: k, count: 3 };
+                all.iter().filter(|p| shard.holds(p)).copied().collect()
+            })
+            .collect();
+        let mut joined: Vec<u64> = shards.iter().flatten().map(|p| p.game).collect();
+        joined.sort();
+        assert_eq!(joined, all.iter().map(|p| p.game).collect::<Vec<_>>());
+        for shard in &shards {
+            assert!(shard.len() >= all.len() / 3 - 2);
+            for p in shard {
+                assert_eq!(
+                    shard.iter().filter(|q| q.pair == p.pair).count(),
+                    2,
+                    "pairs stay whole"
+                );
+            }
+        }
+    }
+}
