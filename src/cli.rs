@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::OpeningsOrder;
+use crate::config::{ClaimDraws, OpeningsOrder};
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
@@ -120,6 +120,18 @@ pub struct RunArgs {
     /// Tolerance in ms before a flag counts (off the rules; reported in the summary) [default: 0]
     #[arg(long)]
     pub time_margin: Option<u64>,
+    /// Watchers: mean delay in ms before a fallen flag is noticed (exponential; 0 = at once) [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub flag_notice_ms: Option<f64>,
+    /// Watchers: how long a claim takes in ms; the running clock keeps running [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub claim_ms: Option<u64>,
+    /// Watchers: probability that a completed illegal move is noticed before the opponent moves [default: 1.0]
+    #[arg(long, value_name = "P")]
+    pub illegal_notice: Option<f64>,
+    /// Watchers: claim threefold repetition and the 50-move rule as soon as possible, or never [default: always]
+    #[arg(long, value_enum)]
+    pub claim_draws: Option<ClaimDraws>,
     /// Continue an interrupted run in its results folder, as it was planned (run.json).
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,

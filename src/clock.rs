@@ -113,9 +113,10 @@ impl Clock {
         Some(started + self.tc[i].delay + duration_from(until_fall))
     }
 
-    /// Adds time to a side's clock (a penalty in the opponent's favour, FIDE 7.5.5).
-    pub fn add(&mut self, side: Side, time: Duration) {
-        self.left_us[side.index()] += micros(time);
+    /// Adds time to a side's clock (FIDE 7.5.5: a minute for the opponent of an illegal
+    /// move), or charges it when `add_us` is negative (USCF 16). Works on a running clock.
+    pub fn add(&mut self, side: Side, add_us: i64) {
+        self.left_us[side.index()] += add_us;
     }
 }
 
@@ -200,8 +201,12 @@ mod tests {
         let mut clock = Clock::new("5+0".parse().unwrap(), "1+0".parse().unwrap());
         let now = Instant::now();
         assert_eq!(clock.left_us(Side::Black, now), 60_000_000);
-        clock.add(Side::Black, Duration::from_secs(60));
+        clock.add(Side::Black, 60_000_000);
         assert_eq!(clock.left_us(Side::Black, now), 120_000_000);
         assert_eq!(clock.left_us(Side::White, now), 300_000_000);
+        // On a running clock too, and negative: a charge.
+        clock.start(Side::White, now);
+        clock.add(Side::White, -1_500_000);
+        assert_eq!(clock.left_us(Side::White, now + ms(500)), 298_000_000);
     }
 }

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
+use crate::rules::illegal::IllegalKind;
 use crate::rules::Ruleset;
 use crate::timecontrol::TimeControl;
 
@@ -234,6 +235,18 @@ impl std::fmt::Display for Termination {
     }
 }
 
+/// What a watcher claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Claimable {
+    /// The opponent's flag has fallen.
+    Flag,
+    /// The opponent's last move was illegal.
+    IllegalMove,
+    /// The claimant's engine captured the king that the opponent left in check (H17, USCF 7d).
+    KingCapture,
+}
+
 /// What went wrong with an engine process.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "fault")]
@@ -289,6 +302,33 @@ pub enum Event {
         think_us: i64,
         clock_us: i64,
         reason: String,
+        /// The kind of illegal move (RULES.md §5); absent for text that is no move at all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<IllegalKind>,
+    },
+    /// The opponent's watcher did not notice the illegal move before it moved: the move stands
+    /// (H15, G§3, WBCA 14, USCF 3b/14, FIDE A.5.2).
+    Unnoticed { t_us: i64, by: Side },
+    /// A watcher noticed something: a fallen flag or an illegal move. Its claim starts now.
+    Notice {
+        t_us: i64,
+        by: Side,
+        what: Claimable,
+    },
+    /// A claim completed (the clocks stop): by the watcher's `claim_ms` after its notice, or
+    /// at once by an engine that captured the king or crashed on an illegal position.
+    Claim {
+        t_us: i64,
+        by: Side,
+        what: Claimable,
+    },
+    /// Time added to a side's clock (FIDE 7.5.5: +1 minute for the opponent of an illegal move),
+    /// or charged to it when negative (USCF 16).
+    Penalty {
+        t_us: i64,
+        side: Side,
+        add_us: i64,
+        rule: String,
     },
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
@@ -325,6 +365,10 @@ impl Event {
             Event::Go { t_us, .. }
             | Event::Move { t_us, .. }
             | Event::IllegalMove { t_us, .. }
+            | Event::Unnoticed { t_us, .. }
+            | Event::Notice { t_us, .. }
+            | Event::Claim { t_us, .. }
+            | Event::Penalty { t_us, .. }
             | Event::FlagFall { t_us, .. }
             | Event::EngineFault { t_us, .. }
             | Event::End { t_us, .. } => *t_us,

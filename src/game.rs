@@ -1,23 +1,56 @@
-//! One game in real time: drives two engines and the clock, and records what happens as
-//! events. The referee decides what the events mean; this loop only asks it.
+//! One game in real time: drives two engines, the clock and the watchers, and records what
+//! happens as events. The referee decides what the events mean; this loop acts on its verdicts.
+//!
+//! Each step races the thinking engine's reply against the earliest timer: the running side's
+//! flag fall (a deadline at the exact instant its time reaches zero), a watcher noticing a
+//! fallen flag, a claim completing. While a flag is down and unnoticed, play goes on in real
+//! time on a negative clock (RULES.md §1).
 
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use tokio::time::Instant;
+use shakmaty::EnPassantMode;
+use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
-use crate::engine::{Engine, Reply};
-use crate::event::{Event, Fault, GameRecord, Side};
+use crate::config::EngineConfig;
+use crate::engine::{Engine, Reply, Timeouts};
+use crate::event::{Claimable, Event, Fault, GameRecord, Side};
 use crate::openings::Opening;
-use crate::rules::{Ending, Referee, RefereeSettings};
+use crate::rules::illegal::MoveCheck;
+use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::timecontrol::TimeControl;
 
 /// Fixed search limits sent with every `go` (the clock still runs and is recorded).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchLimits {
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
+}
+
+/// The watchers: the arena's eyes for each side (RULES.md §1). Seeded per game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Watchers {
+    /// Mean delay before a fallen flag is noticed, in ms (exponential); 0 = at once.
+    pub flag_notice_ms: f64,
+    /// How long a claim takes to complete, in ms; the running clock keeps running.
+    pub claim_ms: u64,
+    /// Probability that a completed illegal move is noticed before the opponent moves.
+    pub illegal_notice: f64,
+}
+
+impl Default for Watchers {
+    fn default() -> Self {
+        Watchers {
+            flag_notice_ms: 0.0,
+            claim_ms: 0,
+            illegal_notice: 1.0,
+        }
+    }
 }
 
 /// Everything one game needs besides its two engines.
@@ -29,10 +62,15 @@ pub struct GameSetup {
     pub pair: u64,
     /// Engine names, white first.
     pub names: [String; 2],
+    /// Engine configurations, white first: an engine that crashes on an illegal position is
+    /// restarted within the game when the rules play on (FIDE 7.5.5).
+    pub engines: [EngineConfig; 2],
+    pub timeouts: Timeouts,
     pub opening: Opening,
     /// Time controls, white first.
     pub tc: [TimeControl; 2],
     pub settings: RefereeSettings,
+    pub watchers: Watchers,
     pub limits: SearchLimits,
     pub time_margin: Duration,
     pub seed: u64,
@@ -73,20 +111,49 @@ impl GameSetup {
         .expect("opening books are checked for legal moves when they are loaded")
     }
 
-    /// The `position` command for the game's start: the opening's root and book moves.
-    fn position_command(&self) -> String {
-        let mut command = match &self.opening.root_fen {
-            None => "position startpos".to_string(),
-            Some(fen) => format!("position fen {fen}"),
+    /// The watchers' random choices for this game: a function of the run's seed and the game.
+    fn rng(&self) -> StdRng {
+        StdRng::seed_from_u64(self.seed ^ self.game.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// The `position` command: a base (the opening, or a FEN once an illegal move stood) and the
+/// moves played since.
+struct PositionCommand {
+    text: String,
+    has_moves: bool,
+}
+
+impl PositionCommand {
+    fn opening(opening: &Opening) -> PositionCommand {
+        let mut command = PositionCommand {
+            text: match &opening.root_fen {
+                None => "position startpos".to_string(),
+                Some(fen) => format!("position fen {fen}"),
+            },
+            has_moves: false,
         };
-        if !self.opening.moves.is_empty() {
-            command.push_str(" moves");
-            for m in &self.opening.moves {
-                command.push(' ');
-                command.push_str(m);
-            }
+        for m in &opening.moves {
+            command.push(m);
         }
         command
+    }
+
+    fn fen(referee: &Referee) -> PositionCommand {
+        PositionCommand {
+            text: format!(
+                "position fen {}",
+                Fen::from_position(referee.position(), EnPassantMode::Legal)
+            ),
+            has_moves: false,
+        }
+    }
+
+    fn push(&mut self, uci: &str) {
+        self.text
+            .push_str(if self.has_moves { " " } else { " moves " });
+        self.text.push_str(uci);
+        self.has_moves = true;
     }
 }
 
@@ -102,6 +169,10 @@ fn end_event(t_us: i64, ending: &Ending, clock_us: [i64; 2]) -> Event {
     }
 }
 
+fn utc_now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// The record of a game that could not be played because `side`'s engine could not be
 /// started: that side loses (`engine-crash`).
 pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
@@ -114,18 +185,15 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
     };
     let ending = referee
         .apply(&fault)
-        .expect("a start failure ends the game")
-        .clone();
+        .ending()
+        .cloned()
+        .expect("a start failure ends the game");
     let full = [micros(setup.tc[0].base), micros(setup.tc[1].base)];
     setup.record(utc_now(), vec![fault, end_event(0, &ending, full)])
 }
 
-fn utc_now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 fn go_command(setup: &GameSetup, clock: &Clock, now: Instant) -> String {
-    // UCI has no negative times: a side past its flag (within --time-margin) is told 1 ms.
+    // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1);
     let mut go = format!(
         "go wtime {} btime {} winc {} binc {}",
@@ -143,6 +211,255 @@ fn go_command(setup: &GameSetup, clock: &Clock, now: Instant) -> String {
     go
 }
 
+/// Something that happens at a known instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Timer {
+    /// The running side's time reaches zero (plus the margin).
+    Flag(Side),
+    /// A watcher notices something.
+    Notice(Side, Claimable),
+    /// A claim completes.
+    Claim(Side, Claimable),
+}
+
+/// One game in progress.
+struct Game<'a> {
+    setup: &'a GameSetup,
+    referee: Referee,
+    clock: Clock,
+    position: PositionCommand,
+    events: Vec<Event>,
+    t0: Instant,
+    rng: StdRng,
+    /// The side whose engine has an unanswered `go`.
+    thinking: Option<Side>,
+    notices: Vec<(Instant, Side, Claimable)>,
+    claim: Option<(Instant, Side, Claimable)>,
+    /// The last clock press: when, and by whom. The opponent's clock runs from then when its
+    /// engine is not asked to move at once (a claim in progress, a game waiting).
+    pressed: Option<(Instant, Side)>,
+    restart: [bool; 2],
+    notes: Vec<String>,
+    /// An illegal move stood and the position command was rebuilt from a FEN.
+    rebased: bool,
+}
+
+impl Game<'_> {
+    fn us(&self, at: Instant) -> i64 {
+        micros(at.saturating_duration_since(self.t0))
+    }
+
+    /// Records an event and asks the referee what it means.
+    fn record(&mut self, event: Event) -> Verdict {
+        let verdict = self.referee.apply(&event);
+        self.events.push(event);
+        verdict
+    }
+
+    /// The earliest pending timer.
+    fn next_timer(&self) -> Option<(Instant, Timer)> {
+        let mut next: Option<(Instant, Timer)> = None;
+        let mut consider = |at: Instant, timer: Timer| {
+            if next.is_none_or(|(t, _)| at < t) {
+                next = Some((at, timer));
+            }
+        };
+        if let Some(side) = self.clock.running() {
+            if !self.referee.flag_fell(side) {
+                if let Some(at) = self.clock.flag_deadline() {
+                    consider(at, Timer::Flag(side));
+                }
+            }
+        }
+        for &(at, by, what) in &self.notices {
+            consider(at, Timer::Notice(by, what));
+        }
+        if let Some((at, by, what)) = self.claim {
+            consider(at, Timer::Claim(by, what));
+        }
+        next
+    }
+
+    /// Handles a timer at its instant; `Some` ending when the game is over.
+    fn fire(&mut self, at: Instant, timer: Timer) -> Option<Ending> {
+        let t_us = self.us(at);
+        match timer {
+            Timer::Flag(side) => {
+                let verdict = self.record(Event::FlagFall { t_us, side });
+                self.act(verdict, at)
+            }
+            Timer::Notice(by, what) => {
+                self.notices
+                    .retain(|n| !(n.0 == at && n.1 == by && n.2 == what));
+                self.record(Event::Notice { t_us, by, what });
+                if self.claim.is_none() {
+                    self.start_claim(at, by, what);
+                }
+                None
+            }
+            Timer::Claim(by, what) => {
+                self.claim = None;
+                let verdict = self.record(Event::Claim { t_us, by, what });
+                self.act(verdict, at)
+            }
+        }
+    }
+
+    fn start_claim(&mut self, at: Instant, by: Side, what: Claimable) {
+        let done = at + Duration::from_millis(self.setup.watchers.claim_ms);
+        self.claim = Some((done, by, what));
+    }
+
+    /// Acts on a verdict given at `at`.
+    fn act(&mut self, verdict: Verdict, at: Instant) -> Option<Ending> {
+        match verdict {
+            Verdict::Continue => None,
+            Verdict::End(ending) => Some(ending),
+            Verdict::FlagDown { side } => {
+                // The opponent's watcher notices after an exponential delay (RULES.md §1).
+                let mean = self.setup.watchers.flag_notice_ms;
+                let delay_ms = if mean > 0.0 {
+                    -mean * (1.0 - self.rng.random::<f64>()).ln()
+                } else {
+                    0.0
+                };
+                let notice = at + Duration::from_micros((delay_ms * 1000.0) as u64);
+                self.notices.push((notice, side.other(), Claimable::Flag));
+                None
+            }
+            Verdict::IllegalCompleted { offender } => {
+                let by = offender.other();
+                let cannot_stand = matches!(
+                    self.events.last(),
+                    Some(Event::IllegalMove { kind: None, .. })
+                );
+                let noticed = cannot_stand
+                    || self
+                        .rng
+                        .random_bool(self.setup.watchers.illegal_notice.clamp(0.0, 1.0));
+                let t_us = self.us(at);
+                if noticed {
+                    self.record(Event::Notice {
+                        t_us,
+                        by,
+                        what: Claimable::IllegalMove,
+                    });
+                    self.claim = None;
+                    self.start_claim(at, by, Claimable::IllegalMove);
+                    None
+                } else {
+                    let verdict = self.record(Event::Unnoticed { t_us, by });
+                    if verdict == Verdict::Continue {
+                        // The illegal move stands: engines are told the position by FEN.
+                        self.position = PositionCommand::fen(&self.referee);
+                        self.rebased = true;
+                    }
+                    self.act(verdict, at)
+                }
+            }
+            Verdict::Penalty {
+                side,
+                add_us,
+                rule,
+                retake,
+            } => {
+                let t_us = self.us(at);
+                self.record(Event::Penalty {
+                    t_us,
+                    side,
+                    add_us,
+                    rule: rule.to_string(),
+                });
+                self.clock.add(side, add_us);
+                if retake {
+                    // The position before the illegal move; the offender moves again, its
+                    // clock starting with its `go`.
+                    if self.clock.running().is_some() {
+                        self.clock.stop(at);
+                    }
+                    self.pressed = None;
+                    if self.rebased {
+                        self.position = PositionCommand::fen(&self.referee);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Handles the thinking engine's `bestmove` read at `at`.
+    fn on_reply(
+        &mut self,
+        side: Side,
+        text: String,
+        at: Instant,
+        info: crate::event::SearchInfo,
+    ) -> Option<Ending> {
+        let turn = self.clock.stop(at).unwrap_or(crate::clock::Turn {
+            side,
+            think_us: 0,
+            left_us: self.clock.left_us(side, at),
+        });
+        self.pressed = Some((at, side));
+        let t_us = self.us(at);
+        if self.referee.is_king_capture(&text) {
+            // RULES.md §5: capturing the king the opponent left in check is a claim.
+            self.notes
+                .push(format!("{} captured the king with {text}", side.name()));
+            let verdict = self.record(Event::Claim {
+                t_us,
+                by: side,
+                what: Claimable::KingCapture,
+            });
+            return self.act(verdict, at);
+        }
+        let plies_before = self.referee.plies();
+        let event = match self.referee.check_move(&text) {
+            MoveCheck::Legal(m) => {
+                let uci = UciMove::from_standard(m).to_string();
+                Event::Move {
+                    t_us,
+                    side,
+                    uci,
+                    think_us: turn.think_us,
+                    clock_us: turn.left_us,
+                    info,
+                }
+            }
+            MoveCheck::Illegal(illegal) => Event::IllegalMove {
+                t_us,
+                side,
+                uci: text.clone(),
+                think_us: turn.think_us,
+                clock_us: turn.left_us,
+                reason: illegal.reason.clone(),
+                kind: Some(illegal.kind),
+            },
+            MoveCheck::Unplayable { reason } => Event::IllegalMove {
+                t_us,
+                side,
+                uci: text.clone(),
+                think_us: turn.think_us,
+                clock_us: turn.left_us,
+                reason,
+                kind: None,
+            },
+        };
+        let legal = match &event {
+            Event::Move { uci, .. } => Some(uci.clone()),
+            _ => None,
+        };
+        let verdict = self.record(event);
+        if let Some(uci) = legal {
+            self.position.push(&uci);
+        } else if self.referee.plies() > plies_before {
+            // A promotion without its piece played as a queen (WBCA 17, USCF 16).
+            self.position.push(&format!("{}q", text.trim()));
+        }
+        self.act(verdict, at)
+    }
+}
+
 /// Plays one game between two started engines, white first.
 pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> Played {
     let mut restart = [false; 2];
@@ -155,144 +472,242 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
             };
         }
     }
-
     let started_utc = utc_now();
-    let mut referee = setup.referee();
-    let mut clock = Clock::new(setup.tc[0], setup.tc[1]).with_margin(setup.time_margin);
-    let mut position = setup.position_command();
-    let mut moves_sent = !setup.opening.moves.is_empty();
-    let mut events = Vec::with_capacity(256);
-    let t0 = Instant::now();
-    let us = |at: Instant| micros(at.saturating_duration_since(t0));
+    let mut game = Game {
+        setup,
+        referee: setup.referee(),
+        clock: Clock::new(setup.tc[0], setup.tc[1]).with_margin(setup.time_margin),
+        position: PositionCommand::opening(&setup.opening),
+        events: Vec::with_capacity(256),
+        t0: Instant::now(),
+        rng: setup.rng(),
+        thinking: None,
+        notices: Vec::new(),
+        claim: None,
+        pressed: None,
+        restart,
+        notes: Vec::new(),
+        rebased: false,
+    };
+    let engines = [white, black];
 
-    let ending = loop {
-        let side = referee.turn();
-        let engine = match side {
-            Side::White => &mut *white,
-            Side::Black => &mut *black,
-        };
-        let go = go_command(setup, &clock, Instant::now());
-        let started = match engine.go(&position, &go).await {
-            Ok(at) => at,
-            Err(e) => {
-                // The engine died while it was not its turn; its pipe is closed.
-                restart[side.index()] = true;
-                let (status, _) = engine.exit_report().await;
-                let fault = Event::EngineFault {
-                    t_us: us(Instant::now()),
-                    side,
-                    fault: Fault::Crash { status },
-                    detail: e.to_string(),
-                };
-                events.push(fault.clone());
-                break referee.apply(&fault).cloned();
-            }
-        };
-        clock.start(side, started);
-        events.push(Event::Go {
-            t_us: us(started),
-            side,
-            clock_us: clock.left_us(side, started),
-        });
-        let deadline = clock.flag_deadline().expect("the mover's clock runs");
-
-        match engine.bestmove(deadline).await {
-            Reply::BestMove { text, at, info } if at <= deadline => {
-                let turn = clock.stop(at).expect("the mover's clock runs");
-                let event = match referee.check_move(&text) {
-                    Ok(m) => {
-                        // Sent on in standard notation, whatever form the engine used.
-                        let uci = UciMove::from_standard(m).to_string();
-                        position.push_str(if moves_sent { " " } else { " moves " });
-                        position.push_str(&uci);
-                        moves_sent = true;
-                        Event::Move {
-                            t_us: us(at),
-                            side,
-                            uci,
-                            think_us: turn.think_us,
-                            clock_us: turn.left_us,
-                            info,
+    let ending = 'game: loop {
+        // Ask the side to move for its move, unless a claim is in progress (the clocks are
+        // being stopped) or the game waits for a watcher.
+        let turn = game.referee.turn();
+        if game.thinking.is_none() && !game.referee.waiting() && game.claim.is_none() {
+            let go = go_command(setup, &game.clock, Instant::now());
+            match engines[turn.index()].go(&game.position.text, &go).await {
+                Ok(started) => {
+                    match game.clock.running() {
+                        // Its clock already runs (it started at the press while the engine was
+                        // not asked to move).
+                        Some(running) if running == turn => {}
+                        Some(_) => {
+                            game.clock.stop(started);
+                            game.clock.start(turn, started);
                         }
+                        None => game.clock.start(turn, started),
                     }
-                    Err(reason) => Event::IllegalMove {
-                        t_us: us(at),
-                        side,
-                        uci: text,
-                        think_us: turn.think_us,
-                        clock_us: turn.left_us,
-                        reason,
-                    },
-                };
-                events.push(event);
-                if let Some(ending) = referee.apply(events.last().expect("just pushed")) {
-                    break Some(ending.clone());
+                    let t_us = game.us(started);
+                    let clock_us = game.clock.left_us(turn, started);
+                    game.events.push(Event::Go {
+                        t_us,
+                        side: turn,
+                        clock_us,
+                    });
+                    game.thinking = Some(turn);
+                }
+                Err(e) => {
+                    // The engine died while it was not its turn; its pipe is closed.
+                    game.restart[turn.index()] = true;
+                    let (status, _) = engines[turn.index()].exit_report().await;
+                    let t_us = game.us(Instant::now());
+                    let verdict = game.record(Event::EngineFault {
+                        t_us,
+                        side: turn,
+                        fault: Fault::Crash { status },
+                        detail: e.to_string(),
+                    });
+                    if let Some(ending) = game.act(verdict, Instant::now()) {
+                        break 'game ending;
+                    }
+                    continue;
                 }
             }
-            Reply::BestMove { at, .. } => {
-                // The move came, but after the flag fell (the read instant is exact).
-                clock.stop(at);
-                let flag = Event::FlagFall {
-                    t_us: us(deadline),
-                    side,
-                };
-                events.push(flag.clone());
-                let mut ending = referee.apply(&flag).cloned();
-                if let Some(e) = &mut ending {
-                    e.detail.push_str(&format!(
-                        "; bestmove read {} ms after the flag",
-                        (at - deadline).as_millis()
-                    ));
-                }
-                break ending;
+        } else if game.clock.running().is_none() {
+            // Nobody is asked to move, but the clock the last press started runs.
+            if let Some((at, presser)) = game.pressed {
+                game.clock.start(presser.other(), at);
             }
-            Reply::Deadline => {
-                clock.stop(deadline);
-                let flag = Event::FlagFall {
-                    t_us: us(deadline),
-                    side,
-                };
-                events.push(flag.clone());
-                referee.apply(&flag);
-                // Let the engine finish its search so it is in step for its next game; one
-                // that ignores `stop` has hung and is replaced.
-                if !engine.stop().await {
-                    restart[side.index()] = true;
-                    let stall = Event::EngineFault {
-                        t_us: us(Instant::now()),
-                        side,
-                        fault: Fault::Stall,
-                        detail: "no bestmove after stop".to_string(),
+        }
+
+        let next = game.next_timer();
+        let reply = match game.thinking {
+            Some(side) => {
+                let deadline = next.map_or_else(
+                    || Instant::now() + Duration::from_secs(86_400),
+                    |(at, _)| at,
+                );
+                engines[side.index()].bestmove(deadline).await
+            }
+            None => match next {
+                Some((at, _)) => {
+                    sleep_until(at).await;
+                    Reply::Deadline
+                }
+                None => {
+                    break 'game Ending {
+                        result: crate::event::GameResult::Draw,
+                        termination: crate::event::Termination::MaxMoves,
+                        rule: "arena: nothing left to wait for".to_string(),
+                        detail: "no engine to move and no pending flag, notice or claim"
+                            .to_string(),
                     };
-                    events.push(stall.clone());
-                    referee.apply(&stall);
                 }
-                break referee.ending().cloned();
+            },
+        };
+
+        // Timers due before the reply was read happen first, in order.
+        let reply_at = match &reply {
+            Reply::BestMove { at, .. } | Reply::Exited { at } => Some(*at),
+            Reply::Deadline => None,
+        };
+        while let Some((at, timer)) = game.next_timer() {
+            let due = match reply_at {
+                Some(r) => at <= r,
+                None => at <= Instant::now(),
+            };
+            if !due {
+                break;
+            }
+            if let Some(ending) = game.fire(at, timer) {
+                break 'game ending;
+            }
+            // A claim started by the thinking side: its engine stops to claim.
+            if let (Some(side), Some((_, by, _))) = (game.thinking, game.claim) {
+                if side == by && reply_at.is_none() {
+                    if !engines[side.index()].stop().await {
+                        game.restart[side.index()] = true;
+                    }
+                    game.thinking = None;
+                    if game.clock.running().is_none() {
+                        game.clock.start(side, at);
+                    }
+                }
+            }
+        }
+
+        let Some(side) = game.thinking else {
+            continue;
+        };
+        match reply {
+            Reply::Deadline => {}
+            Reply::BestMove { text, at, info } => {
+                game.thinking = None;
+                if game.claim.is_some_and(|c| c.1 == side) {
+                    // It claims rather than moves; the move it sent meanwhile is ignored.
+                    continue;
+                }
+                if let Some(ending) = game.on_reply(side, text, at, info) {
+                    break 'game ending;
+                }
             }
             Reply::Exited { at } => {
-                clock.stop(at);
-                restart[side.index()] = true;
-                let (status, report) = engine.exit_report().await;
-                let fault = Event::EngineFault {
-                    t_us: us(at),
+                game.thinking = None;
+                game.clock.stop(at);
+                game.pressed = None;
+                game.restart[side.index()] = true;
+                let (status, report) = engines[side.index()].exit_report().await;
+                let t_us = game.us(at);
+                if game.referee.can_claim_standing_illegal(side) {
+                    // RULES.md §5: an engine that crashes on the illegal position it was handed
+                    // has noticed the illegal move: its claim.
+                    game.notes.push(format!(
+                        "{} crashed on the illegal position ({report}): taken as its claim",
+                        side.name()
+                    ));
+                    let verdict = game.record(Event::Claim {
+                        t_us,
+                        by: side,
+                        what: Claimable::IllegalMove,
+                    });
+                    if let Some(ending) = game.act(verdict, at) {
+                        break 'game ending;
+                    }
+                    // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
+                    match Engine::start(&setup.engines[side.index()], setup.timeouts).await {
+                        Ok(mut fresh) => {
+                            if fresh.new_game().await.is_ok() {
+                                *engines[side.index()] = fresh;
+                                game.restart[side.index()] = false;
+                                continue;
+                            }
+                        }
+                        Err(e) => game
+                            .notes
+                            .push(format!("{} could not be restarted: {e}", side.name())),
+                    }
+                    let verdict = game.record(Event::EngineFault {
+                        t_us: game.us(Instant::now()),
+                        side,
+                        fault: Fault::StartFailed,
+                        detail: "restart after a crash on an illegal position failed".to_string(),
+                    });
+                    if let Some(ending) = game.act(verdict, at) {
+                        break 'game ending;
+                    }
+                    continue;
+                }
+                let verdict = game.record(Event::EngineFault {
+                    t_us,
                     side,
                     fault: Fault::Crash { status },
                     detail: report,
-                };
-                events.push(fault.clone());
-                break referee.apply(&fault).cloned();
+                });
+                if let Some(ending) = game.act(verdict, at) {
+                    break 'game ending;
+                }
             }
         }
     };
-    let ending = ending.expect("every branch that leaves the loop ends the game");
+
+    // An engine still thinking is stopped, so it is in step for its next game; one that
+    // ignores `stop` has hung and is replaced.
+    let mut ending = ending;
+    if let Some(side) = game.thinking.take() {
+        if !engines[side.index()].stop().await {
+            game.restart[side.index()] = true;
+            let t_us = game.us(Instant::now());
+            game.record(Event::EngineFault {
+                t_us,
+                side,
+                fault: Fault::Stall,
+                detail: "no bestmove after stop".to_string(),
+            });
+            if let Some(refined) = game.referee.ending() {
+                ending = refined.clone();
+            }
+        }
+    }
+    if !game.notes.is_empty() {
+        let notes = game.notes.join("; ");
+        ending.detail = if ending.detail.is_empty() {
+            notes
+        } else {
+            format!("{}; {notes}", ending.detail)
+        };
+    }
     let now = Instant::now();
     let clocks = [
-        clock.left_us(Side::White, now),
-        clock.left_us(Side::Black, now),
+        game.clock.left_us(Side::White, now),
+        game.clock.left_us(Side::Black, now),
     ];
-    events.push(end_event(us(now), &ending, clocks));
+    let t_us = game.us(now);
+    game.events.push(end_event(t_us, &ending, clocks));
+    let restart = game.restart;
     Played {
-        record: setup.record(started_utc, events),
+        record: setup.record(started_utc, game.events),
         restart,
     }
 }

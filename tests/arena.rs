@@ -146,7 +146,8 @@ fn gauntlet_of_builtin_engines_writes_results_that_agree() {
     assert!(stdout(&stats).contains("minimax"));
 }
 
-/// Every fault mode of the `faulty` engine gets the ruling a user expects, and the run goes on.
+/// Every fault mode of the `faulty` engine gets the ruling a user expects under the
+/// engine-testing convention (`online`: an illegal move loses at once), and the run goes on.
 #[test]
 fn faulty_engines_are_ruled_and_the_run_goes_on() {
     let s = Scratch::new("faulty");
@@ -192,6 +193,8 @@ tc = "30s+0"          # time odds: it streams 5 MB a move
         "2",
         "--seed",
         "5",
+        "--ruleset",
+        "online",
         "--out",
         "res",
     ]);
@@ -228,7 +231,7 @@ tc = "30s+0"          # time odds: it streams 5 MB a move
     expect("crasher", "engine-crash", "exit");
     expect("hanger", "engine-stall", "stop");
     expect("deaf", "engine-stall", "stop");
-    expect("illegal", "illegal-move", "not legal");
+    expect("illegal", "illegal-move", "played");
     expect("nuller", "illegal-move", "0000");
     expect("sleeper", "flag", "flag fell");
     // Garbage and a 5 MB line do not disturb the game.

@@ -11,9 +11,9 @@ use tokio::task::JoinSet;
 
 use super::{say, Finish};
 use crate::cli::RunArgs;
-use crate::config::{self, EngineConfig, OpeningsOrder, Roster, RunTable};
+use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
 use crate::engine::{Engine, Timeouts};
-use crate::game::SearchLimits;
+use crate::game::{SearchLimits, Watchers};
 use crate::openings::{self, Opening};
 use crate::report::{self, GameRow, ResultsDir, Summary};
 use crate::rules::{Adjudication, RefereeSettings};
@@ -96,6 +96,7 @@ pub async fn tournament(
         openings: book,
         tc: plan.tc,
         settings: plan.settings.clone(),
+        watchers: plan.watchers,
         limits: plan.limits,
         time_margin: Duration::from_millis(plan.time_margin_ms),
         concurrency: plan.concurrency,
@@ -184,6 +185,17 @@ fn new_plan(
             out.display()
         );
     }
+    let watchers = Watchers {
+        flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
+        claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
+        illegal_notice: args.illegal_notice.or(table.illegal_notice).unwrap_or(1.0),
+    };
+    if !watchers.flag_notice_ms.is_finite() || watchers.flag_notice_ms < 0.0 {
+        bail!("--flag-notice-ms must be zero or positive");
+    }
+    if !(0.0..=1.0).contains(&watchers.illegal_notice) {
+        bail!("--illegal-notice is a probability: between 0 and 1");
+    }
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
         format,
@@ -203,8 +215,11 @@ fn new_plan(
                 draw: args.draw_adjudication.or(table.draw_adjudication),
                 resign: args.resign_adjudication.or(table.resign_adjudication),
             },
-            claim_draws: true,
+            claim_draws: args.claim_draws.or(table.claim_draws).unwrap_or_default()
+                == ClaimDraws::Always,
+            claim_ms: watchers.claim_ms,
         },
+        watchers,
         limits: SearchLimits {
             nodes: args.nodes.or(table.nodes),
             depth: args.depth.or(table.depth),
@@ -241,6 +256,10 @@ fn resumed_plan(
         ("--draw-adjudication", args.draw_adjudication.is_some()),
         ("--resign-adjudication", args.resign_adjudication.is_some()),
         ("--time-margin", args.time_margin.is_some()),
+        ("--flag-notice-ms", args.flag_notice_ms.is_some()),
+        ("--claim-ms", args.claim_ms.is_some()),
+        ("--illegal-notice", args.illegal_notice.is_some()),
+        ("--claim-draws", args.claim_draws.is_some()),
         ("--shard", args.shard.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
@@ -297,10 +316,6 @@ fn load_book(plan: &RunPlan) -> anyhow::Result<Vec<Opening>> {
 /// Options of later issues are refused rather than silently ignored.
 fn reject_unsupported(table: &RunTable) -> anyhow::Result<()> {
     let set = [
-        ("flag-notice-ms", table.flag_notice_ms.is_some()),
-        ("claim-ms", table.claim_ms.is_some()),
-        ("illegal-notice", table.illegal_notice.is_some()),
-        ("claim-draws", table.claim_draws.is_some()),
         ("inject-illegal", table.inject_illegal.is_some()),
         ("illegal-kinds", table.illegal_kinds.is_some()),
         ("inject-flag", table.inject_flag.is_some()),

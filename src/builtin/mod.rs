@@ -1,6 +1,7 @@
 //! The built-in UCI engines run by `blitz-arena engine NAME`: reference
-//! opponents (`random`, `greedy`, `minimax`), an overhead probe (`instant`)
-//! and a misbehaving engine for testing the arena (`faulty`).
+//! opponents (`random`, `greedy`, `minimax`), an overhead probe (`instant`),
+//! a misbehaving engine for testing the arena (`faulty`) and a scripted one
+//! for exact clock-and-board scenarios (`script`).
 
 mod engine;
 mod faulty;
@@ -8,6 +9,7 @@ mod greedy;
 mod instant;
 mod minimax;
 mod random;
+mod script;
 mod uci;
 
 use std::io;
@@ -17,17 +19,21 @@ use anyhow::bail;
 use engine::{Engine, Out};
 
 /// Names accepted by `blitz-arena engine NAME`.
-pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty"];
+pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty", "script"];
 
 /// Runs the named engine as a UCI engine on stdin/stdout until `quit` or EOF.
-/// `args` are the extra command-line args (used by `faulty`).
+/// `args` are the extra command-line args (used by `faulty` and `script`).
 pub fn run(name: &str, args: &[String]) -> anyhow::Result<()> {
+    if name == "script" {
+        // It reads its input itself first (its `id name`, its positions).
+        return script::run(args, io::stdin().lock(), Out::stdout());
+    }
     let engine = create(name, args)?;
     uci::run_loop(name, engine, io::stdin().lock(), Out::stdout())
 }
 
 fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
-    if name != "faulty" && !args.is_empty() {
+    if !matches!(name, "faulty" | "script") && !args.is_empty() {
         bail!(
             "engine {name} takes no arguments (got {}); set options with setoption",
             args.join(" ")
@@ -39,6 +45,7 @@ fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
         "greedy" => Box::new(greedy::Greedy::new()),
         "minimax" => Box::new(minimax::Minimax::new()),
         "faulty" => Box::new(faulty::Faulty::new(faulty::Flags::parse(args)?)),
+        "script" => Box::new(script::Script::new(script::Options::parse(args)?)),
         _ => bail!("unknown engine {name:?} (known: {})", NAMES.join(", ")),
     })
 }
@@ -66,7 +73,7 @@ mod tests {
     fn bad_names_and_arguments_are_clear_errors() {
         assert_eq!(
             error("stockfish", &[]),
-            "unknown engine \"stockfish\" (known: random, instant, greedy, minimax, faulty)"
+            "unknown engine \"stockfish\" (known: random, instant, greedy, minimax, faulty, script)"
         );
         let err = error("random", &["--seed", "3"]);
         assert!(err.starts_with("engine random takes no arguments"), "{err}");

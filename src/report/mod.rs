@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod pgn;
 pub mod results;
+pub mod sprt;
 pub mod stats;
 
 pub use self::csv::{read_rows, GameRow, COLUMNS};
@@ -12,6 +13,8 @@ pub use self::pgn::game_pgn;
 pub use self::results::{
     load_records, reconcile, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
 };
+pub use self::sprt::{Sprt, SprtError, SprtStatus};
 pub use self::stats::{
-    elo_from_score, erf, erfc, EngineStats, PairingStats, Summary, Wdl, SUMMARY_COLUMNS,
+    elo_from_score, erf, erfc, pentanomial, phase_times, EngineStats, PairingStats, PentaStats,
+    Phase, PhaseTimes, SprtOutcome, Summary, Wdl, SUMMARY_COLUMNS,
 };

@@ -45,7 +45,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
-use crate::event::{Event, Fault, GameRecord, Side};
+use crate::event::{Claimable, Event, Fault, GameRecord, Side};
 use crate::timecontrol::TimeControl;
 
 /// The widest movetext line written.
@@ -320,6 +320,44 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                     key: (!detail.is_empty()).then(|| detail.clone()),
                 });
             }
+            Event::Unnoticed { by, .. } => {
+                notes.push(Note {
+                    text: format!("{} did not notice it: the move stands", by.name()),
+                    key: None,
+                });
+            }
+            Event::Notice { t_us, by, what } => {
+                notes.push(Note {
+                    text: format!(
+                        "{} noticed {} at {}s",
+                        by.name(),
+                        claimable(*what),
+                        seconds(*t_us)
+                    ),
+                    key: None,
+                });
+            }
+            Event::Claim { t_us, by, what } => {
+                notes.push(Note {
+                    text: format!(
+                        "{} claimed {} at {}s",
+                        by.name(),
+                        claimable(*what),
+                        seconds(*t_us)
+                    ),
+                    key: None,
+                });
+            }
+            Event::Penalty {
+                side, add_us, rule, ..
+            } => {
+                let text = if *add_us >= 0 {
+                    format!("{} +{}s ({rule})", side.name(), seconds(*add_us))
+                } else {
+                    format!("{} charged {}s ({rule})", side.name(), seconds(-add_us))
+                };
+                notes.push(Note { text, key: None });
+            }
         }
     }
 
@@ -500,6 +538,14 @@ fn utc_date_time(started: &str) -> Option<(String, String)> {
     })
 }
 
+fn claimable(what: Claimable) -> &'static str {
+    match what {
+        Claimable::Flag => "the fallen flag",
+        Claimable::IllegalMove => "the illegal move",
+        Claimable::KingCapture => "by capturing the king",
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -590,6 +636,7 @@ pub(crate) mod tests {
                 think_us,
                 clock_us: self.clock_us[side.index()],
                 reason: reason.into(),
+                kind: None,
             });
             self
         }

@@ -13,15 +13,47 @@
 //!   `1/2 * erfc(-(W - L) / sqrt(2 (W + L)))` to keep its precision near 0 and near 1; 50 %
 //!   when no game was decisive;
 //! - draw ratio `D / N`; average time per move = total think time / legal moves made.
+//!
+//! Pentanomial statistics (fishtest `server/fishtest/stats/stat_util.py` `get_elo` and
+//! `LLRcalc.py`; fastchess `app/src/elo/elo_pentanomial.cpp`; M. Van den Bergh, "Comments on
+//! normalized Elo", https://www.cantate.be/Fishtest/normalized_elo_practical.pdf). The two games
+//! of a pair (same encounter, same opening, colours swapped: `pair` in `games.csv`) are one
+//! sample; its score for the first engine is 0, 1/2, 1, 3/2 or 2 points, counted as
+//! `[LL, LD, DD+WL, WD, WW]` (a win and a loss score 1 like two draws). With `n` pairs and
+//! `x_i = i/4` the pair's mean score per game:
+//! - score `s = sum_i c_i x_i / n` (the same as the trinomial score of the paired games);
+//! - per-pair variance `var = sum_i c_i (x_i - s)^2 / n`; the standard error of `s` is
+//!   `sqrt(var / n)`: it counts each pair once, so the correlation of the two games of an
+//!   opening no longer inflates the interval as the trinomial variance does;
+//! - Elo `Elo(s)`, and `± (Elo(s + 1.95996 se) - Elo(s - 1.95996 se)) / 2`, the half-width
+//!   fishtest (`elo95`) and fastchess (`error_`) print;
+//! - normalized Elo `nElo = (s - 1/2) / sqrt(2 var) * 800 / ln 10`: the score's distance from
+//!   1/2 in per-game standard deviations (`sqrt(2 var)`: a pair's mean has half a game's
+//!   variance), scaled so that nElo and Elo agree near 0 at the usual draw rates (fishtest's
+//!   `nelo_divided_by_nt`); its `±` is the same map applied to `s ± 1.95996 se`;
+//! - LOS `Phi((s - 1/2) / se)` (fastchess).
+//!
+//! fishtest's `get_elo` replaces zero counts by `1e-3` before computing these and clamps the
+//! score to `[1e-3, 1 - 1e-3]`; fastchess (and this module) use the counts as they are, so a
+//! clean sweep reads `inf` as in the trinomial columns. On samples without a zero count the two
+//! agree exactly. The SPRT, whose logarithms need it, does regularize (see `sprt.rs`).
+//!
+//! Time statistics: time trouble is a game the engine ended with under 10 % of its base time
+//! (the `tc_white`/`tc_black` columns; games whose time control has no base, or does not parse,
+//! are not counted either way); think time by game phase (opening: moves 1-15, middlegame:
+//! 16-40, endgame: 41 and later, by the move number on the board, book moves included) needs
+//! the per-move times of `events.jsonl` (`phase_times`, `Summary::with_phases`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
 
 use super::csv::GameRow;
-use crate::event::{GameResult, Side, Termination};
+use super::sprt::{Sprt, SprtStatus, NELO_PER_T};
+use crate::event::{Event, GameRecord, GameResult, Side, Termination};
+use crate::timecontrol::TimeControl;
 
 /// The two-sided 95 % quantile of the normal distribution.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -182,6 +214,230 @@ impl Wdl {
     }
 }
 
+/// Pentanomial counts of the first engine of a pairing, `[LL, LD, DD+WL, WD, WW]`, and the
+/// statistics fishtest and fastchess derive from them (see the module notes). Every value is
+/// NaN without pairs; `nelo` is NaN when every pair scored exactly 1 point (zero variance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PentaStats {
+    pub counts: [u32; 5],
+    /// Finished games of the pairing left out of the counts: their pair is incomplete
+    /// (the other game is unfinished or missing), unknown (`pair` 0), or inconsistent.
+    pub unpaired: u32,
+    pub pairs: u32,
+    /// Points per game, 0..1.
+    pub score: f64,
+    /// The variance of a pair's mean score per game, per pair.
+    pub variance: f64,
+    pub elo: f64,
+    /// Half the width of the 95 % interval (`elo ± elo_error`).
+    pub elo_error: f64,
+    /// Normalized Elo; infinite when every pair scored the same other than 1 point.
+    pub nelo: f64,
+    /// Half the width of the 95 % interval of `nelo`.
+    pub nelo_error: f64,
+    /// Likelihood of superiority, 0..1.
+    pub los: f64,
+}
+
+impl Default for PentaStats {
+    /// No pairs.
+    fn default() -> PentaStats {
+        PentaStats::from_counts([0; 5], 0)
+    }
+}
+
+impl PentaStats {
+    pub fn from_counts(counts: [u32; 5], unpaired: u32) -> PentaStats {
+        let pairs: u32 = counts.iter().sum();
+        let n = f64::from(pairs);
+        let mean = |f: &dyn Fn(f64) -> f64| {
+            (0..5)
+                .map(|i| f64::from(counts[i]) * f(i as f64 / 4.0))
+                .sum::<f64>()
+                / n
+        };
+        let score = mean(&|x| x);
+        let variance = mean(&|x| (x - score).powi(2));
+        let se = (variance / n).sqrt();
+        let (low, high) = (score - Z95 * se, score + Z95 * se);
+        let nelo = |s: f64| (s - 0.5) / (2.0 * variance).sqrt() * NELO_PER_T;
+        let los = if pairs == 0 {
+            f64::NAN
+        } else if se > 0.0 {
+            0.5 * erfc(-(score - 0.5) / (se * std::f64::consts::SQRT_2))
+        } else if score > 0.5 {
+            1.0
+        } else if score < 0.5 {
+            0.0
+        } else {
+            0.5
+        };
+        PentaStats {
+            counts,
+            unpaired,
+            pairs,
+            score,
+            variance,
+            elo: elo_from_score(score),
+            elo_error: (elo_from_score(high) - elo_from_score(low)) / 2.0,
+            nelo: nelo(score),
+            nelo_error: (nelo(high) - nelo(low)) / 2.0,
+            los,
+        }
+    }
+
+    /// The same pairs from the other engine's side.
+    pub fn flipped(&self) -> PentaStats {
+        let mut counts = self.counts;
+        counts.reverse();
+        PentaStats::from_counts(counts, self.unpaired)
+    }
+
+    fn add(&mut self, counts: [u32; 5], unpaired: u32) {
+        for (c, d) in self.counts.iter_mut().zip(counts) {
+            *c += d;
+        }
+        *self = PentaStats::from_counts(self.counts, self.unpaired + unpaired);
+    }
+}
+
+/// The pentanomial counts of `a` against `b`: `[LL, LD, DD+WL, WD, WW]` from `a`'s side, and
+/// the number of finished games between them that are not part of a complete pair.
+///
+/// A pair is identified by the run's `seed` and the game's `pair` number (so that runs merged
+/// from shards pair up, and separate runs do not mix); it counts when it holds exactly two
+/// finished games between `a` and `b`, with the same opening, `a` white in one and black in the
+/// other. Finished games with `pair` 0 (unknown), whose partner is unfinished or missing, or
+/// whose pair number holds anything else, are `unpaired`. Unfinished rows are ignored.
+pub fn pentanomial(rows: &[GameRow], a: &str, b: &str) -> ([u32; 5], u32) {
+    let mut counts = [0u32; 5];
+    let mut unpaired = 0u32;
+    let mut pairs: HashMap<(u64, u64), Vec<&GameRow>> = HashMap::new();
+    for row in rows {
+        let between = (row.white == a && row.black == b) || (row.white == b && row.black == a);
+        if !between || a == b || row.result.is_none() {
+            continue;
+        }
+        if row.pair == 0 {
+            unpaired += 1;
+        } else {
+            pairs.entry((row.seed, row.pair)).or_default().push(row);
+        }
+    }
+    for games in pairs.values() {
+        let points = |row: &GameRow| match (row.result, row.side_of(a)) {
+            (Some(result), Some(side)) => result.points(side),
+            _ => 0.0,
+        };
+        match games.as_slice() {
+            [g1, g2] if g1.white == g2.black && g1.opening == g2.opening => {
+                // Half points: 0..=4.
+                let half_points = (2.0 * (points(g1) + points(g2))).round() as usize;
+                counts[half_points.min(4)] += 1;
+            }
+            _ => unpaired += games.len() as u32,
+        }
+    }
+    (counts, unpaired)
+}
+
+/// A phase of the game, by the move number on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Moves 1 to 15.
+    Opening,
+    /// Moves 16 to 40.
+    Middlegame,
+    /// Move 41 and later.
+    Endgame,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Middlegame, Phase::Endgame];
+
+    /// The phase of full move `number` (1-based).
+    pub fn of_move(number: u32) -> Phase {
+        match number {
+            0..=15 => Phase::Opening,
+            16..=40 => Phase::Middlegame,
+            _ => Phase::Endgame,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening",
+            Phase::Middlegame => "middlegame",
+            Phase::Endgame => "endgame",
+        }
+    }
+}
+
+/// One engine's legal moves and think time in each phase, indexed by `Phase::index`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    pub moves: [u64; 3],
+    pub think_us: [i64; 3],
+}
+
+impl PhaseTimes {
+    /// Mean think time per move in `phase`, in ms; `None` without moves there.
+    pub fn mean_ms(&self, phase: Phase) -> Option<f64> {
+        let i = phase.index();
+        (self.moves[i] > 0).then(|| self.think_us[i] as f64 / 1000.0 / self.moves[i] as f64)
+    }
+}
+
+/// Think time by game phase, per engine, from the `Move` events of finished games (records cut
+/// off before their end are left out, as in the summary). Move numbers are those on the board:
+/// they start from the opening position's FEN move number and count the book moves.
+pub fn phase_times(records: &[GameRecord]) -> BTreeMap<String, PhaseTimes> {
+    let mut out: BTreeMap<String, PhaseTimes> = BTreeMap::new();
+    for record in records {
+        if record.outcome().is_none() {
+            continue;
+        }
+        // The root position's side to move and full move number (FEN fields 2 and 6).
+        let (black_first, first_move) = record.opening.fen.as_deref().map_or((false, 1), |fen| {
+            let fields: Vec<&str> = fen.split_whitespace().collect();
+            let black = fields.get(1) == Some(&"b");
+            let number = fields.get(5).and_then(|n| n.parse::<u32>().ok());
+            (black, number.unwrap_or(1).max(1))
+        });
+        // Plies from the root, book moves included.
+        let mut ply = record.opening.moves.len() as u32;
+        for event in &record.events {
+            let Event::Move { side, think_us, .. } = event else {
+                continue;
+            };
+            let number = first_move + (ply + u32::from(black_first)) / 2;
+            let phase = Phase::of_move(number).index();
+            let times = out.entry(record.engine(*side).to_string()).or_default();
+            times.moves[phase] += 1;
+            times.think_us[phase] += think_us;
+            ply += 1;
+        }
+    }
+    out
+}
+
+/// The state of an SPRT on a two-engine match, from the tested engine's side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SprtOutcome {
+    pub sprt: Sprt,
+    /// The tested engine.
+    pub engine: String,
+    pub opponent: String,
+    /// Pentanomial counts from `engine`'s side.
+    pub penta: [u32; 5],
+    pub llr: f64,
+    pub status: SprtStatus,
+}
+
 /// One engine against the field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineStats {
@@ -207,6 +463,16 @@ pub struct EngineStats {
     pub think_ms: i64,
     /// Think time per legal move; `None` when it made no move.
     pub avg_ms_per_move: Option<f64>,
+    /// Games it ended with under 10 % of its base time left (a fallen flag included).
+    pub time_trouble: u32,
+    /// Games whose time control gives a base time, the denominator of `time_trouble_share`.
+    pub time_trouble_games: u32,
+    /// `time_trouble / time_trouble_games`, 0..1; NaN when no game had a base time.
+    pub time_trouble_share: f64,
+    /// Its pentanomial counts against the field: its pairs with every opponent, from its side.
+    pub penta: PentaStats,
+    /// Think time by game phase; `None` until `Summary::with_phases` is given the events.
+    pub phases: Option<PhaseTimes>,
 }
 
 /// One pairing, `a` against `b`, the results from `a`'s side.
@@ -221,6 +487,8 @@ pub struct PairingStats {
     pub elo_low: f64,
     pub elo_high: f64,
     pub los: f64,
+    /// The paired games, from `a`'s side.
+    pub penta: PentaStats,
 }
 
 /// Everything `stats` prints and `summary.csv` holds.
@@ -240,6 +508,10 @@ pub struct Summary {
     /// Pairings, in the order they first appear; `a` is the engine with more games overall (the
     /// gauntlet's engine), or the one that appeared first.
     pub pairings: Vec<PairingStats>,
+    /// Whether the engines' `phases` were computed (`with_phases`).
+    pub phases_known: bool,
+    /// The SPRT of a two-engine match, when `with_sprt` was called.
+    pub sprt: Option<SprtOutcome>,
 }
 
 #[derive(Default)]
@@ -251,6 +523,9 @@ struct Acc {
     min_ms_left: i64,
     moves: u64,
     think_ms: i64,
+    time_trouble: u32,
+    time_trouble_games: u32,
+    penta: PentaStats,
 }
 
 impl Summary {
@@ -268,7 +543,11 @@ impl Summary {
             terminations: Vec::new(),
             engines: Vec::new(),
             pairings: Vec::new(),
+            phases_known: false,
+            sprt: None,
         };
+        // Base times by time-control text; `None` when it does not parse or has no base.
+        let mut bases: HashMap<&str, Option<i64>> = HashMap::new();
 
         for row in rows {
             let Some(result) = row.result else {
@@ -300,6 +579,23 @@ impl Summary {
                 acc.min_ms_left = acc.min_ms_left.min(row.ms_left(side));
                 acc.moves += row.moves(side) as u64;
                 acc.think_ms += row.think_ms(side);
+                let tc = match side {
+                    Side::White => row.tc_white.as_str(),
+                    Side::Black => row.tc_black.as_str(),
+                };
+                let base_us = *bases.entry(tc).or_insert_with(|| {
+                    tc.parse::<TimeControl>()
+                        .ok()
+                        .map(|tc| tc.base.as_micros() as i64)
+                        .filter(|&us| us > 0)
+                });
+                if let Some(base_us) = base_us {
+                    acc.time_trouble_games += 1;
+                    // ms_left < base / 10, exactly.
+                    if row.ms_left(side).saturating_mul(10_000) < base_us {
+                        acc.time_trouble += 1;
+                    }
+                }
             }
             let (white, black) = (row.white.as_str(), row.black.as_str());
             match pairs
@@ -347,6 +643,11 @@ impl Summary {
                 moves: acc.moves,
                 think_ms: acc.think_ms,
                 avg_ms_per_move: (acc.moves > 0).then(|| acc.think_ms as f64 / acc.moves as f64),
+                time_trouble: acc.time_trouble,
+                time_trouble_games: acc.time_trouble_games,
+                time_trouble_share: acc.time_trouble as f64 / acc.time_trouble_games as f64,
+                penta: PentaStats::from_counts([0; 5], 0),
+                phases: None,
             });
         }
         summary.engines.sort_by(|x, y| {
@@ -373,6 +674,13 @@ impl Summary {
                 (first, second, wdl)
             };
             let (elo_low, elo_high) = r.elo_interval();
+            let (counts, unpaired) = pentanomial(rows, a, b);
+            let penta = PentaStats::from_counts(counts, unpaired);
+            for (name, p) in [(a, penta), (b, penta.flipped())] {
+                if let Some(acc) = engines.get_mut(name) {
+                    acc.penta.add(p.counts, p.unpaired);
+                }
+            }
             summary.pairings.push(PairingStats {
                 a: a.to_string(),
                 b: b.to_string(),
@@ -383,9 +691,50 @@ impl Summary {
                 elo_low,
                 elo_high,
                 los: r.los(),
+                penta,
             });
         }
+        for e in &mut summary.engines {
+            e.penta = engines[e.name.as_str()].penta;
+        }
         summary
+    }
+
+    /// Adds think time by game phase (`phase_times` of these records) to every engine, for
+    /// the text and `summary.csv`; without it they say that phases need the events.
+    pub fn with_phases(&mut self, records: &[GameRecord]) {
+        let times = phase_times(records);
+        for e in &mut self.engines {
+            e.phases = Some(times.get(&e.name).copied().unwrap_or_default());
+        }
+        self.phases_known = true;
+    }
+
+    /// Adds the state of `sprt` for `engine`'s match: the one pairing it plays, seen from its
+    /// side. Returns false (and adds nothing) when `engine` does not play exactly one pairing.
+    pub fn with_sprt(&mut self, sprt: &Sprt, engine: &str) -> bool {
+        let mut pairings = self
+            .pairings
+            .iter()
+            .filter(|p| p.a == engine || p.b == engine);
+        let (Some(p), None) = (pairings.next(), pairings.next()) else {
+            return false;
+        };
+        let (opponent, penta) = if p.a == engine {
+            (&p.b, p.penta)
+        } else {
+            (&p.a, p.penta.flipped())
+        };
+        let llr = sprt.llr(penta.counts);
+        self.sprt = Some(SprtOutcome {
+            sprt: *sprt,
+            engine: engine.to_string(),
+            opponent: opponent.clone(),
+            penta: penta.counts,
+            llr,
+            status: sprt.decide(llr),
+        });
+        true
     }
 
     /// The summary as aligned tables for a terminal.
@@ -394,84 +743,9 @@ impl Summary {
         if self.games == 0 {
             out.push_str("No finished games.\n");
         } else {
-            let header = [
-                "#",
-                "Engine",
-                "Games",
-                "W",
-                "D",
-                "L",
-                "Points",
-                "Score",
-                "Elo",
-                "95% interval",
-                "LOS",
-                "Draws",
-                "Time losses",
-                "Avg left",
-                "Min left",
-                "Per move",
-            ];
-            let rows: Vec<Vec<String>> = self
-                .engines
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    vec![
-                        (i + 1).to_string(),
-                        e.name.clone(),
-                        e.games.to_string(),
-                        e.results.wins.to_string(),
-                        e.results.draws.to_string(),
-                        e.results.losses.to_string(),
-                        format!("{:.1}", e.points),
-                        pct(e.score),
-                        elo_text(e.elo),
-                        interval_text(e.elo_low, e.elo_high),
-                        los_text(e.los),
-                        pct(e.draw_ratio),
-                        e.time_losses.to_string(),
-                        secs(e.avg_ms_left, 1),
-                        secs(e.min_ms_left as f64, 1),
-                        e.avg_ms_per_move.map_or("-".to_string(), |m| secs(m, 2)),
-                    ]
-                })
-                .collect();
-            out.push_str("Standings\n");
-            out.push_str(&table(&header, &[1], &rows));
-
-            let header = [
-                "Pairing",
-                "Games",
-                "W",
-                "D",
-                "L",
-                "Points",
-                "Score",
-                "Elo",
-                "95% interval",
-                "LOS",
-            ];
-            let rows: Vec<Vec<String>> = self
-                .pairings
-                .iter()
-                .map(|p| {
-                    vec![
-                        format!("{} vs {}", p.a, p.b),
-                        p.results.games().to_string(),
-                        p.results.wins.to_string(),
-                        p.results.draws.to_string(),
-                        p.results.losses.to_string(),
-                        format!("{:.1}", p.points),
-                        pct(p.score),
-                        elo_text(p.elo),
-                        interval_text(p.elo_low, p.elo_high),
-                        los_text(p.los),
-                    ]
-                })
-                .collect();
-            out.push_str("\nPairings (W/D/L from the first engine's side)\n");
-            out.push_str(&table(&header, &[0], &rows));
+            self.standings_text(&mut out);
+            self.time_text(&mut out);
+            self.pairings_text(&mut out);
             out.push('\n');
         }
         let _ = write!(
@@ -503,6 +777,206 @@ impl Summary {
         out
     }
 
+    fn standings_text(&self, out: &mut String) {
+        let header = [
+            "#",
+            "Engine",
+            "Games",
+            "W",
+            "D",
+            "L",
+            "Points",
+            "Score",
+            "Elo",
+            "95% interval",
+            "LOS",
+            "Draws",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .engines
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                vec![
+                    (i + 1).to_string(),
+                    e.name.clone(),
+                    e.games.to_string(),
+                    e.results.wins.to_string(),
+                    e.results.draws.to_string(),
+                    e.results.losses.to_string(),
+                    format!("{:.1}", e.points),
+                    pct(e.score),
+                    elo_text(e.elo),
+                    interval_text(e.elo_low, e.elo_high),
+                    los_text(e.los),
+                    pct(e.draw_ratio),
+                ]
+            })
+            .collect();
+        out.push_str("Standings\n");
+        out.push_str(&table(&header, &[1], &rows));
+    }
+
+    fn time_text(&self, out: &mut String) {
+        let header = [
+            "Engine",
+            "Time losses",
+            "Trouble",
+            "Avg left",
+            "Min left",
+            "Per move",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .engines
+            .iter()
+            .map(|e| {
+                vec![
+                    e.name.clone(),
+                    e.time_losses.to_string(),
+                    pct(e.time_trouble_share),
+                    secs(e.avg_ms_left, 1),
+                    secs(e.min_ms_left as f64, 1),
+                    e.avg_ms_per_move.map_or("-".to_string(), |m| secs(m, 2)),
+                ]
+            })
+            .collect();
+        out.push_str("\nTime (trouble: games ended with under 10% of the base time left)\n");
+        out.push_str(&table(&header, &[0], &rows));
+
+        if !self.phases_known {
+            out.push_str(
+                "Think time by game phase: not shown (it needs events.jsonl; \
+                 games.csv has no per-move times)\n",
+            );
+            return;
+        }
+        let header = ["Engine", "Opening", "Middlegame", "Endgame"];
+        let rows: Vec<Vec<String>> = self
+            .engines
+            .iter()
+            .map(|e| {
+                let mut row = vec![e.name.clone()];
+                for phase in Phase::ALL {
+                    let mean = e.phases.and_then(|p| p.mean_ms(phase));
+                    row.push(mean.map_or("-".to_string(), |m| secs(m, 2)));
+                }
+                row
+            })
+            .collect();
+        out.push_str(
+            "\nThink time per move by phase (opening: moves 1-15, middlegame: 16-40, \
+             endgame: 41+)\n",
+        );
+        out.push_str(&table(&header, &[0], &rows));
+    }
+
+    fn pairings_text(&self, out: &mut String) {
+        let header = [
+            "Pairing",
+            "Games",
+            "W",
+            "D",
+            "L",
+            "Points",
+            "Score",
+            "Elo",
+            "95% interval",
+            "LOS",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .pairings
+            .iter()
+            .map(|p| {
+                vec![
+                    format!("{} vs {}", p.a, p.b),
+                    p.results.games().to_string(),
+                    p.results.wins.to_string(),
+                    p.results.draws.to_string(),
+                    p.results.losses.to_string(),
+                    format!("{:.1}", p.points),
+                    pct(p.score),
+                    elo_text(p.elo),
+                    interval_text(p.elo_low, p.elo_high),
+                    los_text(p.los),
+                ]
+            })
+            .collect();
+        out.push_str("\nPairings (W/D/L from the first engine's side)\n");
+        out.push_str(&table(&header, &[0], &rows));
+
+        let unpaired: u32 = self.pairings.iter().map(|p| p.penta.unpaired).sum();
+        if self.pairings.iter().all(|p| p.penta.pairs == 0) {
+            let _ = writeln!(
+                out,
+                "Pentanomial: no complete pair of games ({unpaired} unpaired game{})",
+                if unpaired == 1 { "" } else { "s" }
+            );
+        } else {
+            let header = [
+                "Pairing",
+                "[LL, LD, DD+WL, WD, WW]",
+                "Pairs",
+                "Elo",
+                "nElo",
+                "LOS",
+            ];
+            let rows: Vec<Vec<String>> = self
+                .pairings
+                .iter()
+                .map(|p| {
+                    let c = p.penta.counts;
+                    vec![
+                        format!("{} vs {}", p.a, p.b),
+                        format!("[{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4]),
+                        p.penta.pairs.to_string(),
+                        plus_minus(p.penta.elo, p.penta.elo_error),
+                        plus_minus(p.penta.nelo, p.penta.nelo_error),
+                        if p.penta.los.is_nan() {
+                            "-".to_string()
+                        } else {
+                            los_text(p.penta.los)
+                        },
+                    ]
+                })
+                .collect();
+            out.push_str(
+                "\nPentanomial (pairs of games: one opening, colours swapped; \
+                 first engine's side)\n",
+            );
+            out.push_str(&table(&header, &[0, 1], &rows));
+            if unpaired > 0 {
+                let _ = writeln!(
+                    out,
+                    "{unpaired} finished game{} not in a complete pair, left out of these counts",
+                    if unpaired == 1 { " is" } else { "s are" }
+                );
+            }
+        }
+
+        if let Some(s) = &self.sprt {
+            let (lower, upper) = s.sprt.bounds();
+            let _ = writeln!(
+                out,
+                "\nSPRT {} vs {}: nElo [{}, {}], alpha {}, beta {}\n\
+                 LLR {} in ({:+.2}, {:+.2}): {}",
+                s.engine,
+                s.opponent,
+                s.sprt.elo0,
+                s.sprt.elo1,
+                s.sprt.alpha,
+                s.sprt.beta,
+                if s.llr.is_nan() {
+                    "-".to_string()
+                } else {
+                    format!("{:+.2}", s.llr)
+                },
+                lower,
+                upper,
+                s.status
+            );
+        }
+    }
+
     /// Writes `summary.csv`: one row per engine, in standings order, plain numbers (Elo bounds
     /// may be `inf`/`-inf`; empty where a value does not exist). Replaces the file atomically.
     pub fn write_csv(&self, path: &Path) -> anyhow::Result<()> {
@@ -511,6 +985,16 @@ impl Summary {
             .from_writer(Vec::new());
         w.write_record(SUMMARY_COLUMNS)?;
         for (i, e) in self.engines.iter().enumerate() {
+            let phase = |phase: Phase| {
+                e.phases
+                    .and_then(|p| p.mean_ms(phase))
+                    .map_or(String::new(), |m| format!("{m:.1}"))
+            };
+            let llr = match &self.sprt {
+                Some(s) if s.engine == e.name => csv_number(s.llr, 4),
+                _ => String::new(),
+            };
+            let p = &e.penta;
             w.write_record([
                 (i + 1).to_string(),
                 e.name.clone(),
@@ -530,6 +1014,23 @@ impl Summary {
                 e.min_ms_left.to_string(),
                 e.avg_ms_per_move
                     .map_or(String::new(), |m| format!("{m:.1}")),
+                p.counts[0].to_string(),
+                p.counts[1].to_string(),
+                p.counts[2].to_string(),
+                p.counts[3].to_string(),
+                p.counts[4].to_string(),
+                p.unpaired.to_string(),
+                csv_number(p.elo, 1),
+                csv_number(p.elo_error, 1),
+                csv_number(p.nelo, 1),
+                csv_number(p.nelo_error, 1),
+                csv_number(p.los * 100.0, 4),
+                e.time_trouble.to_string(),
+                csv_number(e.time_trouble_share * 100.0, 2),
+                phase(Phase::Opening),
+                phase(Phase::Middlegame),
+                phase(Phase::Endgame),
+                llr,
             ])?;
         }
         let bytes = w
@@ -542,8 +1043,12 @@ impl Summary {
     }
 }
 
-/// The columns of `summary.csv`.
-pub const SUMMARY_COLUMNS: [&str; 17] = [
+/// The columns of `summary.csv`: one row per engine. After the per-game statistics, its
+/// pentanomial counts against the field (`penta_ll` .. `penta_ww`, from its side) and the
+/// statistics derived from them, its time-trouble games (under 10 % of the base time left) and
+/// their share of the games with a known base time, its mean think time per move by phase
+/// (empty when the events were not at hand), and the SPRT's LLR on the tested engine's row.
+pub const SUMMARY_COLUMNS: [&str; 34] = [
     "rank",
     "engine",
     "games",
@@ -561,6 +1066,23 @@ pub const SUMMARY_COLUMNS: [&str; 17] = [
     "avg_ms_left",
     "min_ms_left",
     "avg_ms_per_move",
+    "penta_ll",
+    "penta_ld",
+    "penta_dd_wl",
+    "penta_wd",
+    "penta_ww",
+    "unpaired_games",
+    "penta_elo",
+    "penta_elo_error",
+    "nelo",
+    "nelo_error",
+    "penta_los_pct",
+    "time_trouble",
+    "time_trouble_pct",
+    "opening_ms_per_move",
+    "middlegame_ms_per_move",
+    "endgame_ms_per_move",
+    "sprt_llr",
 ];
 
 fn csv_number(x: f64, decimals: usize) -> String {
@@ -600,6 +1122,17 @@ fn elo_text(x: f64) -> String {
         if x > 0.0 { "inf" } else { "-inf" }.to_string()
     } else {
         format!("{x:+.1}")
+    }
+}
+
+/// `+12.3 ± 20.1`; the `±` part is left out when it does not exist.
+fn plus_minus(value: f64, error: f64) -> String {
+    if error.is_nan() || !value.is_finite() {
+        elo_text(value)
+    } else if error.is_infinite() {
+        format!("{} ± inf", elo_text(value))
+    } else {
+        format!("{} ± {error:.1}", elo_text(value))
     }
 }
 
@@ -950,17 +1483,437 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], SUMMARY_COLUMNS.join(","));
+        // Existing columns first; then the pentanomial, time trouble, phases (not known
+        // here) and the SPRT (none).
         assert_eq!(
             lines[1],
-            "1,perfect,1,1,0,0,1.0,100.00,inf,inf,inf,84.1345,0.00,0,100000,100000,500.0"
+            "1,perfect,1,1,0,0,1.0,100.00,inf,inf,inf,84.1345,0.00,0,100000,100000,500.0,\
+             0,0,0,0,0,1,,,,,,0,0.00,,,,"
         );
         assert_eq!(
             lines[2],
-            "2,alpha,10,6,2,2,7.0,70.00,147.2,-33.4,504.0,92.1350,20.00,1,75000,50000,1000.0"
+            "2,alpha,10,6,2,2,7.0,70.00,147.2,-33.4,504.0,92.1350,20.00,1,75000,50000,1000.0,\
+             1,0,1,0,3,0,147.2,inf,122.8,215.3,86.8224,0,0.00,,,,"
         );
         assert_eq!(lines.len(), 5);
         assert!(lines[4].starts_with("4,hopeless,1,0,0,1,0.0,0.00,-inf,-inf,-inf,"));
         assert!(!dir.join("summary.csv.tmp").exists());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+    /// fastchess `Stats(ll, ld, wl, dd, wd, ww)` as pentanomial counts.
+    fn fastchess(ll: u32, ld: u32, wl: u32, dd: u32, wd: u32, ww: u32) -> [u32; 5] {
+        [ll, ld, wl + dd, wd, ww]
+    }
+
+    /// doctest's `Approx(expected).epsilon(0.01)`, as fastchess's tests use it.
+    fn approx(value: f64, expected: f64) -> bool {
+        (value - expected).abs() < 0.01 * (1.0 + value.abs().max(expected.abs()))
+    }
+
+    /// The `EloPentanomial` cases of fastchess's `tests/elo_test.cpp` (published to two
+    /// decimals), pinned to 1e-9 against an independent python3 implementation of the formulas
+    /// in the module notes.
+    #[test]
+    fn pentanomial_elo_matches_fastchess_test_vectors() {
+        // (counts, published Elo, ±, nElo, ±, LOS text), (python Elo, ±, nElo, ±)
+        let cases = [
+            (
+                fastchess(34, 54, 31, 32, 64, 75),
+                (55.58, 27.65, 57.94, 28.28, Some("100.00 %")),
+                [
+                    55.579_780_420_445_9,
+                    27.653_429_506_393_5,
+                    57.935_599_938_124_3,
+                    28.275_376_243_408_7,
+                ],
+            ),
+            (
+                fastchess(332, 433, 457, 41, 333, 334),
+                (-8.64, 10.33, -9.17, 10.96, Some("5.05 %")),
+                [
+                    -8.642_667_267_969_01,
+                    10.334_194_424_393_1,
+                    -9.172_914_270_047_18,
+                    10.960_458_877_511_2,
+                ],
+            ),
+            (
+                fastchess(7895, 8757, 5485, 200, 568, 9999),
+                (-21.04, 2.95, -19.01, 2.65, None),
+                [
+                    -21.043_520_578_172_9,
+                    2.945_280_868_527_82,
+                    -19.012_834_278_884,
+                    2.654_501_916_502_47,
+                ],
+            ),
+        ];
+        for (counts, (elo, err, nelo, nerr, los), reference) in cases {
+            let p = PentaStats::from_counts(counts, 0);
+            let got = [p.elo, p.elo_error, p.nelo, p.nelo_error];
+            for (g, e) in got.iter().zip([elo, err, nelo, nerr]) {
+                assert!(approx(*g, e), "{counts:?}: {got:?}");
+            }
+            for (g, r) in got.iter().zip(reference) {
+                assert!(close(*g, r, 1e-9), "{counts:?}: {g} not {r}");
+            }
+            if let Some(los) = los {
+                assert_eq!(format!("{:.2} %", p.los * 100.0), los);
+            }
+            assert_eq!(p.pairs, counts.iter().sum::<u32>());
+        }
+    }
+
+    #[test]
+    fn pentanomial_elo_of_small_samples() {
+        // Five drawn pairs: Elo 0 exactly, no spread; nElo is 0/0 and reported as missing.
+        let p = PentaStats::from_counts([0, 0, 5, 0, 0], 0);
+        assert_eq!((p.score, p.elo, p.elo_error), (0.5, 0.0, 0.0));
+        assert!(p.nelo.is_nan());
+        assert_eq!(p.los, 0.5);
+        // A win and a loss also score 1 point: the same counts, the same Elo.
+        // [0, 3, 10, 4, 1]: s = 39/72; var = 0.036458...; python reference values.
+        let p = PentaStats::from_counts([0, 3, 10, 4, 1], 2);
+        assert_eq!(p.pairs, 18);
+        assert_eq!(p.unpaired, 2);
+        assert!(close(p.score, 39.0 / 72.0, 1e-15));
+        assert!(close(p.elo, 29.020_266_859_444_8, 1e-9));
+        assert!(close(p.elo_error, 62.398_460_266_046_9, 1e-9));
+        assert!(close(p.nelo, 53.610_474_742_178_4, 1e-9));
+        assert!(close(p.nelo_error, 113.493_539_095_314, 1e-9));
+        assert!(close(p.los, 0.822_730_260_113_25, 1e-9));
+        // The other side: mirrored counts, opposite Elo.
+        let q = p.flipped();
+        assert_eq!(q.counts, [1, 4, 10, 3, 0]);
+        assert!(close(q.elo, -p.elo, 1e-12) && close(q.nelo, -p.nelo, 1e-12));
+        assert!(close(q.elo_error, p.elo_error, 1e-12));
+        // The interval reaching past 100 %: Elo is finite, its error is not.
+        let p = PentaStats::from_counts([1, 0, 1, 0, 3], 0);
+        assert!(close(p.elo, 147.190_714_117_838, 1e-12));
+        assert_eq!(p.elo_error, f64::INFINITY);
+        assert!(close(p.nelo, 122.837_029_274_275, 1e-12));
+        // No pairs: nothing to say.
+        let p = PentaStats::from_counts([0; 5], 3);
+        assert!(p.elo.is_nan() && p.nelo.is_nan() && p.los.is_nan());
+        // A clean sweep.
+        let p = PentaStats::from_counts([0, 0, 0, 0, 2], 0);
+        assert_eq!((p.elo, p.nelo, p.los), (f64::INFINITY, f64::INFINITY, 1.0));
+    }
+
+    /// A game between `a` and `b` in pair `pair`; `a_points` 1, 0.5 or 0; `a` white if asked.
+    fn game(pair: u64, a_white: bool, a_points: f64) -> GameRow {
+        let result = if a_points == 0.5 {
+            GameResult::Draw
+        } else if (a_points == 1.0) == a_white {
+            GameResult::WhiteWins
+        } else {
+            GameResult::BlackWins
+        };
+        let (w, b) = if a_white { ("a", "b") } else { ("b", "a") };
+        let mut r = row(2 * pair, w, b, result, Termination::Checkmate);
+        r.pair = pair;
+        r
+    }
+
+    #[test]
+    fn pentanomial_counts_pairs_from_the_first_engines_side() {
+        let mut rows = vec![
+            game(1, true, 1.0),
+            game(1, false, 0.5), // WD
+            game(2, false, 1.0),
+            game(2, true, 0.0), // WL: 1 point
+            game(3, true, 0.5),
+            game(3, false, 0.5), // DD: 1 point
+            game(4, true, 0.0),
+            game(4, false, 0.0), // LL
+            game(5, false, 0.5),
+            game(5, true, 0.5), // DD
+            game(6, true, 1.0), // its partner never finished
+            game(6, false, 1.0),
+            game(7, true, 0.5), // its partner is missing
+            game(0, true, 1.0), // no pair number
+            game(8, true, 1.0), // the same colours twice: not a pair
+            game(8, true, 1.0),
+        ];
+        rows[11].result = None;
+        // Another engine's games and other runs' pairs do not mix in.
+        let mut other = row(99, "a", "c", GameResult::WhiteWins, Termination::Checkmate);
+        other.pair = 1;
+        rows.push(other);
+        let mut rerun = game(1, true, 1.0);
+        rerun.seed = 2;
+        let mut rerun2 = game(1, false, 1.0);
+        rerun2.seed = 2;
+        rows.extend([rerun, rerun2]); // WW in run 2's pair 1
+        assert_eq!(pentanomial(&rows, "a", "b"), ([1, 0, 3, 1, 1], 5));
+        assert_eq!(pentanomial(&rows, "b", "a"), ([1, 1, 3, 0, 1], 5));
+        assert_eq!(pentanomial(&rows, "a", "c"), ([0; 5], 1));
+        assert_eq!(pentanomial(&rows, "a", "nobody"), ([0; 5], 0));
+
+        let s = Summary::from_rows(&rows);
+        let ab = s.pairings.iter().find(|p| p.b == "b").unwrap();
+        assert_eq!(ab.a, "a");
+        assert_eq!(ab.penta.counts, [1, 0, 3, 1, 1]);
+        assert_eq!(ab.penta.unpaired, 5);
+        // Engine "a" against the field adds its "c" game as unpaired; "b" sees mirrored pairs.
+        let a = s.engines.iter().find(|e| e.name == "a").unwrap();
+        assert_eq!((a.penta.counts, a.penta.unpaired), ([1, 0, 3, 1, 1], 6));
+        let b = s.engines.iter().find(|e| e.name == "b").unwrap();
+        assert_eq!((b.penta.counts, b.penta.unpaired), ([1, 1, 3, 0, 1], 5));
+        let text = s.to_text();
+        assert!(
+            text.contains("a vs b   [1, 0, 3, 1, 1]              6  +29.0 ± 186.2"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "6 finished games are not in a complete pair, left out of these counts\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_pentanomial_of_a_match_agrees_with_its_games() {
+        // match_rows: pairs 1-3 won twice by alpha, pair 4 drawn twice, pair 5 lost twice.
+        let s = Summary::from_rows(&match_rows());
+        let p = &s.pairings[0].penta;
+        assert_eq!((p.counts, p.pairs, p.unpaired), ([1, 0, 1, 0, 3], 5, 0));
+        // Paired or not, the score is the games' score.
+        assert!(close(p.score, s.pairings[0].score, 1e-15));
+        assert!(close(p.elo, s.pairings[0].elo, 1e-12));
+        assert_eq!(s.engines[1].penta.counts, [3, 0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn time_trouble_is_under_a_tenth_of_the_base_time() {
+        use GameResult::*;
+        let mut rows = Vec::new();
+        // 5+0: 300 s base, trouble below 30 s.
+        for (white_left, black_left) in [(29_999, 30_000), (-5, 150_000), (100, 0)] {
+            let mut r = row(
+                rows.len() as u64 + 1,
+                "x",
+                "y",
+                Draw,
+                Termination::Threefold,
+            );
+            r.white_ms_left = white_left;
+            r.black_ms_left = black_left;
+            rows.push(r);
+        }
+        // 10 s + 0.1 s for x: 1 s is the limit; y's time control does not parse.
+        let mut r = row(4, "x", "y", WhiteWins, Termination::Checkmate);
+        r.tc_white = "10s+0.1s".into();
+        r.tc_black = "??".into();
+        r.white_ms_left = 999;
+        r.black_ms_left = 1;
+        rows.push(r);
+        // No base time at all (increment only): not counted either way.
+        let mut r = row(5, "y", "x", WhiteWins, Termination::Checkmate);
+        r.tc_white = "0+1".into();
+        r.tc_black = "0+1".into();
+        r.white_ms_left = 0;
+        r.black_ms_left = 0;
+        rows.push(r);
+        let s = Summary::from_rows(&rows);
+        let x = s.engines.iter().find(|e| e.name == "x").unwrap();
+        assert_eq!((x.time_trouble, x.time_trouble_games), (4, 4));
+        assert_eq!(x.time_trouble_share, 1.0);
+        let y = s.engines.iter().find(|e| e.name == "y").unwrap();
+        // 30 000 is exactly a tenth: not under it. 0 is.
+        assert_eq!((y.time_trouble, y.time_trouble_games), (1, 3));
+        assert!(close(y.time_trouble_share, 1.0 / 3.0, 1e-15));
+        let text = s.to_text();
+        assert!(text.contains("33.3%"), "{text}");
+    }
+
+    fn record(game: u64, fen: Option<&str>, book: usize, plies: u32, ended: bool) -> GameRecord {
+        use crate::event::OpeningRecord;
+        let mut events = Vec::new();
+        for ply in 0..plies {
+            let side = if ply % 2 == 0 {
+                Side::White
+            } else {
+                Side::Black
+            };
+            events.push(Event::Move {
+                t_us: 0,
+                side,
+                uci: "e2e4".into(),
+                // White thinks 1 ms per ply index, black 1 s flat.
+                think_us: if side == Side::White {
+                    1000 * i64::from(ply)
+                } else {
+                    1_000_000
+                },
+                clock_us: 0,
+                info: Default::default(),
+            });
+        }
+        if ended {
+            events.push(Event::End {
+                t_us: 0,
+                result: GameResult::Draw,
+                termination: Termination::MaxMoves,
+                rule: String::new(),
+                detail: String::new(),
+                white_clock_us: 0,
+                black_clock_us: 0,
+            });
+        }
+        GameRecord {
+            game,
+            pair: 1,
+            white: "w".into(),
+            black: "b".into(),
+            opening: OpeningRecord {
+                name: "x".into(),
+                fen: fen.map(str::to_string),
+                moves: vec!["e2e4".into(); book],
+            },
+            ruleset: Ruleset::Fide,
+            tc_white: TimeControl::G5,
+            tc_black: TimeControl::G5,
+            seed: 1,
+            started: String::new(),
+            time_margin_ms: 0,
+            events,
+        }
+    }
+
+    #[test]
+    fn think_time_by_phase_follows_the_move_number_on_the_board() {
+        // From the start position, 45 moves each: white's moves are plies 0, 2, .., 88.
+        let times = phase_times(&[record(1, None, 0, 90, true)]);
+        let w = times["w"];
+        assert_eq!(w.moves, [15, 25, 5]);
+        // Moves 1-15: plies 0..=28, mean 14 ms; 16-40: plies 30..=78, mean 54 ms;
+        // 41-45: plies 80..=88, mean 84 ms.
+        assert_eq!(w.mean_ms(Phase::Opening), Some(14.0));
+        assert_eq!(w.mean_ms(Phase::Middlegame), Some(54.0));
+        assert_eq!(w.mean_ms(Phase::Endgame), Some(84.0));
+        let b = times["b"];
+        assert_eq!(b.moves, [15, 25, 5]);
+        assert_eq!(b.mean_ms(Phase::Endgame), Some(1000.0));
+
+        // Black to move at move 15, one book move (black's 15th): the game proper starts
+        // with white's 16th move, in the middlegame; move 41 starts after 25 moves each.
+        let fen = "4k3/8/8/8/8/8/8/4K3 b - - 0 15";
+        let times = phase_times(&[record(2, Some(fen), 1, 52, true)]);
+        assert_eq!(times["w"].moves, [0, 25, 1]);
+        assert_eq!(times["b"].moves, [0, 25, 1]);
+        // The same position with white to move at move 15: one opening move each.
+        let fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 15";
+        let times = phase_times(&[record(3, Some(fen), 0, 2, true)]);
+        assert_eq!(times["w"].moves, [1, 0, 0]);
+        assert_eq!(times["b"].moves, [1, 0, 0]);
+        assert_eq!(times["b"].mean_ms(Phase::Middlegame), None);
+        // A record cut off before its end is left out.
+        assert!(phase_times(&[record(4, None, 0, 10, false)]).is_empty());
+    }
+
+    #[test]
+    fn phases_and_sprt_reach_the_text_and_the_csv() {
+        let rows = match_rows();
+        let mut s = Summary::from_rows(&rows);
+        let text = s.to_text();
+        assert!(
+            text.contains("Think time by game phase: not shown"),
+            "{text}"
+        );
+        assert!(!text.contains("SPRT"), "{text}");
+
+        // The records of the match: alpha and beta by their colours in `match_rows`.
+        let records: Vec<GameRecord> = (1..=10)
+            .map(|g| {
+                let mut r = record(g, None, 0, 90, true);
+                (r.white, r.black) = if g % 2 == 1 {
+                    ("alpha".into(), "beta".into())
+                } else {
+                    ("beta".into(), "alpha".into())
+                };
+                r
+            })
+            .collect();
+        s.with_phases(&records);
+        let sprt: Sprt = "elo0=0,elo1=5,alpha=0.05,beta=0.05".parse().unwrap();
+        assert!(s.with_sprt(&sprt, "alpha"));
+        let outcome = s.sprt.as_ref().unwrap();
+        assert_eq!(outcome.penta, [1, 0, 1, 0, 3]);
+        assert!(close(outcome.llr, sprt.llr([1, 0, 1, 0, 3]), 1e-15));
+        assert!(outcome.llr > 0.0);
+        assert_eq!(outcome.status, SprtStatus::Continue);
+
+        let text = s.to_text();
+        // Alpha: 14, 54, 84 ms as white, 1 s as black, 5 games each way: 507, 527, 542 ms.
+        assert!(
+            text.contains("alpha     0.51s       0.53s    0.54s"),
+            "{text}"
+        );
+        assert!(text.contains("Pentanomial (pairs of games"), "{text}");
+        assert!(
+            text.contains(
+                "alpha vs beta  [1, 0, 1, 0, 3]              5  +147.2 ± inf  +122.8 ± 215.3  86.82%\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("SPRT alpha vs beta: nElo [0, 5], alpha 0.05, beta 0.05\n"));
+        assert!(text.contains(&format!(
+            "LLR {:+.2} in (-2.94, +2.94): continue\n",
+            outcome.llr
+        )));
+        for line in text.lines() {
+            assert!(line.chars().count() <= 100, "too wide: {line}");
+        }
+
+        // From beta's side: mirrored counts, and a negative LLR.
+        let mut t = s.clone();
+        assert!(t.with_sprt(&sprt, "beta"));
+        assert_eq!(t.sprt.as_ref().unwrap().penta, [3, 0, 1, 0, 1]);
+        assert!(t.sprt.as_ref().unwrap().llr < 0.0);
+        // Not an engine of exactly one pairing: nothing.
+        assert!(!t.with_sprt(&sprt, "gamma"));
+
+        let dir = std::env::temp_dir().join(format!("blitz-arena-phases-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("summary.csv");
+        s.write_csv(&path).unwrap();
+        let csv = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[1].starts_with("1,alpha,"));
+        assert!(
+            lines[1].ends_with(&format!(
+                ",1,0,1,0,3,0,147.2,inf,122.8,215.3,86.8224,0,0.00,507.0,527.0,542.0,{:.4}",
+                outcome.llr
+            )),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].ends_with(
+                ",3,0,1,0,1,0,-147.2,inf,-122.8,215.3,13.1776,0,0.00,507.0,527.0,542.0,"
+            ),
+            "{}",
+            lines[2]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_gauntlet_without_pairs_says_so_in_one_line() {
+        use GameResult::*;
+        let mut rows = vec![
+            row(1, "opp1", "hero", WhiteWins, Termination::Checkmate),
+            row(2, "hero", "opp2", WhiteWins, Termination::Checkmate),
+        ];
+        for r in &mut rows {
+            r.pair = 0;
+        }
+        let text = Summary::from_rows(&rows).to_text();
+        assert!(
+            text.contains("Pentanomial: no complete pair of games (2 unpaired games)\n"),
+            "{text}"
+        );
     }
 }

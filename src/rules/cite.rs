@@ -18,6 +18,26 @@ pub enum Situation {
     /// A flag fell but the opponent could not mate.
     FlagNoMaterial,
     IllegalMove,
+    /// A noticed illegal move, but the claimant could not mate: a draw.
+    IllegalNoMaterial,
+    /// The claimant's engine captured the king its opponent left in check.
+    KingCapture,
+    /// USCF 7d: the side that moved its king next to the other king claimed.
+    KingsAdjacentClaim,
+    /// FIDE A.5.4: an illegal position persists after the next move.
+    PersistingIllegalPosition,
+    /// A mate given by a side whose flag had fallen unnoticed.
+    MateAfterOwnFlag,
+    /// H13: the mated side claims on time.
+    MatedClaimsOnTime,
+    /// H14: the mated side's own flag fell while it claimed.
+    MatedClaimsOnTimeTooLate,
+    /// Both flags down before either was claimed.
+    BothFlags,
+    /// The claimant's own flag fell before its claim completed.
+    OwnFlagDuringClaim,
+    /// FIDE: both flags down, the first to fall loses.
+    FirstFlagLoses,
     EngineCrash,
     MaxMoves,
     DrawAdjudication,
@@ -86,12 +106,52 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (FlagNoMaterial, Fide) => "FIDE 6.9",
         (FlagNoMaterial, Online) => "online: insufficient material",
 
-        (IllegalMove, House) => "H3.4",
+        (IllegalMove, House) => "H3.4, H18, H19",
         (IllegalMove, Generic) => "G§3",
         (IllegalMove, Wbca) => "WBCA 14",
         (IllegalMove, Uscf) => "USCF 7d",
         (IllegalMove, Fide) => "FIDE 7.5.5",
         (IllegalMove, Online) => "online: illegal move",
+
+        (IllegalNoMaterial, Generic) => "G§3",
+        (IllegalNoMaterial, Wbca) => "WBCA 14, 8f",
+        (IllegalNoMaterial, Uscf) => "USCF 7d, 8d",
+        (IllegalNoMaterial, Fide) => "FIDE 7.5.5, 6.9",
+        (IllegalNoMaterial, House | Online) => "online: illegal move",
+
+        (KingCapture, House) => "H17, H18",
+        (KingCapture, Generic) => "G§3",
+        (KingCapture, Wbca) => "WBCA 16, 14",
+        (KingCapture, Uscf) => "USCF 7d",
+        (KingCapture, Fide) => "FIDE 7.5.5",
+        (KingCapture, Online) => "online: illegal move",
+
+        (KingsAdjacentClaim, _) => "USCF 7d",
+        (PersistingIllegalPosition, _) => "FIDE A.5.4",
+
+        (MateAfterOwnFlag, House) => "H13",
+        (MateAfterOwnFlag, Generic) => "G§2",
+        (MateAfterOwnFlag, Wbca) => "WBCA 7a",
+        (MateAfterOwnFlag, Fide) => "FIDE 6.9, 6.8",
+        (MateAfterOwnFlag, Uscf) => "USCF 7a, 8c",
+        (MateAfterOwnFlag, Online) => "FIDE 5.1.1",
+
+        (MatedClaimsOnTime, _) => "H13",
+        (MatedClaimsOnTimeTooLate, _) => "H14",
+
+        (BothFlags, House) => "H8, H25",
+        (BothFlags, Generic) => "G§2",
+        (BothFlags, Wbca) => "WBCA 8c",
+        (BothFlags, Uscf) => "USCF 8c",
+        (BothFlags, Fide | Online) => "FIDE 6.9",
+
+        (OwnFlagDuringClaim, House) => "H11",
+        (OwnFlagDuringClaim, Generic) => "G§2",
+        (OwnFlagDuringClaim, Wbca) => "WBCA 8c",
+        (OwnFlagDuringClaim, Uscf) => "USCF 7c, 8c",
+        (OwnFlagDuringClaim, Fide | Online) => "FIDE 6.9",
+
+        (FirstFlagLoses, _) => "FIDE 6.9",
 
         (EngineCrash, _) => "arena: engine crash",
         (MaxMoves, _) => "arena: --max-moves",

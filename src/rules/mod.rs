@@ -1,13 +1,14 @@
 //! The arbiter: rulesets, mating material, and the referee that rules a game from its events.
 
 mod cite;
+pub mod illegal;
 mod material;
 mod referee;
 
-pub use material::{can_mate, MatingChance};
+pub use material::{can_mate, is_dead, MatingChance};
 pub use referee::legal_move;
 pub use referee::{
-    Adjudication, DrawAdjudication, Ending, Referee, RefereeSettings, ResignAdjudication,
+    Adjudication, DrawAdjudication, Ending, Referee, RefereeSettings, ResignAdjudication, Verdict,
 };
 
 use serde::{Deserialize, Serialize};

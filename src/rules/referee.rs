@@ -1,21 +1,23 @@
-//! The referee: a pure fold over a game's events that decides when and how the game ends.
+//! The referee: a pure fold over a game's events that says what each one means under the
+//! ruleset (RULES.md §3).
 //!
-//! It holds the board and the counters that the rules need (repetitions, adjudication
-//! streaks, fallen flags), never a clock or a process: the real-time loop reports what
-//! happened, and the referee says what it means. The same events re-ruled under another
-//! ruleset give that ruleset's ruling.
+//! It holds the board and what the rules need to remember (repetitions, fallen flags, an
+//! illegal move waiting to be noticed, how many illegal moves each side made), never a clock or
+//! a process. The real-time loop reports what happened, including what the watchers noticed
+//! and when their claims completed, and acts on the verdicts. The same events re-ruled under
+//! another ruleset give that ruleset's rulings.
 
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 
 use super::cite::{cite, Situation};
-use super::material::{can_mate, MatingChance};
+use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
+use super::material::{can_mate, is_dead, MatingChance};
 use super::Ruleset;
-use crate::event::{Event, Fault, GameResult, Side, Termination};
+use crate::event::{Claimable, Event, Fault, GameResult, Score, Side, Termination};
 
 /// cutechess-style draw adjudication: `movenumber=40,movecount=8,score=10` draws a game once
 /// at least `movenumber` full moves have been played and both engines' scores have stayed
@@ -121,6 +123,10 @@ pub struct RefereeSettings {
     pub adjudication: Adjudication,
     /// The watchers claim threefold repetition and the 50-move rule as soon as they can.
     pub claim_draws: bool,
+    /// How long a claim takes, in ms (USCF 16 charges it to a player who pressed the clock
+    /// with a pawn on the last rank).
+    #[serde(default)]
+    pub claim_ms: u64,
 }
 
 impl Default for RefereeSettings {
@@ -130,6 +136,7 @@ impl Default for RefereeSettings {
             max_moves: None,
             adjudication: Adjudication::default(),
             claim_draws: true,
+            claim_ms: 0,
         }
     }
 }
@@ -143,6 +150,58 @@ pub struct Ending {
     pub detail: String,
 }
 
+/// What an event means for the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Play on.
+    Continue,
+    /// The game is over.
+    End(Ending),
+    /// A flag fell and the ruleset does not end the game by itself: the opponent's watcher
+    /// notices it (after its delay) and claims.
+    FlagDown { side: Side },
+    /// An illegal move was completed: the opponent's watcher notices it before moving (a
+    /// `Notice`, then a `Claim`) or not (`Unnoticed`: the move stands).
+    IllegalCompleted { offender: Side },
+    /// Add `add_us` to `side`'s clock (negative: charge it), then play on. With `retake`, the
+    /// illegal move was taken back and the offender moves again (FIDE 7.5.5).
+    Penalty {
+        side: Side,
+        add_us: i64,
+        rule: &'static str,
+        retake: bool,
+    },
+}
+
+impl Verdict {
+    pub fn ending(&self) -> Option<&Ending> {
+        match self {
+            Verdict::End(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// An illegal move waiting for the opponent's watcher.
+#[derive(Clone, Debug)]
+struct PendingIllegal {
+    side: Side,
+    uci: String,
+    reason: String,
+    /// `None`: text that is no move at all.
+    illegal: Option<Illegal>,
+}
+
+/// A position as it stood before an illegal move was allowed to stand, to restore it when the
+/// move is claimed later (FIDE 7.5.5 after a crash or a king capture).
+#[derive(Clone, Debug)]
+struct Snapshot {
+    pos: Chess,
+    history: Vec<Zobrist64>,
+    checks: Vec<bool>,
+    plies: u32,
+}
+
 /// Rules one game, event by event.
 #[derive(Clone, Debug)]
 pub struct Referee {
@@ -150,12 +209,28 @@ pub struct Referee {
     pos: Chess,
     /// Zobrist keys of the positions since the last irreversible move, the current one last.
     history: Vec<Zobrist64>,
+    /// For each position after the first in `history`: whether the move that led to it gave
+    /// check (WBCA 8d: repetition by perpetual check).
+    checks: Vec<bool>,
     /// Plies of the game proper (opening moves not counted).
     plies: u32,
     draw_streak: u32,
-    /// Consecutive moves with a score at or below `-score`, and at or above `+score`.
     losing_streak: [u32; 2],
     winning_streak: [u32; 2],
+    /// When each side's flag fell (µs since the start).
+    flags: [Option<i64>; 2],
+    /// When each side's watcher noticed the opponent's fallen flag (its claim started).
+    flag_noticed: [Option<i64>; 2],
+    pending_illegal: Option<PendingIllegal>,
+    /// Illegal moves ruled against each side so far (FIDE: the second one loses).
+    illegal_count: [u32; 2],
+    /// An illegal move stood: the side that made it, and the position before it.
+    stood: Option<(Side, Option<IllegalKind>, Snapshot)>,
+    /// The opponent has not yet replied to a standing illegal move (FIDE A.5.4).
+    awaiting_reply_to_illegal: bool,
+    /// House rules: a side mated the other after its own flag fell; the mated side may still
+    /// claim on time (H13, H14).
+    mate_by_flagged: Option<Side>,
     ending: Option<Ending>,
 }
 
@@ -165,14 +240,23 @@ impl Referee {
     pub fn new(settings: RefereeSettings, pos: Chess, history: Vec<Zobrist64>) -> Referee {
         let mut history = history;
         history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
+        let checks = vec![false; history.len() - 1];
         Referee {
             settings,
             pos,
             history,
+            checks,
             plies: 0,
             draw_streak: 0,
             losing_streak: [0; 2],
             winning_streak: [0; 2],
+            flags: [None; 2],
+            flag_noticed: [None; 2],
+            pending_illegal: None,
+            illegal_count: [0; 2],
+            stood: None,
+            awaiting_reply_to_illegal: false,
+            mate_by_flagged: None,
             ending: None,
         }
     }
@@ -216,14 +300,44 @@ impl Referee {
         self.settings.ruleset
     }
 
-    /// Checks an engine's `bestmove` text against the current position: the move, or why it is
-    /// illegal.
-    pub fn check_move(&self, text: &str) -> Result<Move, String> {
-        legal_move(&self.pos, text)
+    pub fn settings(&self) -> &RefereeSettings {
+        &self.settings
     }
 
-    /// Takes one event into account; returns the ending once the game is over.
-    pub fn apply(&mut self, event: &Event) -> Option<&Ending> {
+    pub fn flag_fell(&self, side: Side) -> bool {
+        self.flags[side.index()].is_some()
+    }
+
+    /// No engine should be asked to move: the game waits for a watcher (H13: the mated side
+    /// may still claim on time).
+    pub fn waiting(&self) -> bool {
+        self.mate_by_flagged.is_some()
+    }
+
+    /// The position on the board is one the rules of chess do not allow (an illegal move
+    /// stood), so engines must be told it by FEN and may fail on it.
+    pub fn position_is_illegal(&self) -> bool {
+        self.stood.is_some() && illegal::position_is_illegal(&self.pos).is_some()
+    }
+
+    /// Whether `side`'s opponent has an illegal move standing that `side` could still claim
+    /// (by crashing on the position or capturing the king, RULES.md §5).
+    pub fn can_claim_standing_illegal(&self, side: Side) -> bool {
+        matches!(&self.stood, Some((offender, _, _)) if *offender == side.other())
+    }
+
+    /// What an engine's `bestmove` text is in the current position.
+    pub fn check_move(&self, text: &str) -> MoveCheck {
+        illegal::check(&self.pos, text)
+    }
+
+    /// Whether `text` captures the king the opponent left in check.
+    pub fn is_king_capture(&self, text: &str) -> bool {
+        illegal::king_capture(&self.pos, text)
+    }
+
+    /// Takes one event into account and says what it means.
+    pub fn apply(&mut self, event: &Event) -> Verdict {
         if self.ending.is_some() {
             // After the end only a stall can refine a flag ruling (engine-stall).
             if let Event::EngineFault {
@@ -234,95 +348,186 @@ impl Referee {
             {
                 self.refine_stall(*side);
             }
-            return self.ending.as_ref();
+            return Verdict::End(self.ending.clone().expect("checked"));
         }
-        let ending = match event {
-            Event::Go { .. } | Event::End { .. } => None,
+        let verdict = match event {
+            Event::Go { .. } | Event::End { .. } | Event::Penalty { .. } => Verdict::Continue,
+            Event::Notice { by, what, t_us } => {
+                if *what == Claimable::Flag {
+                    self.flag_noticed[by.index()].get_or_insert(*t_us);
+                }
+                Verdict::Continue
+            }
             Event::Move {
                 side, uci, info, ..
             } => self.on_move(*side, uci, info.score),
             Event::IllegalMove {
-                side, uci, reason, ..
-            } => Some(self.on_illegal(*side, uci, reason)),
-            Event::FlagFall { side, .. } => Some(self.on_flag(*side)),
+                side, uci, kind, ..
+            } => self.on_illegal(*side, uci, *kind),
+            Event::Unnoticed { by, .. } => self.on_unnoticed(*by),
+            Event::FlagFall { side, t_us } => self.on_flag(*side, *t_us),
+            Event::Claim { by, what, t_us } => self.on_claim(*by, *what, *t_us),
             Event::EngineFault {
                 side,
                 fault,
                 detail,
                 ..
-            } => Some(self.on_fault(*side, fault, detail)),
+            } => self.on_fault(*side, fault, detail),
         };
-        self.ending = ending;
-        self.ending.as_ref()
+        if let Verdict::End(ending) = &verdict {
+            self.ending = Some(ending.clone());
+        }
+        verdict
     }
 
-    fn ending_for(
+    fn end(
         &self,
         result: GameResult,
         termination: Termination,
         s: Situation,
         detail: String,
-    ) -> Ending {
-        Ending {
+    ) -> Verdict {
+        Verdict::End(Ending {
             result,
             termination,
             rule: cite(self.settings.ruleset, s).to_string(),
             detail,
-        }
+        })
     }
 
-    fn on_move(
-        &mut self,
-        side: Side,
-        uci: &str,
-        score: Option<crate::event::Score>,
-    ) -> Option<Ending> {
-        let m = match legal_move(&self.pos, uci) {
-            Ok(m) => m,
-            // A record whose Move is illegal was not written by this arena; rule it as illegal.
-            Err(reason) => return Some(self.on_illegal(side, uci, &reason)),
-        };
-        if self.pos.is_irreversible(m) {
-            self.history.clear();
-        }
-        self.pos.play_unchecked(m);
-        self.history
-            .push(self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
-        self.plies += 1;
-        let online = self.settings.ruleset == Ruleset::Online;
-        let claims = self.settings.claim_draws || online;
+    fn chance(&self, side: Side) -> MatingChance {
+        can_mate(self.settings.ruleset, &self.pos, side.into())
+    }
 
-        // FIDE 5.1.1: checkmate ends the game at once; it takes precedence over 9.3 and 9.6.2.
-        if self.pos.is_checkmate() {
-            return Some(self.ending_for(
-                GameResult::win_for(side),
-                Termination::Checkmate,
-                Situation::Checkmate,
-                String::new(),
-            ));
+    fn play(&mut self, m: Move) {
+        let irreversible = self.pos.is_irreversible(m);
+        self.pos.play_unchecked(m);
+        if irreversible {
+            self.history.clear();
+            self.checks.clear();
         }
-        // FIDE 5.2.1: stalemate.
+        let key = self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+        if !self.history.is_empty() {
+            self.checks.push(self.pos.is_check());
+        }
+        self.history.push(key);
+        self.plies += 1;
+    }
+
+    fn on_move(&mut self, side: Side, uci: &str, score: Option<Score>) -> Verdict {
+        let m = match illegal::check(&self.pos, uci) {
+            MoveCheck::Legal(m) => m,
+            // A record whose Move is not legal was not written by this arena: rule it illegal.
+            _ => return self.on_illegal(side, uci, None),
+        };
+        self.play(m);
+        let ruleset = self.settings.ruleset;
+        // FIDE A.5.4: an illegal position that persists after the opponent's next move.
+        if std::mem::take(&mut self.awaiting_reply_to_illegal) {
+            if let Some(why) = illegal::position_is_illegal(&self.pos) {
+                if ruleset == Ruleset::Fide {
+                    return self.end(
+                        GameResult::Draw,
+                        Termination::IllegalMove,
+                        Situation::PersistingIllegalPosition,
+                        format!(
+                            "the position is still illegal after {}'s move: {why}",
+                            side.name()
+                        ),
+                    );
+                }
+            } else {
+                self.stood = None;
+            }
+        }
+        if self.pos.is_checkmate() {
+            return self.on_checkmate(side);
+        }
+        // FIDE 5.2.1: stalemate, even with a flag down (WBCA 8a, USCF 8a, H2, G§2).
         if self.pos.is_stalemate() {
-            return Some(self.ending_for(
+            return self.end(
                 GameResult::Draw,
                 Termination::Stalemate,
                 Situation::Stalemate,
                 String::new(),
-            ));
+            );
         }
-        // FIDE 5.2.2: neither side can mate with the material left.
+        // FIDE 5.2.2: a position in which neither side can mate.
         if self.pos.is_insufficient_material() {
-            return Some(self.ending_for(
+            return self.end(
                 GameResult::Draw,
                 Termination::InsufficientMaterial,
                 Situation::DeadPosition,
                 String::new(),
-            ));
+            );
         }
+        if is_dead(ruleset, &self.pos) {
+            return self.end(
+                GameResult::Draw,
+                Termination::DeadPosition,
+                Situation::DeadPosition,
+                "neither side can mate".to_string(),
+            );
+        }
+        if let Some(verdict) = self.draw_rules() {
+            return verdict;
+        }
+        if let Some(max) = self.settings.max_moves {
+            if self.plies >= 2 * max {
+                return self.end(
+                    GameResult::Draw,
+                    Termination::MaxMoves,
+                    Situation::MaxMoves,
+                    format!("{max} moves played"),
+                );
+            }
+        }
+        self.adjudicate(side, score)
+    }
+
+    fn on_checkmate(&mut self, mater: Side) -> Verdict {
+        if !self.flag_fell(mater) {
+            return self.end(
+                GameResult::win_for(mater),
+                Termination::Checkmate,
+                Situation::Checkmate,
+                String::new(),
+            );
+        }
+        let detail = format!(
+            "mate given by {} after its own flag fell unnoticed",
+            mater.name()
+        );
+        match self.settings.ruleset {
+            // H13/H14: the mated side may still claim on time; the game waits for its watcher.
+            Ruleset::House => {
+                self.mate_by_flagged = Some(mater);
+                Verdict::Continue
+            }
+            // G§2 note: a mate given after one's own flag fell is a draw.
+            Ruleset::Generic => self.end(
+                GameResult::Draw,
+                Termination::Flag,
+                Situation::MateAfterOwnFlag,
+                detail,
+            ),
+            // WBCA 7a, FIDE 6.9/6.8, USCF 7a/8c: the mate stands.
+            _ => self.end(
+                GameResult::win_for(mater),
+                Termination::Checkmate,
+                Situation::MateAfterOwnFlag,
+                detail,
+            ),
+        }
+    }
+
+    /// Repetitions and the 50/75-move rules, per ruleset.
+    fn draw_rules(&mut self) -> Option<Verdict> {
+        let ruleset = self.settings.ruleset;
         let repetitions = self.repetitions();
         // FIDE 9.6.1: the fifth occurrence ends the game without a claim.
         if repetitions >= 5 {
-            return Some(self.ending_for(
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::Fivefold,
                 Situation::Fivefold,
@@ -331,41 +536,49 @@ impl Referee {
         }
         // FIDE 9.6.2: 75 moves by each side without a capture or pawn move.
         if self.pos.halfmoves() >= 150 {
-            return Some(self.ending_for(
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::SeventyFiveMoves,
                 Situation::SeventyFiveMoves,
                 String::new(),
             ));
         }
-        // FIDE 9.2 / 9.3: the watcher of the side to move claims as soon as it may.
-        if claims && repetitions >= 3 {
-            return Some(self.ending_for(
+        // Online servers draw at once, without a claim.
+        let automatic = ruleset == Ruleset::Online;
+        let claims = self.settings.claim_draws || automatic;
+        if !claims {
+            return None;
+        }
+        if ruleset == Ruleset::Wbca {
+            // WBCA 8d: only a fourfold repetition by perpetual check; WBCA has no 50-move claim.
+            if repetitions >= 4 && self.perpetual_check() {
+                return Some(self.end(
+                    GameResult::Draw,
+                    Termination::Threefold,
+                    Situation::Threefold,
+                    "fourfold repetition by perpetual check".to_string(),
+                ));
+            }
+            return None;
+        }
+        // FIDE 9.2 / 9.3 (H21, G§2, USCF 8): the watcher of the side to move claims at once.
+        if repetitions >= 3 {
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::Threefold,
                 Situation::Threefold,
                 String::new(),
             ));
         }
-        if claims && self.pos.halfmoves() >= 100 {
-            return Some(self.ending_for(
+        if self.pos.halfmoves() >= 100 {
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::FiftyMoves,
                 Situation::FiftyMoves,
                 String::new(),
             ));
         }
-        if let Some(max) = self.settings.max_moves {
-            if self.plies >= 2 * max {
-                return Some(self.ending_for(
-                    GameResult::Draw,
-                    Termination::MaxMoves,
-                    Situation::MaxMoves,
-                    format!("{max} moves played"),
-                ));
-            }
-        }
-        self.adjudicate(side, score)
+        None
     }
 
     /// How often the current position has occurred (FIDE 9.2.2: same side to move, same
@@ -375,15 +588,37 @@ impl Referee {
         self.history.iter().filter(|k| Some(**k) == current).count()
     }
 
+    /// Every move of the side that just moved, since the current position first occurred,
+    /// gave check.
+    fn perpetual_check(&self) -> bool {
+        let current = *self
+            .history
+            .last()
+            .expect("the current position is in the history");
+        let first = self
+            .history
+            .iter()
+            .position(|k| *k == current)
+            .expect("it occurs");
+        // checks[i] belongs to history[i + 1]; the mover's moves are every other one from the end.
+        let moves: Vec<bool> = self.checks[first..]
+            .iter()
+            .rev()
+            .step_by(2)
+            .copied()
+            .collect();
+        !moves.is_empty() && moves.iter().all(|c| *c)
+    }
+
     /// cutechess conventions for score adjudication.
-    fn adjudicate(&mut self, side: Side, score: Option<crate::event::Score>) -> Option<Ending> {
+    fn adjudicate(&mut self, side: Side, score: Option<Score>) -> Verdict {
         let adj = self.settings.adjudication;
         let Some(cp) = score.map(|s| s.as_cp()) else {
             // An engine that reports no score breaks every streak.
             self.draw_streak = 0;
             self.losing_streak = [0; 2];
             self.winning_streak = [0; 2];
-            return None;
+            return Verdict::Continue;
         };
         if let Some(draw) = adj.draw {
             if cp.abs() <= draw.score {
@@ -391,9 +626,8 @@ impl Referee {
             } else {
                 self.draw_streak = 0;
             }
-            let full_moves = self.plies / 2;
-            if full_moves >= draw.movenumber && self.draw_streak >= 2 * draw.movecount {
-                return Some(self.ending_for(
+            if self.plies / 2 >= draw.movenumber && self.draw_streak >= 2 * draw.movecount {
+                return self.end(
                     GameResult::Draw,
                     Termination::Adjudication,
                     Situation::DrawAdjudication,
@@ -401,7 +635,7 @@ impl Referee {
                         "both scores within {} cp for {} moves",
                         draw.score, draw.movecount
                     ),
-                ));
+                );
             }
         }
         if let Some(resign) = adj.resign {
@@ -420,7 +654,7 @@ impl Referee {
             let winner_done =
                 !resign.twosided || self.winning_streak[side.other().index()] >= resign.movecount;
             if loser_done && winner_done {
-                return Some(self.ending_for(
+                return self.end(
                     GameResult::win_for(side.other()),
                     Termination::Adjudication,
                     Situation::ResignAdjudication,
@@ -430,34 +664,244 @@ impl Referee {
                         -resign.score,
                         resign.movecount
                     ),
-                ));
+                );
             }
         }
-        None
+        Verdict::Continue
     }
 
-    /// An illegal move completed and noticed: the offender loses (H3.4, WBCA 14, USCF 7d, the
-    /// engine-testing convention).
-    fn on_illegal(&mut self, side: Side, uci: &str, reason: &str) -> Ending {
-        self.ending_for(
-            GameResult::win_for(side.other()),
-            Termination::IllegalMove,
-            Situation::IllegalMove,
-            format!("{} played {uci:?}: {reason}", side.name()),
-        )
+    /// A completed illegal move (RULES.md §3, "completed illegal move").
+    fn on_illegal(&mut self, side: Side, uci: &str, kind: Option<IllegalKind>) -> Verdict {
+        let ruleset = self.settings.ruleset;
+        let (illegal, reason) = match illegal::check(&self.pos, uci) {
+            MoveCheck::Illegal(i) => {
+                let reason = i.reason.clone();
+                (Some(i), reason)
+            }
+            MoveCheck::Unplayable { reason } => (None, reason),
+            MoveCheck::Legal(_) => (None, "legal".to_string()),
+        };
+        // The engine-testing convention: noticed at once, the offender loses.
+        if ruleset == Ruleset::Online {
+            return self.end(
+                GameResult::win_for(side.other()),
+                Termination::IllegalMove,
+                Situation::IllegalMove,
+                format!("{} played {uci:?}: {reason}", side.name()),
+            );
+        }
+        if kind == Some(IllegalKind::NoPromotion) {
+            if let Some(illegal) = &illegal {
+                match ruleset {
+                    // WBCA 17: not illegal; the pawn becomes a queen.
+                    Ruleset::Wbca => {
+                        return self.stand_as_queen(illegal);
+                    }
+                    // USCF 16: improper, not illegal; the opponent restarts the mover's clock
+                    // and the pawn becomes a queen; the mover's clock is charged the claim time.
+                    Ruleset::Uscf => {
+                        let verdict = self.stand_as_queen(illegal);
+                        if verdict != Verdict::Continue {
+                            return verdict;
+                        }
+                        return Verdict::Penalty {
+                            side,
+                            add_us: -(self.settings.claim_ms as i64 * 1000),
+                            rule: "USCF 16",
+                            retake: false,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.pending_illegal = Some(PendingIllegal {
+            side,
+            uci: uci.to_string(),
+            reason,
+            illegal,
+        });
+        Verdict::IllegalCompleted { offender: side }
     }
 
-    /// A flag fell and was noticed at once: the opponent wins if it could still mate, else the
-    /// game is drawn (FIDE 6.9, WBCA 7c/8f, USCF 7c/8d, G§2; H3.1 regardless of material).
-    fn on_flag(&mut self, side: Side) -> Ending {
-        let claimant = side.other();
-        let chance = can_mate(self.settings.ruleset, &self.pos, claimant.into());
-        let mut detail = format!("{} flag fell", side.name());
+    /// Plays a promotion without its piece as a queen promotion (WBCA 17, USCF 16, FIDE 7.5.2).
+    fn stand_as_queen(&mut self, illegal: &Illegal) -> Verdict {
+        match illegal.board_effect {
+            illegal::BoardEffect::Move(Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                ..
+            }) => {
+                let m = Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion: Some(Role::Queen),
+                };
+                if self.pos.is_legal(m) {
+                    let mover = self.turn();
+                    return self.on_move(
+                        mover,
+                        &shakmaty::uci::UciMove::from_standard(m).to_string(),
+                        None,
+                    );
+                }
+                Verdict::Continue
+            }
+            _ => Verdict::Continue,
+        }
+    }
+
+    /// The opponent's watcher did not notice: the illegal move stands (H15, G§3, WBCA 14,
+    /// USCF 3b/14, FIDE A.5.2).
+    fn on_unnoticed(&mut self, by: Side) -> Verdict {
+        let Some(pending) = self.pending_illegal.take() else {
+            return Verdict::Continue;
+        };
+        let Some(illegal) = pending.illegal.clone() else {
+            // Text that is no move cannot stand: it is noticed whatever the watcher does.
+            self.pending_illegal = Some(pending);
+            return self.rule_noticed_illegal(by, Claimable::IllegalMove);
+        };
+        let Ok(after) = illegal::play_illegal(&self.pos, &illegal) else {
+            // A move that cannot stand on a board (a pawn pushed onto the last rank backwards,
+            // a castle onto occupied squares) is noticed whatever the watcher does.
+            self.pending_illegal = Some(PendingIllegal {
+                illegal: Some(illegal),
+                ..pending
+            });
+            return self.rule_noticed_illegal(by, Claimable::IllegalMove);
+        };
+        let snapshot = Snapshot {
+            pos: self.pos.clone(),
+            history: self.history.clone(),
+            checks: self.checks.clone(),
+            plies: self.plies,
+        };
+        self.pos = after;
+        self.history.clear();
+        self.checks.clear();
+        self.history
+            .push(self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
+        self.plies += 1;
+        self.stood = Some((pending.side, Some(illegal.kind), snapshot));
+        self.awaiting_reply_to_illegal = true;
+        Verdict::Continue
+    }
+
+    /// A claim completed at `t_us`.
+    fn on_claim(&mut self, by: Side, what: Claimable, t_us: i64) -> Verdict {
+        match what {
+            Claimable::Flag => self.rule_flag_claim(by, t_us),
+            Claimable::IllegalMove | Claimable::KingCapture => self.rule_noticed_illegal(by, what),
+        }
+    }
+
+    /// A flag claim by `by` (RULES.md §3 rows 1-4).
+    fn rule_flag_claim(&mut self, by: Side, t_us: i64) -> Verdict {
+        let ruleset = self.settings.ruleset;
+        let flagged = by.other();
+        let Some(fell) = self.flags[flagged.index()] else {
+            return Verdict::Continue; // nothing to claim
+        };
+        let own = self.flags[by.index()].filter(|t| *t <= t_us);
+        if let Some(mater) = self.mate_by_flagged.take() {
+            // H13: the mated side, its own flag up, claims the win on noticing; H14: a draw if
+            // its flag fell while claiming.
+            debug_assert_eq!(mater, flagged);
+            return match own {
+                None => self.end(
+                    GameResult::win_for(by),
+                    Termination::Flag,
+                    Situation::MatedClaimsOnTime,
+                    format!(
+                        "{} was mated after its flag fell; {} claimed on time",
+                        mater.name(),
+                        by.name()
+                    ),
+                ),
+                Some(_) => self.end(
+                    GameResult::Draw,
+                    Termination::BothFlags,
+                    Situation::MatedClaimsOnTimeTooLate,
+                    format!(
+                        "{} was mated after its flag fell; {}'s own flag fell while claiming",
+                        mater.name(),
+                        by.name()
+                    ),
+                ),
+            };
+        }
+        let Some(own) = own else {
+            // The claimant's flag is up: it wins if it can still mate (FIDE 6.9, WBCA 7c/8f,
+            // USCF 7c/8d, G§2; H3.1/H10 whatever the material).
+            return self.flag_win(
+                by,
+                format!("{} flag fell; claimed by {}", flagged.name(), by.name()),
+            );
+        };
+        let detail = format!(
+            "both flags down: {} at {:.3} s, {} at {:.3} s",
+            flagged.name(),
+            fell as f64 / 1e6,
+            by.name(),
+            own as f64 / 1e6
+        );
+        // Did the claimant's flag fall while it was claiming, or were both down before?
+        let during_claim = self.flag_noticed[by.index()].is_some_and(|noticed| own > noticed);
+        match ruleset {
+            // FIDE: the digital clock shows which flag fell first; that side loses, subject to 6.9.
+            Ruleset::Fide => {
+                let (first, _) = if fell <= own {
+                    (flagged, own)
+                } else {
+                    (by, fell)
+                };
+                let winner = first.other();
+                if self.chance(winner).suffices() {
+                    self.end(
+                        GameResult::win_for(winner),
+                        Termination::BothFlags,
+                        Situation::FirstFlagLoses,
+                        detail,
+                    )
+                } else {
+                    self.end(
+                        GameResult::Draw,
+                        Termination::BothFlags,
+                        Situation::FlagNoMaterial,
+                        detail,
+                    )
+                }
+            }
+            // H11, G§2, WBCA 8c, USCF 7c/8c: the claimant's own flag fell before its claim
+            // completed: the claim is void, a draw.
+            _ if during_claim => self.end(
+                GameResult::Draw,
+                Termination::BothFlags,
+                Situation::OwnFlagDuringClaim,
+                format!("{detail}; {}'s flag fell while it claimed", by.name()),
+            ),
+            // H8/H25, G§2, WBCA 8c, USCF 8c: both flags down before either is claimed: a draw.
+            _ => self.end(
+                GameResult::Draw,
+                Termination::BothFlags,
+                Situation::BothFlags,
+                detail,
+            ),
+        }
+    }
+
+    fn flag_win(&mut self, claimant: Side, mut detail: String) -> Verdict {
+        let chance = self.chance(claimant);
         if chance == MatingChance::Undetermined {
             detail.push_str("; mating chances undetermined (search limit), claimant given the win");
         }
         if chance.suffices() {
-            self.ending_for(
+            self.end(
                 GameResult::win_for(claimant),
                 Termination::Flag,
                 Situation::FlagWin,
@@ -465,7 +909,7 @@ impl Referee {
             )
         } else {
             detail.push_str(&format!("; {} cannot mate", claimant.name()));
-            self.ending_for(
+            self.end(
                 GameResult::Draw,
                 Termination::Flag,
                 Situation::FlagNoMaterial,
@@ -474,16 +918,182 @@ impl Referee {
         }
     }
 
-    fn on_fault(&mut self, side: Side, fault: &Fault, detail: &str) -> Ending {
-        match fault {
-            // An engine that hangs loses as its flag falls.
-            Fault::Stall => {
-                let mut ending = self.on_flag(side);
-                ending.termination = Termination::EngineStall;
-                ending.detail = format!("{}; {detail}", ending.detail);
-                ending
+    /// `by` claims that its opponent's illegal move (pending, or standing) was illegal, or
+    /// captured the king the opponent left in check.
+    fn rule_noticed_illegal(&mut self, by: Side, what: Claimable) -> Verdict {
+        let ruleset = self.settings.ruleset;
+        let offender = by.other();
+        let (uci, kind, standing) = match (&self.pending_illegal, &self.stood) {
+            (Some(p), _) if p.side == offender => (
+                format!("{:?}: {}", p.uci, p.reason),
+                p.illegal.as_ref().map(|i| i.kind),
+                false,
+            ),
+            (_, Some((side, kind, _))) if *side == offender => {
+                ("an illegal move earlier".to_string(), *kind, true)
             }
-            Fault::Crash { .. } | Fault::StartFailed => self.ending_for(
+            _ => ("?".to_string(), None, false),
+        };
+        let _ = standing;
+        // USCF 7d: a player who moved its king next to the other king and then claims that
+        // the opponent left its king in check loses.
+        if ruleset == Ruleset::Uscf {
+            if let Some((adjacent_mover, Some(IllegalKind::KingsAdjacent), _)) = &self.stood {
+                if *adjacent_mover == by {
+                    return self.end(
+                        GameResult::win_for(offender),
+                        Termination::IllegalMove,
+                        Situation::KingsAdjacentClaim,
+                        format!(
+                            "{} moved its king next to the other king, then claimed",
+                            by.name()
+                        ),
+                    );
+                }
+            }
+        }
+        // FIDE: capturing the king is itself an illegal move, by the capturer.
+        if ruleset == Ruleset::Fide && what == Claimable::KingCapture {
+            return self.fide_illegal(by, "captured the king".to_string(), None);
+        }
+        if ruleset == Ruleset::Fide {
+            return self.fide_illegal(offender, format!("played {uci}"), kind);
+        }
+        let detail = match what {
+            Claimable::KingCapture => format!(
+                "{} captured the king {} left in check",
+                by.name(),
+                offender.name()
+            ),
+            _ => format!("{} played {uci}; claimed by {}", offender.name(), by.name()),
+        };
+        self.pending_illegal = None;
+        // H3.4, H17-H19: the offender loses whatever the material.
+        if ruleset == Ruleset::House {
+            let s = if what == Claimable::KingCapture {
+                Situation::KingCapture
+            } else {
+                Situation::IllegalMove
+            };
+            return self.end(GameResult::win_for(by), Termination::IllegalMove, s, detail);
+        }
+        // G§3, WBCA 14/8f, USCF 7d/8d: the offender loses if the claimant could still win.
+        let chance = self.chance(by);
+        if chance.suffices() {
+            let s = if what == Claimable::KingCapture {
+                Situation::KingCapture
+            } else {
+                Situation::IllegalMove
+            };
+            self.end(GameResult::win_for(by), Termination::IllegalMove, s, detail)
+        } else {
+            self.end(
+                GameResult::Draw,
+                Termination::IllegalMove,
+                Situation::IllegalNoMaterial,
+                format!("{detail}; {} cannot mate", by.name()),
+            )
+        }
+    }
+
+    /// FIDE 7.5.5 (with A.5.x): the first completed illegal move is taken back, the offender
+    /// moves again and its opponent gets one minute; the second loses, or draws when the
+    /// opponent could not mate (6.9). A promotion without its piece stands as a queen (7.5.2).
+    fn fide_illegal(&mut self, offender: Side, what: String, kind: Option<IllegalKind>) -> Verdict {
+        let i = offender.index();
+        self.illegal_count[i] += 1;
+        let claimant = offender.other();
+        if self.illegal_count[i] >= 2 {
+            self.pending_illegal = None;
+            let detail = format!("{} {what}: its second illegal move", offender.name());
+            return if self.chance(claimant).suffices() {
+                self.end(
+                    GameResult::win_for(claimant),
+                    Termination::IllegalMove,
+                    Situation::IllegalMove,
+                    detail,
+                )
+            } else {
+                self.end(
+                    GameResult::Draw,
+                    Termination::IllegalMove,
+                    Situation::IllegalNoMaterial,
+                    format!("{detail}; {} cannot mate", claimant.name()),
+                )
+            };
+        }
+        let pending = self.pending_illegal.take();
+        if kind == Some(IllegalKind::NoPromotion) {
+            if let Some(Some(illegal)) = pending.as_ref().map(|p| p.illegal.clone()) {
+                let verdict = self.stand_as_queen(&illegal);
+                if verdict != Verdict::Continue {
+                    return verdict;
+                }
+                return Verdict::Penalty {
+                    side: claimant,
+                    add_us: 60_000_000,
+                    rule: "FIDE 7.5.2, 7.5.5",
+                    retake: false,
+                };
+            }
+        }
+        // A standing illegal move claimed later: the position before it is restored.
+        if pending.is_none() {
+            if let Some((side, _, snapshot)) = self.stood.take() {
+                if side == offender {
+                    self.pos = snapshot.pos;
+                    self.history = snapshot.history;
+                    self.checks = snapshot.checks;
+                    self.plies = snapshot.plies;
+                    self.awaiting_reply_to_illegal = false;
+                } else {
+                    self.stood = Some((side, None, snapshot));
+                }
+            }
+        }
+        Verdict::Penalty {
+            side: claimant,
+            add_us: 60_000_000,
+            rule: "FIDE 7.5.5",
+            retake: true,
+        }
+    }
+
+    /// A flag fell (RULES.md §1: noticed by the opponent's watcher, after its delay).
+    fn on_flag(&mut self, side: Side, t_us: i64) -> Verdict {
+        if self.flags[side.index()].is_some() {
+            return Verdict::Continue;
+        }
+        self.flags[side.index()] = Some(t_us);
+        if self.settings.ruleset == Ruleset::Online {
+            // Online: the server sees the flag at once; lichess's material rule.
+            return self.flag_win(side.other(), format!("{} flag fell", side.name()));
+        }
+        Verdict::FlagDown { side }
+    }
+
+    fn on_fault(&mut self, side: Side, fault: &Fault, detail: &str) -> Verdict {
+        match fault {
+            // An engine that hangs loses as its flag falls (the flag claim rules the game).
+            Fault::Stall => {
+                let flagged = self.flags[side.index()].is_some();
+                let mut verdict = if flagged {
+                    self.flag_win(side.other(), format!("{} flag fell", side.name()))
+                } else {
+                    self.end(
+                        GameResult::win_for(side.other()),
+                        Termination::EngineStall,
+                        Situation::EngineCrash,
+                        String::new(),
+                    )
+                };
+                if let Verdict::End(ending) = &mut verdict {
+                    ending.termination = Termination::EngineStall;
+                    ending.detail = format!("{}; {detail}", ending.detail);
+                }
+                verdict
+            }
+            Fault::Crash { .. } | Fault::StartFailed => self.end(
                 GameResult::win_for(side.other()),
                 Termination::EngineCrash,
                 Situation::EngineCrash,
@@ -494,9 +1104,14 @@ impl Referee {
 
     fn refine_stall(&mut self, side: Side) {
         if let Some(ending) = &mut self.ending {
-            if ending.termination == Termination::Flag && ending.detail.starts_with(side.name()) {
+            if matches!(
+                ending.termination,
+                Termination::Flag | Termination::BothFlags
+            ) {
                 ending.termination = Termination::EngineStall;
-                ending.detail.push_str("; the engine did not answer stop");
+                ending
+                    .detail
+                    .push_str(&format!("; {} did not answer stop", side.name()));
             }
         }
     }
@@ -504,345 +1119,9 @@ impl Referee {
 
 /// Parses `text` as a UCI move and checks it is legal in `pos`; the error says why not.
 pub fn legal_move(pos: &Chess, text: &str) -> Result<Move, String> {
-    let uci =
-        UciMove::from_ascii(text.as_bytes()).map_err(|_| format!("{text:?} is not a UCI move"))?;
-    if matches!(uci, UciMove::Null) {
-        return Err("0000 (no move) while legal moves exist".to_string());
-    }
-    uci.to_move(pos)
-        .map_err(|_| format!("{text} is not legal in this position"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::event::{Score, SearchInfo};
-    use shakmaty::{fen::Fen, CastlingMode};
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
-
-    fn mv(side: Side, uci: &str) -> Event {
-        Event::Move {
-            t_us: 0,
-            side,
-            uci: uci.into(),
-            think_us: 0,
-            clock_us: 0,
-            info: SearchInfo::default(),
-        }
-    }
-
-    fn scored(side: Side, uci: &str, cp: i32) -> Event {
-        Event::Move {
-            t_us: 0,
-            side,
-            uci: uci.into(),
-            think_us: 0,
-            clock_us: 0,
-            info: SearchInfo {
-                score: Some(Score::Cp(cp)),
-                ..SearchInfo::default()
-            },
-        }
-    }
-
-    fn play(referee: &mut Referee, moves: &str) -> Option<Ending> {
-        let mut side = referee.turn();
-        for m in moves.split_whitespace() {
-            if let Some(e) = referee.apply(&mv(side, m)) {
-                return Some(e.clone());
-            }
-            side = side.other();
-        }
-        None
-    }
-
-    fn referee(ruleset: Ruleset) -> Referee {
-        Referee::new(
-            RefereeSettings {
-                ruleset,
-                ..RefereeSettings::default()
-            },
-            Chess::default(),
-            Vec::new(),
-        )
-    }
-
-    #[test]
-    fn fools_mate_is_checkmate() {
-        let mut r = referee(Ruleset::Fide);
-        let e = play(&mut r, "f2f3 e7e5 g2g4 d8h4").unwrap();
-        assert_eq!(e.result, GameResult::BlackWins);
-        assert_eq!(e.termination, Termination::Checkmate);
-        assert_eq!(e.rule, "FIDE 5.1.1");
-    }
-
-    #[test]
-    fn threefold_is_claimed_at_once_and_fivefold_needs_no_claim() {
-        let shuffle = "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8";
-        let e = play(&mut referee(Ruleset::Fide), shuffle).unwrap();
-        assert_eq!(
-            (e.termination, e.rule.as_str()),
-            (Termination::Threefold, "FIDE 9.2")
-        );
-
-        let mut r = Referee::new(
-            RefereeSettings {
-                claim_draws: false,
-                ..RefereeSettings::default()
-            },
-            Chess::default(),
-            Vec::new(),
-        );
-        let e = play(&mut r, &format!("{shuffle} {shuffle}")).unwrap();
-        assert_eq!(
-            (e.termination, e.rule.as_str()),
-            (Termination::Fivefold, "FIDE 9.6.1")
-        );
-        assert_eq!(r.plies(), 16);
-    }
-
-    #[test]
-    fn stalemate_and_insufficient_material() {
-        let mut r = Referee::new(
-            RefereeSettings::default(),
-            pos("7k/8/6Q1/8/8/8/8/K7 w - - 0 1"),
-            vec![],
-        );
-        let e = play(&mut r, "g6f7").unwrap();
-        assert_eq!(
-            (e.result, e.termination),
-            (GameResult::Draw, Termination::Stalemate)
-        );
-
-        let mut r = Referee::new(
-            RefereeSettings::default(),
-            pos("7k/8/8/8/8/8/r7/KN6 w - - 0 1"),
-            vec![],
-        );
-        let e = play(&mut r, "a1a2").unwrap();
-        assert_eq!(e.termination, Termination::InsufficientMaterial);
-    }
-
-    #[test]
-    fn fifty_move_rule_is_claimed_and_seventy_five_is_automatic() {
-        let fen = "7k/8/8/8/8/8/R7/K7 w - - 99 80";
-        let mut r = Referee::new(RefereeSettings::default(), pos(fen), vec![]);
-        assert_eq!(
-            play(&mut r, "a2b2").unwrap().termination,
-            Termination::FiftyMoves
-        );
-
-        let settings = RefereeSettings {
-            claim_draws: false,
-            ..RefereeSettings::default()
-        };
-        let mut r = Referee::new(settings, pos("7k/8/8/8/8/8/R7/K7 w - - 149 80"), vec![]);
-        assert_eq!(
-            play(&mut r, "a2b2").unwrap().termination,
-            Termination::SeventyFiveMoves
-        );
-    }
-
-    #[test]
-    fn mate_on_the_hundredth_ply_beats_the_fifty_move_rule() {
-        // FIDE 9.3 / 9.6.2: unless the last move resulted in checkmate.
-        let mut r = Referee::new(
-            RefereeSettings::default(),
-            pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80"),
-            vec![],
-        );
-        assert_eq!(
-            play(&mut r, "a1a8").unwrap().termination,
-            Termination::Checkmate
-        );
-    }
-
-    #[test]
-    fn max_moves_counts_full_moves_of_the_game() {
-        let mut r = Referee::new(
-            RefereeSettings {
-                max_moves: Some(2),
-                ..RefereeSettings::default()
-            },
-            Chess::default(),
-            vec![],
-        );
-        assert!(play(&mut r, "e2e4 e7e5 g1f3").is_none());
-        let e = r.apply(&mv(Side::Black, "b8c6")).unwrap();
-        assert_eq!(e.termination, Termination::MaxMoves);
-    }
-
-    #[test]
-    fn illegal_move_loses_and_null_move_is_illegal() {
-        let mut r = referee(Ruleset::Fide);
-        assert!(r.check_move("e2e5").is_err());
-        assert!(r.check_move("0000").unwrap_err().contains("no move"));
-        assert!(r.check_move("zz").unwrap_err().contains("not a UCI move"));
-        let e = r
-            .apply(&Event::IllegalMove {
-                t_us: 0,
-                side: Side::White,
-                uci: "e2e5".into(),
-                think_us: 0,
-                clock_us: 0,
-                reason: "illegal".into(),
-            })
-            .unwrap();
-        assert_eq!(e.result, GameResult::BlackWins);
-        assert_eq!(e.termination, Termination::IllegalMove);
-    }
-
-    #[test]
-    fn flag_loses_unless_the_opponent_cannot_mate() {
-        // Black (bare king) flags against K+R: white wins.
-        let mut r = Referee::new(
-            RefereeSettings::default(),
-            pos("7k/8/8/8/8/8/R7/K7 b - - 0 1"),
-            vec![],
-        );
-        let e = r
-            .apply(&Event::FlagFall {
-                t_us: 5,
-                side: Side::Black,
-            })
-            .unwrap();
-        assert_eq!(
-            (e.result, e.termination, e.rule.as_str()),
-            (GameResult::WhiteWins, Termination::Flag, "FIDE 6.9")
-        );
-        // White (K+R) flags against a bare king: black cannot mate, draw.
-        let mut r = Referee::new(
-            RefereeSettings::default(),
-            pos("7k/8/8/8/8/8/R7/K7 w - - 0 1"),
-            vec![],
-        );
-        let e = r
-            .apply(&Event::FlagFall {
-                t_us: 5,
-                side: Side::White,
-            })
-            .unwrap();
-        assert_eq!(
-            (e.result, e.termination),
-            (GameResult::Draw, Termination::Flag)
-        );
-    }
-
-    #[test]
-    fn stall_after_flag_becomes_engine_stall() {
-        let mut r = referee(Ruleset::Fide);
-        r.apply(&Event::FlagFall {
-            t_us: 5,
-            side: Side::White,
-        });
-        let e = r
-            .apply(&Event::EngineFault {
-                t_us: 6,
-                side: Side::White,
-                fault: Fault::Stall,
-                detail: "no answer to stop".into(),
-            })
-            .unwrap();
-        assert_eq!(
-            (e.result, e.termination),
-            (GameResult::BlackWins, Termination::EngineStall)
-        );
-    }
-
-    #[test]
-    fn crash_loses() {
-        let mut r = referee(Ruleset::Online);
-        let e = r
-            .apply(&Event::EngineFault {
-                t_us: 6,
-                side: Side::Black,
-                fault: Fault::Crash { status: Some(101) },
-                detail: "exit status 101".into(),
-            })
-            .unwrap();
-        assert_eq!(
-            (e.result, e.termination),
-            (GameResult::WhiteWins, Termination::EngineCrash)
-        );
-    }
-
-    #[test]
-    fn draw_adjudication_follows_cutechess() {
-        let settings = RefereeSettings {
-            adjudication: Adjudication {
-                draw: Some("movenumber=2,movecount=2,score=10".parse().unwrap()),
-                resign: None,
-            },
-            ..RefereeSettings::default()
-        };
-        let mut r = Referee::new(settings, Chess::default(), vec![]);
-        let moves = ["g1f3", "g8f6", "b1c3", "b8c6"];
-        let mut side = Side::White;
-        let mut ended_at = None;
-        for (i, m) in moves.iter().enumerate() {
-            if let Some(e) = r.apply(&scored(side, m, 5)) {
-                assert_eq!(e.termination, Termination::Adjudication);
-                ended_at = Some(i + 1);
-                break;
-            }
-            side = side.other();
-        }
-        assert_eq!(ended_at, Some(4), "2 moves each within 10 cp, after move 2");
-    }
-
-    #[test]
-    fn resign_adjudication_follows_cutechess() {
-        let settings = RefereeSettings {
-            adjudication: Adjudication {
-                draw: None,
-                resign: Some("movecount=2,score=500".parse().unwrap()),
-            },
-            ..RefereeSettings::default()
-        };
-        let mut r = Referee::new(settings, Chess::default(), vec![]);
-        assert!(r.apply(&scored(Side::White, "g1f3", -600)).is_none());
-        assert!(r.apply(&scored(Side::Black, "g8f6", 600)).is_none());
-        // A score above the threshold resets the streak.
-        assert!(r.apply(&scored(Side::White, "b1c3", -100)).is_none());
-        assert!(r.apply(&scored(Side::Black, "b8c6", 600)).is_none());
-        assert!(r.apply(&scored(Side::White, "f3g1", -700)).is_none());
-        assert!(r.apply(&scored(Side::Black, "f6g8", 600)).is_none());
-        let e = r.apply(&scored(Side::White, "g1f3", -700)).unwrap();
-        assert_eq!(
-            (e.result, e.termination),
-            (GameResult::BlackWins, Termination::Adjudication)
-        );
-    }
-
-    #[test]
-    fn adjudication_options_parse_and_reject_unknown_keys() {
-        let d: DrawAdjudication = "movenumber=40,movecount=8,score=10".parse().unwrap();
-        assert_eq!((d.movenumber, d.movecount, d.score), (40, 8, 10));
-        let r: ResignAdjudication = "movecount=3 score=1000 twosided=true".parse().unwrap();
-        assert!(r.twosided);
-        assert!("movecount=x"
-            .parse::<ResignAdjudication>()
-            .unwrap_err()
-            .contains("not a number"));
-        assert!("moves=3"
-            .parse::<DrawAdjudication>()
-            .unwrap_err()
-            .contains("unknown key"));
-    }
-
-    #[test]
-    fn opening_moves_count_for_repetition() {
-        let opening: Vec<String> = "g1f3 g8f6 f3g1 f6g8".split(' ').map(String::from).collect();
-        let mut r =
-            Referee::after_opening(RefereeSettings::default(), Chess::default(), &opening).unwrap();
-        let e = play(&mut r, "g1f3 g8f6 f3g1 f6g8").unwrap();
-        assert_eq!(e.termination, Termination::Threefold);
-        assert_eq!(r.plies(), 4);
+    match illegal::check(pos, text) {
+        MoveCheck::Legal(m) => Ok(m),
+        MoveCheck::Illegal(i) => Err(i.reason),
+        MoveCheck::Unplayable { reason } => Err(reason),
     }
 }

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use crate::config::EngineConfig;
 use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
-use crate::game::{self, GameSetup, SearchLimits};
+use crate::game::{self, GameSetup, SearchLimits, Watchers};
 use crate::openings::Opening;
 use crate::report::{GameRow, ResultsDir};
 use crate::rules::RefereeSettings;
@@ -32,6 +32,7 @@ pub struct Run {
     /// The run's time control; an engine's own `tc` (time odds) overrides it.
     pub tc: TimeControl,
     pub settings: RefereeSettings,
+    pub watchers: Watchers,
     pub limits: SearchLimits,
     pub time_margin: Duration,
     pub concurrency: usize,
@@ -47,6 +48,9 @@ impl Run {
             game: pairing.game,
             pair: pairing.pair,
             names: [white.name.clone(), black.name.clone()],
+            engines: [white.clone(), black.clone()],
+            timeouts: self.timeouts,
+            watchers: self.watchers,
             opening: self.openings[pairing.opening].clone(),
             tc: [white.tc.unwrap_or(self.tc), black.tc.unwrap_or(self.tc)],
             settings: self.settings.clone(),

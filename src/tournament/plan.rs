@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::schedule::{self, Format, OpeningsOrder, Pairing};
 use crate::config::EngineConfig;
-use crate::game::SearchLimits;
+use crate::game::{SearchLimits, Watchers};
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
 
@@ -68,6 +68,8 @@ pub struct RunPlan {
     pub openings_digest: Option<String>,
     pub openings_order: OpeningsOrder,
     pub settings: RefereeSettings,
+    #[serde(default)]
+    pub watchers: Watchers,
     pub limits: SearchLimits,
     pub time_margin_ms: u64,
     pub seed: u64,
@@ -123,6 +125,7 @@ impl RunPlan {
             ),
             ("openings-order", a.openings_order != b.openings_order),
             ("rules and adjudication", a.settings != b.settings),
+            ("watchers", a.watchers != b.watchers),
             ("nodes/depth", a.limits != b.limits),
             ("time-margin", a.time_margin_ms != b.time_margin_ms),
             ("seed", a.seed != b.seed),
