@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{ClaimDraws, OpeningsOrder};
+use crate::report::Sprt;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
@@ -132,6 +133,10 @@ pub struct RunArgs {
     /// Watchers: claim threefold repetition and the 50-move rule as soon as possible, or never [default: always]
     #[arg(long, value_enum)]
     pub claim_draws: Option<ClaimDraws>,
+    /// Sequential test for a two-engine match (normalized Elo, pentanomial GSPRT as fishtest):
+    /// elo0=0,elo1=5,alpha=0.05,beta=0.05; the run stops when a bound is crossed
+    #[arg(long, value_name = "elo0=,elo1=,alpha=,beta=")]
+    pub sprt: Option<Sprt>,
     /// Continue an interrupted run in its results folder, as it was planned (run.json).
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,

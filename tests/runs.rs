@@ -231,3 +231,61 @@ fn three_shards_merged_equal_the_unsharded_run() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("seed"), "{}", stderr(&bad));
 }
+
+#[test]
+fn an_sprt_match_stops_by_itself_when_a_bound_is_crossed() {
+    let s = Scratch::new("sprt");
+    s.write("engines.toml", DETERMINISTIC);
+    let out = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "random",
+        "--tc",
+        "60+0",
+        "--depth",
+        "2",
+        "--max-moves",
+        "60",
+        "--games",
+        "400",
+        "--sprt",
+        "elo0=0,elo1=100,alpha=0.05,beta=0.05",
+        "--seed",
+        "3",
+        "--concurrency",
+        "2",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let played = games(&s, "res").len();
+    assert!(played < 100, "stopped early: {played} of 400 games");
+    let text = stdout(&out);
+    assert!(text.contains("H1 accepted"), "{text}");
+    assert!(text.contains("LLR +"), "{text}");
+    // The LLR is printed as games finish.
+    assert!(stderr(&out).contains("LLR "), "{}", stderr(&out));
+    let bad = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "random,greedy",
+        "--sprt",
+        "elo0=0,elo1=5,alpha=0.05,beta=0.05",
+    ]);
+    assert!(
+        stderr(&bad).contains("exactly two engines"),
+        "{}",
+        stderr(&bad)
+    );
+    let bad = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "random",
+        "--sprt",
+        "elo0=5,elo1=0,alpha=0.05,beta=0.05",
+    ]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}

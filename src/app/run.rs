@@ -15,7 +15,7 @@ use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTa
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::openings::{self, Opening};
-use crate::report::{self, GameRow, ResultsDir, Summary};
+use crate::report::{self, GameRow, ResultsDir, Sprt, Summary};
 use crate::rules::{Adjudication, RefereeSettings};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
@@ -86,6 +86,11 @@ pub async fn tournament(
         },
     );
 
+    let sprt = plan
+        .sprt
+        .as_deref()
+        .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
+        .transpose()?;
     let previous_rows: Vec<GameRow> = previous.iter().map(GameRow::from_record).collect();
     let mut progress = Progress::new(planned, args.verbose);
     progress.resume_from(previous.len());
@@ -102,12 +107,26 @@ pub async fn tournament(
         concurrency: plan.concurrency,
         seed: plan.seed,
         timeouts,
+        sprt: sprt.map(|s| {
+            (
+                s,
+                plan.engines[0].name.clone(),
+                plan.engines[1].name.clone(),
+            )
+        }),
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
     progress.finish();
     let cpu = cpu_time().saturating_sub(cpu_before);
 
-    let summary = Summary::from_rows(&outcome.rows);
+    let mut summary = Summary::from_rows(&outcome.rows);
+    // Think time by game phase needs the events of every game, the resumed ones included.
+    if let Ok(records) = report::load_records(results.dir()) {
+        summary.with_phases(&records);
+    }
+    if let Some(sprt) = &sprt {
+        summary.with_sprt(sprt, &plan.engines[0].name);
+    }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
     let o = outcome.overhead;
@@ -126,6 +145,9 @@ pub async fn tournament(
         );
     }
     say!("results: {}", results.dir().display());
+    if let Some((status, llr)) = outcome.sprt_stop {
+        say!("SPRT: {status} (LLR {llr:+.2}): the run stopped without playing its remaining games");
+    }
     if outcome.interrupted {
         eprintln!(
             "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
@@ -185,6 +207,14 @@ fn new_plan(
             out.display()
         );
     }
+    let sprt = match (args.sprt, &table.sprt) {
+        (Some(sprt), _) => Some(sprt),
+        (None, Some(text)) => Some(text.parse::<Sprt>().map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+    };
+    if sprt.is_some() && engines.len() != 2 {
+        bail!("--sprt tests one engine against one other: give exactly two engines");
+    }
     let watchers = Watchers {
         flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
         claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
@@ -227,7 +257,7 @@ fn new_plan(
         time_margin_ms: args.time_margin.or(table.time_margin).unwrap_or(0),
         seed: args.seed.or(table.seed).unwrap_or_else(rand::random),
         shard,
-        sprt: None,
+        sprt: sprt.map(|s| s.to_string()),
         concurrency,
     };
     Ok((plan, out))
@@ -261,6 +291,7 @@ fn resumed_plan(
         ("--illegal-notice", args.illegal_notice.is_some()),
         ("--claim-draws", args.claim_draws.is_some()),
         ("--shard", args.shard.is_some()),
+        ("--sprt", args.sprt.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
         bail!(
@@ -321,7 +352,6 @@ fn reject_unsupported(table: &RunTable) -> anyhow::Result<()> {
         ("inject-flag", table.inject_flag.is_some()),
         ("inject-flag-mode", table.inject_flag_mode.is_some()),
         ("flag-overshoot-ms", table.flag_overshoot_ms.is_some()),
-        ("sprt", table.sprt.is_some()),
     ];
     if let Some((key, _)) = set.iter().find(|(_, is_set)| *is_set) {
         bail!("[run] {key}: not supported by this version of blitz-arena yet");

@@ -6,7 +6,7 @@ mod progress;
 pub mod schedule;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup, SearchLimits, Watchers};
 use crate::openings::Opening;
-use crate::report::{GameRow, ResultsDir};
+use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus};
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
 pub use progress::Progress;
@@ -38,6 +38,9 @@ pub struct Run {
     pub concurrency: usize,
     pub seed: u64,
     pub timeouts: Timeouts,
+    /// A sequential test of the first engine against the second: the run stops taking new
+    /// games once a bound is crossed.
+    pub sprt: Option<(Sprt, String, String)>,
 }
 
 impl Run {
@@ -66,6 +69,8 @@ pub struct Outcome {
     pub rows: Vec<GameRow>,
     /// The run was stopped (Ctrl-C, SIGTERM) before its schedule was done.
     pub interrupted: bool,
+    /// The SPRT crossed a bound: its decision and the log-likelihood ratio then.
+    pub sprt_stop: Option<(SprtStatus, f64)>,
     pub overhead: Overhead,
 }
 
@@ -123,6 +128,7 @@ pub async fn run(
 ) -> anyhow::Result<Outcome> {
     let run = Arc::new(run);
     let next = Arc::new(AtomicUsize::new(0));
+    let stop_taking = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
     let workers = run.concurrency.clamp(1, run.schedule.len().max(1));
     let mut handles = Vec::with_capacity(workers);
@@ -130,6 +136,7 @@ pub async fn run(
         handles.push(tokio::spawn(worker(
             Arc::clone(&run),
             Arc::clone(&next),
+            Arc::clone(&stop_taking),
             tx.clone(),
             cancel.clone(),
         )));
@@ -139,11 +146,39 @@ pub async fn run(
     let mut rows = previous;
     rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
+    let mut sprt_stop = None;
+    let sprt_status = |rows: &[GameRow]| {
+        run.sprt.as_ref().map(|(sprt, a, b)| {
+            let (penta, _) = pentanomial(rows, a, b);
+            let llr = sprt.llr(penta);
+            let (lower, upper) = sprt.bounds();
+            (
+                sprt.decide(llr),
+                llr,
+                format!("LLR {llr:+.2} ({lower:+.2}, {upper:+.2})"),
+            )
+        })
+    };
+    if let Some((status, llr, _)) = sprt_status(&rows) {
+        if status.is_finished() {
+            // A resumed run whose test had already ended plays nothing more.
+            stop_taking.store(true, Ordering::SeqCst);
+            sprt_stop = Some((status, llr));
+        }
+    }
     while let Some(record) = rx.recv().await {
         results.append(&record)?;
         overhead.add(&record);
         rows.push(GameRow::from_record(&record));
-        progress.game_finished(&record, &rows);
+        let sprt_line = sprt_status(&rows);
+        progress.game_finished(&record, &rows, sprt_line.as_ref().map(|s| s.2.as_str()));
+        if let Some((status, llr, _)) = sprt_line {
+            if status.is_finished() && sprt_stop.is_none() {
+                // Games in progress finish and are recorded; no new game starts.
+                stop_taking.store(true, Ordering::SeqCst);
+                sprt_stop = Some((status, llr));
+            }
+        }
     }
     for handle in handles {
         handle.await?;
@@ -152,6 +187,7 @@ pub async fn run(
     Ok(Outcome {
         rows,
         interrupted,
+        sprt_stop,
         overhead,
     })
 }
@@ -162,12 +198,13 @@ pub async fn run(
 async fn worker(
     run: Arc<Run>,
     next: Arc<AtomicUsize>,
+    stop_taking: Arc<AtomicBool>,
     tx: mpsc::Sender<GameRecord>,
     mut cancel: watch::Receiver<bool>,
 ) {
     let mut engines: HashMap<usize, Engine> = HashMap::new();
     loop {
-        if *cancel.borrow() {
+        if *cancel.borrow() || stop_taking.load(Ordering::SeqCst) {
             break;
         }
         let i = next.fetch_add(1, Ordering::SeqCst);

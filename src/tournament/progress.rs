@@ -39,9 +39,13 @@ impl Progress {
     }
 
     /// Reports one finished game; `rows` are all games finished so far, for the standings.
-    pub fn game_finished(&mut self, record: &GameRecord, rows: &[GameRow]) {
+    pub fn game_finished(&mut self, record: &GameRecord, rows: &[GameRow], sprt: Option<&str>) {
         self.done += 1;
-        let standings = standings(rows);
+        let mut standings = standings(rows);
+        if let Some(sprt) = sprt {
+            standings.push_str(" | ");
+            standings.push_str(sprt);
+        }
         let line = match record.outcome() {
             Some(o) => format!(
                 "game {}/{} (#{}): {} - {} {} {} ({}) | {}",
