@@ -21,6 +21,10 @@ pub struct Game {
     pub history: Vec<u64>,
     /// How castling moves are written (`UCI_Chess960`).
     pub mode: CastlingMode,
+    /// The whole `position` command was applied. False after a FEN that could not be set up
+    /// (the start position was used instead) or an illegal move in the list (the moves stop
+    /// before it): `pos` is then not the position the GUI meant.
+    pub complete: bool,
 }
 
 impl Default for Game {
@@ -29,6 +33,7 @@ impl Default for Game {
             pos: Chess::default(),
             history: Vec::new(),
             mode: CastlingMode::Standard,
+            complete: true,
         }
     }
 }
@@ -157,6 +162,11 @@ impl UciOption {
 /// `go` runs on a worker thread unless `inline` says the engine answers so
 /// fast that a thread would only add latency.
 pub trait Engine: Send {
+    /// The `id name` line's name, if not `blitz-arena <engine>`.
+    fn id_name(&self) -> Option<String> {
+        None
+    }
+
     /// Options listed in answer to `uci`.
     fn options(&self) -> Vec<UciOption> {
         Vec::new()

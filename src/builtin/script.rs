@@ -55,9 +55,8 @@
 //! Bad arguments and bad items are one-line errors that name the item, e.g.
 //! `script: item 3 "e2e4@2x": bad time "2x" (use 120ms, 2s or a number of ms)`.
 
-use std::io::{self, BufRead, Read};
+use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -348,30 +347,12 @@ fn parse_score(s: &str) -> Option<Score> {
     }
 }
 
-/// The arguments of the last `position` command since `ucinewgame`, as the
-/// input tap saw them (`None`: none since, so the start position).
-#[derive(Clone, Default)]
-struct Tap(Arc<Mutex<Option<Vec<String>>>>);
-
-impl Tap {
-    fn set(&self, args: Option<Vec<String>>) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = args;
-    }
-
-    fn get(&self) -> Option<Vec<String>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-}
-
 pub struct Script {
     opts: Options,
     /// `go` commands received in this game (the current one included).
     moves: usize,
     /// The answer to the current `go`, decided on the loop thread.
     plan: Plan,
-    tap: Tap,
-    /// The tap's value when the current `go` was read.
-    position: Option<Vec<String>>,
 }
 
 impl Script {
@@ -380,22 +361,15 @@ impl Script {
             opts,
             moves: 0,
             plan: Plan::FirstLegal,
-            tap: Tap::default(),
-            position: None,
         }
     }
 
     /// The first legal move in UCI text order, `(none)` if there is none,
     /// `0000` if the last `position` command could not be set up.
     fn first_legal(&self, game: &Game) -> String {
-        if let Some(args) = &self.position {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            // The loop has already logged the warnings; they mean its `game`
-            // is not the position it was sent.
-            let (_, warnings) = uci::parse_position(&args, game.mode, false);
-            if !warnings.is_empty() {
-                return "0000".to_string();
-            }
+        // The loop could not set up the position it was sent (it logged why).
+        if !game.complete {
+            return "0000".to_string();
         }
         game.pos
             .legal_moves()
@@ -427,6 +401,10 @@ fn wait_until(deadline: Option<Instant>, stop: &AtomicBool, ignore_stop: bool) {
 }
 
 impl Engine for Script {
+    fn id_name(&self) -> Option<String> {
+        Some(self.opts.name.clone())
+    }
+
     fn new_game(&mut self) {
         self.moves = 0;
     }
@@ -434,7 +412,6 @@ impl Engine for Script {
     fn on_go(&mut self) -> GoAction {
         self.moves += 1;
         self.plan = self.opts.plan(self.moves);
-        self.position = self.tap.get();
         match self.plan {
             Plan::Crash => {
                 log(&format!("script: move {}: crashing as told", self.moves));
@@ -470,113 +447,15 @@ impl Engine for Script {
 pub fn run(args: &[String], input: impl BufRead, out: Out) -> anyhow::Result<()> {
     let opts = Options::parse(args)?;
     let engine = Script::new(opts);
-    let input = Tapped {
-        inner: input,
-        line: Vec::new(),
-        at: 0,
-        tap: engine.tap.clone(),
-        name: engine.opts.name.clone(),
-        out: out.clone(),
-    };
     uci::run_loop("script", Box::new(engine), input, out)
-}
-
-/// The UCI commands, as the shared loop recognises them.
-const COMMANDS: &[&str] = &[
-    "uci",
-    "debug",
-    "isready",
-    "setoption",
-    "register",
-    "ucinewgame",
-    "position",
-    "go",
-    "stop",
-    "ponderhit",
-    "quit",
-];
-
-/// The input as the shared UCI loop reads it, one line at a time, seen first
-/// by the script: it records `position` commands (for `first-legal`) and
-/// answers `uci` itself, because the shared loop's `id name` always reads
-/// `blitz-arena <engine>`, and `--name` sets the whole line.
-struct Tapped<R> {
-    inner: R,
-    line: Vec<u8>,
-    /// How much of `line` the loop has consumed.
-    at: usize,
-    tap: Tap,
-    name: String,
-    out: Out,
-}
-
-impl<R: BufRead> Tapped<R> {
-    fn inspect(&mut self) {
-        let text = String::from_utf8_lossy(&self.line);
-        let tokens: Vec<&str> = text.split_whitespace().collect();
-        // Like the loop: unknown leading tokens are skipped.
-        let Some(at) = tokens.iter().position(|t| COMMANDS.contains(t)) else {
-            return;
-        };
-        match tokens[at] {
-            "position" => self.tap.set(Some(
-                tokens[at + 1..].iter().map(|t| t.to_string()).collect(),
-            )),
-            "ucinewgame" => self.tap.set(None),
-            "uci" => {
-                let lines = [
-                    format!("id name {}", self.name),
-                    "id author blitz-arena".to_string(),
-                    "option name UCI_Chess960 type check default false".to_string(),
-                    "uciok".to_string(),
-                ];
-                // One lock: no `bestmove` of a running search in between.
-                self.out.with(|w| {
-                    for l in &lines {
-                        writeln!(w, "{l}")?;
-                    }
-                    Ok(())
-                });
-                // The loop sees an empty line, which it skips.
-                self.line.clear();
-                self.line.push(b'\n');
-            }
-            _ => {}
-        }
-    }
-}
-
-impl<R: BufRead> Read for Tapped<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Tapped<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.at >= self.line.len() {
-            self.line.clear();
-            self.at = 0;
-            if self.inner.read_until(b'\n', &mut self.line)? > 0 {
-                self.inspect();
-            }
-        }
-        Ok(&self.line[self.at..])
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.at = (self.at + n).min(self.line.len());
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{self, Read};
     use std::sync::mpsc;
+    use std::sync::{Arc, Mutex};
 
     fn opts(args: &[&str]) -> anyhow::Result<Options> {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -903,10 +782,8 @@ mod tests {
         assert_eq!(go(&mut e, &game).1, text("e2e4"));
     }
 
-    fn game_after(position: &str, e: &mut Script) -> Game {
+    fn game_after(position: &str, _: &mut Script) -> Game {
         let args: Vec<&str> = position.split_whitespace().collect();
-        e.tap
-            .set(Some(args.iter().map(|a| a.to_string()).collect()));
         let (game, _) = uci::parse_position(&args, shakmaty::CastlingMode::Standard, false);
         game
     }
@@ -933,7 +810,6 @@ mod tests {
         let game = game_after("fen 4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1", &mut e);
         assert_eq!(go(&mut e, &game).1, text("e1d1"));
         // ucinewgame forgets the position: the start position again.
-        e.tap.set(None);
         assert_eq!(go(&mut e, &Game::default()).1, text("a2a3"));
     }
 

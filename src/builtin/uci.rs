@@ -125,8 +125,12 @@ impl Session {
 
     fn uci(&mut self) {
         let send_uciok = self.engine().on_uci();
+        let name = self
+            .engine()
+            .id_name()
+            .unwrap_or_else(|| format!("blitz-arena {}", self.name));
         let mut lines = vec![
-            format!("id name blitz-arena {}", self.name),
+            format!("id name {name}"),
             "id author blitz-arena".to_string(),
         ];
         lines.extend(self.engine().options().iter().map(|o| o.line()));
@@ -341,6 +345,7 @@ pub fn parse_position(
                 return (
                     Game {
                         mode,
+                        complete: false,
                         ..Game::default()
                     },
                     warnings,
@@ -352,6 +357,7 @@ pub fn parse_position(
             return (
                 Game {
                     mode,
+                    complete: false,
                     ..Game::default()
                 },
                 warnings,
@@ -362,6 +368,7 @@ pub fn parse_position(
         pos,
         history: Vec::new(),
         mode,
+        complete: true,
     };
     for (i, text) in moves.iter().enumerate() {
         let m = text
@@ -381,6 +388,7 @@ pub fn parse_position(
         }
         game.pos.play_unchecked(m);
     }
+    game.complete = warnings.is_empty();
     (game, warnings)
 }
 
