@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod event;
 pub mod game;
+pub mod inject;
 pub mod openings;
 pub mod report;
 pub mod rules;
