@@ -61,6 +61,20 @@ pub enum Command {
         #[arg(required = true)]
         results: Vec<PathBuf>,
     },
+    /// Print the rulings of one ruleset, or of all, with the rule each ending cites.
+    Rules {
+        /// The ruleset to print [default: all six]
+        #[arg(value_enum)]
+        ruleset: Option<Ruleset>,
+    },
+    /// Re-rule a recorded run under another ruleset and show the games whose ruling differs.
+    Adjudicate {
+        /// A results folder, or its events.jsonl.
+        results: PathBuf,
+        /// The ruleset to re-rule every game under.
+        #[arg(long, value_enum)]
+        ruleset: Ruleset,
+    },
     /// Merge the results folders of a run's shards into one results folder.
     Merge {
         /// The shards' results folders.

@@ -21,7 +21,7 @@ use crate::config::EngineConfig;
 use crate::engine::{Engine, Reply, Timeouts};
 use crate::event::{Claimable, Event, Fault, GameRecord, Side};
 use crate::openings::Opening;
-use crate::rules::illegal::MoveCheck;
+use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::timecontrol::TimeControl;
 
@@ -234,7 +234,11 @@ struct Game<'a> {
     /// The side whose engine has an unanswered `go`.
     thinking: Option<Side>,
     notices: Vec<(Instant, Side, Claimable)>,
+    /// The claim in progress: when it completes, by whom, what.
     claim: Option<(Instant, Side, Claimable)>,
+    /// Claims noticed while another was in progress: each starts, in order, when the one before
+    /// it completes and the game goes on.
+    queued: Vec<(Side, Claimable)>,
     /// The last clock press: when, and by whom. The opponent's clock runs from then when its
     /// engine is not asked to move at once (a claim in progress, a game waiting).
     pressed: Option<(Instant, Side)>,
@@ -242,6 +246,12 @@ struct Game<'a> {
     notes: Vec<String>,
     /// An illegal move stood and the position command was rebuilt from a FEN.
     rebased: bool,
+    /// The position command starts from a FEN of an illegal position (an unnoticed illegal
+    /// move left the side not to move in check, or the kings next to each other).
+    base_illegal: bool,
+    /// The instant the game was decided (the move that mated, the claim that completed, the
+    /// crash): the clocks at the end are read at this instant.
+    ended_at: Option<Instant>,
 }
 
 impl Game<'_> {
@@ -292,16 +302,43 @@ impl Game<'_> {
                 self.notices
                     .retain(|n| !(n.0 == at && n.1 == by && n.2 == what));
                 self.record(Event::Notice { t_us, by, what });
-                if self.claim.is_none() {
-                    self.start_claim(at, by, what);
-                }
+                self.claim_or_queue(at, by, what);
                 None
             }
             Timer::Claim(by, what) => {
                 self.claim = None;
                 let verdict = self.record(Event::Claim { t_us, by, what });
-                self.act(verdict, at)
+                let ending = self.act(verdict, at);
+                if ending.is_none() && self.claim.is_none() && !self.queued.is_empty() {
+                    let (by, what) = self.queued.remove(0);
+                    self.start_claim(at, by, what);
+                }
+                ending
             }
+        }
+    }
+
+    /// The position command becomes the FEN of the position on the board (after an illegal move
+    /// stood, or was taken back).
+    fn rebase(&mut self) {
+        self.position = PositionCommand::fen(&self.referee);
+        self.rebased = true;
+        self.base_illegal = position_is_illegal(self.referee.position()).is_some();
+    }
+
+    /// Starts a claim noticed at `at`, or queues it behind the claim in progress.
+    ///
+    /// Fix: a notice during another claim used to be dropped, and an illegal move noticed
+    /// during a flag claim replaced that claim. When the claim that ran then let the game go on
+    /// (FIDE 7.5.5: a minute and the move again), the fallen flag was never claimed: the
+    /// referee knows it fell, so no flag timer is set again, and the flagged engine played on
+    /// for the rest of the game on a negative clock (or, hung, until the 24 h fallback).
+    fn claim_or_queue(&mut self, at: Instant, by: Side, what: Claimable) {
+        let active = self.claim.map(|(_, b, w)| (b, w));
+        if active.is_none() {
+            self.start_claim(at, by, what);
+        } else if active != Some((by, what)) && !self.queued.contains(&(by, what)) {
+            self.queued.push((by, what));
         }
     }
 
@@ -314,7 +351,14 @@ impl Game<'_> {
     fn act(&mut self, verdict: Verdict, at: Instant) -> Option<Ending> {
         match verdict {
             Verdict::Continue => None,
-            Verdict::End(ending) => Some(ending),
+            Verdict::End(ending) => {
+                // Fix: the clocks stop when the game is decided (a claim completing stops the
+                // clocks, RULES.md §1), not when the loop has finished stopping the engine that
+                // was thinking; the end clocks used to include that (1-5 ms, more for a slow
+                // `stop`), and a claimant's clock started at the press ran on meanwhile.
+                self.ended_at.get_or_insert(at);
+                Some(ending)
+            }
             Verdict::FlagDown { side } => {
                 // The opponent's watcher notices after an exponential delay (RULES.md §1).
                 let mean = self.setup.watchers.flag_notice_ms;
@@ -344,15 +388,13 @@ impl Game<'_> {
                         by,
                         what: Claimable::IllegalMove,
                     });
-                    self.claim = None;
-                    self.start_claim(at, by, Claimable::IllegalMove);
+                    self.claim_or_queue(at, by, Claimable::IllegalMove);
                     None
                 } else {
                     let verdict = self.record(Event::Unnoticed { t_us, by });
                     if verdict == Verdict::Continue {
                         // The illegal move stands: engines are told the position by FEN.
-                        self.position = PositionCommand::fen(&self.referee);
-                        self.rebased = true;
+                        self.rebase();
                     }
                     self.act(verdict, at)
                 }
@@ -379,7 +421,7 @@ impl Game<'_> {
                     }
                     self.pressed = None;
                     if self.rebased {
-                        self.position = PositionCommand::fen(&self.referee);
+                        self.rebase();
                     }
                 }
                 None
@@ -456,6 +498,15 @@ impl Game<'_> {
             // A promotion without its piece played as a queen (WBCA 17, USCF 16).
             self.position.push(&format!("{}q", text.trim()));
         }
+        if self.base_illegal && position_is_illegal(self.referee.position()).is_none() {
+            // Fix: the position command used to keep the illegal position an unnoticed illegal
+            // move left as its base (`position fen <illegal> moves ...`) after a legal reply had
+            // made the position legal again. Engines cannot set that up: the `script` engine
+            // answered `0000` (an illegal move of its own), Stockfish crashes (and, the illegal
+            // move no longer claimable, lost by `engine-crash`). Engines are now told the legal
+            // position on the board by its own FEN.
+            self.rebase();
+        }
         self.act(verdict, at)
     }
 }
@@ -484,10 +535,13 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
         thinking: None,
         notices: Vec::new(),
         claim: None,
+        queued: Vec::new(),
         pressed: None,
         restart,
         notes: Vec::new(),
         rebased: false,
+        base_illegal: false,
+        ended_at: None,
     };
     let engines = [white, black];
 
@@ -582,6 +636,22 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
                 break;
             }
             if let Some(ending) = game.fire(at, timer) {
+                // Fix: the thinking engine's reply was already read (a timer due before it
+                // ended the game: a flag that fell just before the `bestmove` arrived). The
+                // engine is idle, so it must not be sent `stop` and waited for: it used to be,
+                // and after a second without an answer the game was ruled `engine-stall` (and
+                // the healthy engine restarted) instead of by the flag. An engine that exited
+                // is restarted.
+                if let Some(side) = game.thinking {
+                    match &reply {
+                        Reply::BestMove { .. } => game.thinking = None,
+                        Reply::Exited { .. } => {
+                            game.thinking = None;
+                            game.restart[side.index()] = true;
+                        }
+                        Reply::Deadline => {}
+                    }
+                }
                 break 'game ending;
             }
             // A claim started by the thinking side: its engine stops to claim.
@@ -699,9 +769,10 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
         };
     }
     let now = Instant::now();
+    let stopped = game.ended_at.unwrap_or(now);
     let clocks = [
-        game.clock.left_us(Side::White, now),
-        game.clock.left_us(Side::Black, now),
+        game.clock.left_us(Side::White, stopped),
+        game.clock.left_us(Side::Black, stopped),
     ];
     let t_us = game.us(now);
     game.events.push(end_event(t_us, &ending, clocks));

@@ -45,6 +45,8 @@ async fn async_main(command: Command) -> ExitCode {
         } => app::check(engines, &engines_file).await,
         Command::Stats { results } => app::stats(&results),
         Command::Merge { dirs, out } => app::merge(&dirs, &out),
+        Command::Rules { ruleset } => app::rules(ruleset),
+        Command::Adjudicate { results, ruleset } => app::adjudicate(&results, ruleset),
         Command::Engine { .. } => unreachable!("handled before the runtime starts"),
     };
     match result {

@@ -1,7 +1,9 @@
 //! The commands behind the command line: validate everything before the first game, run,
 //! report. `main.rs` only parses arguments and maps the outcome to an exit code.
 
+mod adjudicate;
 mod merge;
+mod rules;
 mod run;
 
 use std::path::{Path, PathBuf};
@@ -12,7 +14,9 @@ use crate::config;
 use crate::engine::{Engine, Timeouts};
 use crate::report::{self, Summary};
 
+pub use adjudicate::adjudicate;
 pub use merge::merge;
+pub use rules::rules;
 pub use run::tournament;
 
 /// Prints a line on stdout; a closed stdout (`blitz-arena stats ... | head`) ends the

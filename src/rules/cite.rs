@@ -1,6 +1,7 @@
 //! Which rule decides each situation, per ruleset: the citation in the CSV `rule` column and
 //! the PGN `RuleCited` tag. Numbers follow RULES.md (FIDE: 2023 Laws).
 
+use super::illegal::IllegalKind;
 use super::Ruleset;
 
 /// A situation that ends a game.
@@ -18,12 +19,21 @@ pub enum Situation {
     /// A flag fell but the opponent could not mate.
     FlagNoMaterial,
     IllegalMove,
+    /// A noticed illegal move of the kind `no-move`: the clock pressed without a move.
+    NoMove,
+    /// A noticed illegal move of the kind `no-promotion`: a pawn on the last rank, no piece named.
+    NoPromotion,
     /// A noticed illegal move, but the claimant could not mate: a draw.
     IllegalNoMaterial,
     /// The claimant's engine captured the king its opponent left in check.
     KingCapture,
     /// USCF 7d: the side that moved its king next to the other king claimed.
     KingsAdjacentClaim,
+    /// USCF 7e: a flag claim by the illegal mover and the opponent's illegal-move claim at the
+    /// same moment.
+    SimultaneousClaims,
+    /// USCF 7e, but the illegal mover's opponent could not mate (USCF 8d).
+    SimultaneousClaimsNoMaterial,
     /// FIDE A.5.4: an illegal position persists after the next move.
     PersistingIllegalPosition,
     /// A mate given by a side whose flag had fallen unnoticed.
@@ -42,6 +52,17 @@ pub enum Situation {
     MaxMoves,
     DrawAdjudication,
     ResignAdjudication,
+}
+
+impl Situation {
+    /// The situation of a noticed illegal move of `kind` (`None`: text that is no move).
+    pub fn illegal(kind: Option<IllegalKind>) -> Situation {
+        match kind {
+            Some(IllegalKind::NoMove) => Situation::NoMove,
+            Some(IllegalKind::NoPromotion) => Situation::NoPromotion,
+            _ => Situation::IllegalMove,
+        }
+    }
 }
 
 /// The rule that decides `situation` under `ruleset`. Where a ruleset defers to the ordinary
@@ -113,6 +134,14 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (IllegalMove, Fide) => "FIDE 7.5.5",
         (IllegalMove, Online) => "online: illegal move",
 
+        // H16: "making no move is considered to be the same as making an illegal move". (FIDE
+        // 7.5.3 only says the same; 7.5.5 decides, and is cited.)
+        (NoMove, House) => "H16",
+        // H26: a promotion must be declared; H19: any illegal move loses like H18.
+        (NoPromotion, House) => "H26, H19",
+        (NoPromotion, Fide) => "FIDE 7.5.2, 7.5.5",
+        (NoMove | NoPromotion, _) => cite(ruleset, IllegalMove),
+
         (IllegalNoMaterial, Generic) => "G§3",
         (IllegalNoMaterial, Wbca) => "WBCA 14, 8f",
         (IllegalNoMaterial, Uscf) => "USCF 7d, 8d",
@@ -127,6 +156,8 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (KingCapture, Online) => "online: illegal move",
 
         (KingsAdjacentClaim, _) => "USCF 7d",
+        (SimultaneousClaims, _) => "USCF 7e",
+        (SimultaneousClaimsNoMaterial, _) => "USCF 7e, 8d",
         (PersistingIllegalPosition, _) => "FIDE A.5.4",
 
         (MateAfterOwnFlag, House) => "H13",

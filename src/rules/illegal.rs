@@ -619,6 +619,23 @@ pub fn position_is_illegal(pos: &Chess) -> Option<&'static str> {
     None
 }
 
+/// Whether the two kings stand next to each other (USCF 7d, WBCA 16).
+pub fn kings_adjacent(pos: &Chess) -> bool {
+    let board = pos.board();
+    match (board.king_of(Color::White), board.king_of(Color::Black)) {
+        (Some(white), Some(black)) => attacks::king_attacks(white).contains(black),
+        _ => false,
+    }
+}
+
+/// FIDE A.5.4: a position in which the arbiter waits for the next move: both kings in check
+/// (kings next to each other check each other), or a pawn on the first or last rank.
+pub fn arbiter_waits(pos: &Chess) -> bool {
+    let board = pos.board();
+    (board.pawns() & Bitboard::BACKRANKS).any()
+        || (in_check(board, Color::White) && in_check(board, Color::Black))
+}
+
 /// Checks that `m` can be carried out on `pos`'s board without corrupting it.
 fn validate_effect(pos: &Chess, m: Move) -> Result<(), String> {
     let board = pos.board();

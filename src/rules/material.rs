@@ -48,13 +48,16 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 }
 
 /// Whether neither side can mate any more (a dead position, FIDE 5.2.2), beyond the trivial
-/// material draws that shakmaty's `is_insufficient_material` already knows. `fide` and
-/// `generic` ask chasolver's fast unwinnability test for both sides (about 1 µs a position,
-/// so it runs after every move; a position it cannot decide plays on); `online` applies
-/// lichess's rule to both sides; the other rulesets know only the material draws.
+/// material draws that shakmaty's `is_insufficient_material` already knows. `online` applies
+/// lichess's rule to both sides; every other ruleset asks chasolver's fast unwinnability test
+/// for both sides (about 1 µs a position, so it runs after every move; a position it cannot
+/// decide plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
+/// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
+/// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
+/// may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
     match ruleset {
-        Ruleset::Fide | Ruleset::Generic => {
+        Ruleset::Fide | Ruleset::Generic | Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => {
             let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
             let Ok(board) = chess::Board::from_str(&fen) else {
                 return false;
@@ -65,7 +68,6 @@ pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
         Ruleset::Online => {
             !lichess_can_win(pos, Color::White) && !lichess_can_win(pos, Color::Black)
         }
-        Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => false,
     }
 }
 
@@ -169,16 +171,17 @@ mod tests {
         // A locked chain: every gap on the 4th and 5th ranks is guarded by a pawn, so neither
         // king can cross and no pawn can ever move or be taken: dead (FIDE 5.2.2).
         let locked = pos("8/8/1k6/p1p1p1p1/P1P1P1P1/1K6/8/8 w - - 0 1");
-        assert!(is_dead(Ruleset::Fide, &locked));
-        assert!(is_dead(Ruleset::Generic, &locked));
-        // USCF and WBCA know only the material draws.
-        assert!(!is_dead(Ruleset::Uscf, &locked));
+        for ruleset in Ruleset::ALL.into_iter().filter(|r| *r != Ruleset::Online) {
+            assert!(is_dead(ruleset, &locked), "{ruleset}");
+        }
+        // lichess's rule sees pawns on both sides.
+        assert!(!is_dead(Ruleset::Online, &locked));
         let open = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9");
         assert!(!is_dead(Ruleset::Fide, &open));
         // K+B v K+B on one colour is dead for lichess's rule too.
         let bishops = pos("8/8/8/3bk3/8/3BK3/8/8 w - - 0 1");
         assert!(is_dead(Ruleset::Online, &bishops));
-        assert!(!is_dead(Ruleset::Uscf, &bishops));
+        assert!(is_dead(Ruleset::Uscf, &bishops));
     }
 
     #[test]

@@ -4,6 +4,8 @@ mod cite;
 pub mod illegal;
 mod material;
 mod referee;
+#[cfg(test)]
+mod tests;
 
 pub use material::{can_mate, is_dead, MatingChance};
 pub use referee::legal_move;

@@ -224,10 +224,17 @@ pub struct Referee {
     pending_illegal: Option<PendingIllegal>,
     /// Illegal moves ruled against each side so far (FIDE: the second one loses).
     illegal_count: [u32; 2],
-    /// An illegal move stood: the side that made it, and the position before it.
+    /// An illegal move stood: the side that made it, and the position before it. It can be
+    /// claimed (by a crash or a king capture, RULES.md §5) until the opponent's next move.
     stood: Option<(Side, Option<IllegalKind>, Snapshot)>,
-    /// The opponent has not yet replied to a standing illegal move (FIDE A.5.4).
-    awaiting_reply_to_illegal: bool,
+    /// FIDE A.5.4: an illegal move stood leaving both kings in check (or a pawn on the last
+    /// rank); the arbiter waits for the next move, then a still illegal position is a draw.
+    a54_watch: bool,
+    /// USCF 7d: the sides whose king step next to the other king stood, while the kings are
+    /// still next to each other.
+    moved_king_adjacent: [bool; 2],
+    /// The watcher that noticed the pending illegal move, and when (USCF 7e).
+    illegal_noticed: Option<(Side, i64)>,
     /// House rules: a side mated the other after its own flag fell; the mated side may still
     /// claim on time (H13, H14).
     mate_by_flagged: Option<Side>,
@@ -255,7 +262,9 @@ impl Referee {
             pending_illegal: None,
             illegal_count: [0; 2],
             stood: None,
-            awaiting_reply_to_illegal: false,
+            a54_watch: false,
+            moved_king_adjacent: [false; 2],
+            illegal_noticed: None,
             mate_by_flagged: None,
             ending: None,
         }
@@ -353,8 +362,12 @@ impl Referee {
         let verdict = match event {
             Event::Go { .. } | Event::End { .. } | Event::Penalty { .. } => Verdict::Continue,
             Event::Notice { by, what, t_us } => {
-                if *what == Claimable::Flag {
-                    self.flag_noticed[by.index()].get_or_insert(*t_us);
+                match what {
+                    Claimable::Flag => {
+                        self.flag_noticed[by.index()].get_or_insert(*t_us);
+                    }
+                    Claimable::IllegalMove => self.illegal_noticed = Some((*by, *t_us)),
+                    Claimable::KingCapture => {}
                 }
                 Verdict::Continue
             }
@@ -422,23 +435,13 @@ impl Referee {
         };
         self.play(m);
         let ruleset = self.settings.ruleset;
-        // FIDE A.5.4: an illegal position that persists after the opponent's next move.
-        if std::mem::take(&mut self.awaiting_reply_to_illegal) {
-            if let Some(why) = illegal::position_is_illegal(&self.pos) {
-                if ruleset == Ruleset::Fide {
-                    return self.end(
-                        GameResult::Draw,
-                        Termination::IllegalMove,
-                        Situation::PersistingIllegalPosition,
-                        format!(
-                            "the position is still illegal after {}'s move: {why}",
-                            side.name()
-                        ),
-                    );
-                }
-            } else {
-                self.stood = None;
-            }
+        // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
+        // G§3, WBCA 14, USCF 3b, FIDE A.5.2), and after a legal move the kings are apart.
+        self.stood = None;
+        self.moved_king_adjacent = [false; 2];
+        // FIDE A.5.4: the arbiter waited for this move; the position is still illegal.
+        if let Some(verdict) = self.fide_a54(side) {
+            return verdict;
         }
         if self.pos.is_checkmate() {
             return self.on_checkmate(side);
@@ -715,6 +718,7 @@ impl Referee {
                 }
             }
         }
+        self.illegal_noticed = None;
         self.pending_illegal = Some(PendingIllegal {
             side,
             uci: uci.to_string(),
@@ -788,16 +792,100 @@ impl Referee {
             .push(self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
         self.plies += 1;
         self.stood = Some((pending.side, Some(illegal.kind), snapshot));
-        self.awaiting_reply_to_illegal = true;
+        if !illegal::kings_adjacent(&self.pos) {
+            self.moved_king_adjacent = [false; 2];
+        } else if illegal.kind == IllegalKind::KingsAdjacent {
+            self.moved_king_adjacent[pending.side.index()] = true;
+        }
+        // FIDE A.5.4: this (illegal) move was the one the arbiter waited for.
+        if let Some(verdict) = self.fide_a54(pending.side) {
+            return verdict;
+        }
+        self.a54_watch = illegal::arbiter_waits(&self.pos);
         Verdict::Continue
+    }
+
+    /// FIDE A.5.4: "If the arbiter observes both kings are in check, or a pawn on the rank
+    /// furthest from its starting position, he shall wait until the next move is completed.
+    /// Then, if an illegal position is still on the board, he shall declare the game drawn."
+    /// Called once `mover`'s move is on the board; ends the wait.
+    fn fide_a54(&mut self, mover: Side) -> Option<Verdict> {
+        if !std::mem::take(&mut self.a54_watch) || self.settings.ruleset != Ruleset::Fide {
+            return None;
+        }
+        let why = illegal::position_is_illegal(&self.pos)?;
+        Some(self.end(
+            GameResult::Draw,
+            Termination::IllegalMove,
+            Situation::PersistingIllegalPosition,
+            format!(
+                "the position is still illegal after {}'s move: {why}",
+                mover.name()
+            ),
+        ))
     }
 
     /// A claim completed at `t_us`.
     fn on_claim(&mut self, by: Side, what: Claimable, t_us: i64) -> Verdict {
+        if self.settings.ruleset == Ruleset::Uscf {
+            if let Some(verdict) = self.uscf_7e(t_us) {
+                return verdict;
+            }
+        }
         match what {
             Claimable::Flag => self.rule_flag_claim(by, t_us),
             Claimable::IllegalMove | Claimable::KingCapture => self.rule_noticed_illegal(by, what),
         }
+    }
+
+    /// USCF 7e: "An illegal move doesn't negate a player's right to claim on time, provided it
+    /// is made prior to the opponent's claim of an illegal move. If the claims are
+    /// simultaneous, the player who made the illegal move loses." Applies when an illegal move
+    /// is pending, its opponent noticed it (its claim started), the opponent's flag is down and
+    /// the illegal mover noticed that flag: whichever claim started first is ruled; claims
+    /// started at the same instant lose the game for the illegal mover (a draw if the
+    /// opponent cannot mate, USCF 8d).
+    fn uscf_7e(&mut self, t_us: i64) -> Option<Verdict> {
+        let mover = self.pending_illegal.as_ref()?.side;
+        let opponent = mover.other();
+        let (noticer, illegal_claim) = self.illegal_noticed?;
+        self.flags[opponent.index()]?;
+        let flag_claim = self.flag_noticed[mover.index()]?;
+        if noticer != opponent {
+            return None;
+        }
+        Some(match flag_claim.cmp(&illegal_claim) {
+            std::cmp::Ordering::Less => self.rule_flag_claim(mover, t_us),
+            std::cmp::Ordering::Greater => {
+                self.rule_noticed_illegal(opponent, Claimable::IllegalMove)
+            }
+            std::cmp::Ordering::Equal => {
+                self.pending_illegal = None;
+                let detail = format!(
+                    "{} claimed {}'s illegal move as {} claimed {}'s flag, at {:.3} s",
+                    opponent.name(),
+                    mover.name(),
+                    mover.name(),
+                    opponent.name(),
+                    illegal_claim as f64 / 1e6
+                );
+                if self.chance(opponent).suffices() {
+                    self.end(
+                        GameResult::win_for(opponent),
+                        Termination::IllegalMove,
+                        Situation::SimultaneousClaims,
+                        detail,
+                    )
+                } else {
+                    self.end(
+                        GameResult::Draw,
+                        Termination::IllegalMove,
+                        Situation::SimultaneousClaimsNoMaterial,
+                        format!("{detail}; {} cannot mate", opponent.name()),
+                    )
+                }
+            }
+        })
     }
 
     /// A flag claim by `by` (RULES.md §3 rows 1-4).
@@ -808,32 +896,34 @@ impl Referee {
             return Verdict::Continue; // nothing to claim
         };
         let own = self.flags[by.index()].filter(|t| *t <= t_us);
+        // Did the claimant's own flag fall while it was claiming (after its notice)?
+        let noticed = self.flag_noticed[by.index()];
+        let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
         if let Some(mater) = self.mate_by_flagged.take() {
-            // H13: the mated side, its own flag up, claims the win on noticing; H14: a draw if
-            // its flag fell while claiming.
-            debug_assert_eq!(mater, flagged);
-            return match own {
-                None => self.end(
-                    GameResult::win_for(by),
-                    Termination::Flag,
-                    Situation::MatedClaimsOnTime,
-                    format!(
-                        "{} was mated after its flag fell; {} claimed on time",
-                        mater.name(),
-                        by.name()
-                    ),
-                ),
-                Some(_) => self.end(
-                    GameResult::Draw,
-                    Termination::BothFlags,
-                    Situation::MatedClaimsOnTimeTooLate,
-                    format!(
-                        "{} was mated after its flag fell; {}'s own flag fell while claiming",
-                        mater.name(),
-                        by.name()
-                    ),
-                ),
+            let detail = format!(
+                "{} was mated after its flag fell; claimed by {}",
+                mater.other().name(),
+                by.name()
+            );
+            let (termination, situation) = match own {
+                // H13: the mated side, its own flag up, claims the win on noticing.
+                None if by != mater => {
+                    return self.end(
+                        GameResult::win_for(by),
+                        Termination::Flag,
+                        Situation::MatedClaimsOnTime,
+                        detail,
+                    )
+                }
+                // H14: a draw if its own flag fell while it claimed.
+                Some(own) if by != mater && during_claim(own) => {
+                    (Termination::BothFlags, Situation::MatedClaimsOnTimeTooLate)
+                }
+                // H8: otherwise both flags were down before the claim (the mater's fell before
+                // its mate; the mated side's before it noticed, or the mater claims it).
+                _ => (Termination::BothFlags, Situation::BothFlags),
             };
+            return self.end(GameResult::Draw, termination, situation, detail);
         }
         let Some(own) = own else {
             // The claimant's flag is up: it wins if it can still mate (FIDE 6.9, WBCA 7c/8f,
@@ -850,8 +940,7 @@ impl Referee {
             by.name(),
             own as f64 / 1e6
         );
-        // Did the claimant's flag fall while it was claiming, or were both down before?
-        let during_claim = self.flag_noticed[by.index()].is_some_and(|noticed| own > noticed);
+        let during_claim = during_claim(own);
         match ruleset {
             // FIDE: the digital clock shows which flag fell first; that side loses, subject to 6.9.
             Ruleset::Fide => {
@@ -923,38 +1012,37 @@ impl Referee {
     fn rule_noticed_illegal(&mut self, by: Side, what: Claimable) -> Verdict {
         let ruleset = self.settings.ruleset;
         let offender = by.other();
-        let (uci, kind, standing) = match (&self.pending_illegal, &self.stood) {
-            (Some(p), _) if p.side == offender => (
-                format!("{:?}: {}", p.uci, p.reason),
-                p.illegal.as_ref().map(|i| i.kind),
-                false,
-            ),
-            (_, Some((side, kind, _))) if *side == offender => {
-                ("an illegal move earlier".to_string(), *kind, true)
-            }
-            _ => ("?".to_string(), None, false),
-        };
-        let _ = standing;
-        // USCF 7d: a player who moved its king next to the other king and then claims that
-        // the opponent left its king in check loses.
-        if ruleset == Ruleset::Uscf {
-            if let Some((adjacent_mover, Some(IllegalKind::KingsAdjacent), _)) = &self.stood {
-                if *adjacent_mover == by {
-                    return self.end(
-                        GameResult::win_for(offender),
-                        Termination::IllegalMove,
-                        Situation::KingsAdjacentClaim,
-                        format!(
-                            "{} moved its king next to the other king, then claimed",
-                            by.name()
-                        ),
-                    );
-                }
-            }
-        }
         // FIDE: capturing the king is itself an illegal move, by the capturer.
         if ruleset == Ruleset::Fide && what == Claimable::KingCapture {
             return self.fide_illegal(by, "captured the king".to_string(), None);
+        }
+        let (uci, kind) = match (&self.pending_illegal, &self.stood) {
+            (Some(p), _) if p.side == offender => (
+                format!("{:?}: {}", p.uci, p.reason),
+                p.illegal.as_ref().map(|i| i.kind),
+            ),
+            (_, Some((side, kind, _))) if *side == offender => {
+                ("an illegal move earlier".to_string(), *kind)
+            }
+            // Nothing the opponent did can be claimed (any more).
+            _ => return Verdict::Continue,
+        };
+        // USCF 7d: "A player who moves his king adjacent to the opponent's king and then
+        // attempts to claim a win under this rule based on the opponent's failure to notice the
+        // check shall lose the game."
+        if ruleset == Ruleset::Uscf && self.moved_king_adjacent[by.index()] {
+            self.pending_illegal = None;
+            return self.end(
+                GameResult::win_for(offender),
+                Termination::IllegalMove,
+                Situation::KingsAdjacentClaim,
+                format!(
+                    "{} moved its king next to the other king, then claimed that {} left its \
+                     king in check",
+                    by.name(),
+                    offender.name()
+                ),
+            );
         }
         if ruleset == Ruleset::Fide {
             return self.fide_illegal(offender, format!("played {uci}"), kind);
@@ -968,23 +1056,17 @@ impl Referee {
             _ => format!("{} played {uci}; claimed by {}", offender.name(), by.name()),
         };
         self.pending_illegal = None;
-        // H3.4, H17-H19: the offender loses whatever the material.
+        let s = match what {
+            Claimable::KingCapture => Situation::KingCapture,
+            _ => Situation::illegal(kind),
+        };
+        // H3.4, H16-H19, H26: the offender loses whatever the material.
         if ruleset == Ruleset::House {
-            let s = if what == Claimable::KingCapture {
-                Situation::KingCapture
-            } else {
-                Situation::IllegalMove
-            };
             return self.end(GameResult::win_for(by), Termination::IllegalMove, s, detail);
         }
         // G§3, WBCA 14/8f, USCF 7d/8d: the offender loses if the claimant could still win.
         let chance = self.chance(by);
         if chance.suffices() {
-            let s = if what == Claimable::KingCapture {
-                Situation::KingCapture
-            } else {
-                Situation::IllegalMove
-            };
             self.end(GameResult::win_for(by), Termination::IllegalMove, s, detail)
         } else {
             self.end(
@@ -1010,7 +1092,7 @@ impl Referee {
                 self.end(
                     GameResult::win_for(claimant),
                     Termination::IllegalMove,
-                    Situation::IllegalMove,
+                    Situation::illegal(kind),
                     detail,
                 )
             } else {
@@ -1032,29 +1114,30 @@ impl Referee {
                 return Verdict::Penalty {
                     side: claimant,
                     add_us: 60_000_000,
-                    rule: "FIDE 7.5.2, 7.5.5",
+                    rule: cite(Ruleset::Fide, Situation::illegal(kind)),
                     retake: false,
                 };
             }
         }
         // A standing illegal move claimed later: the position before it is restored.
         if pending.is_none() {
-            if let Some((side, _, snapshot)) = self.stood.take() {
+            if let Some((side, stood_kind, snapshot)) = self.stood.take() {
                 if side == offender {
                     self.pos = snapshot.pos;
                     self.history = snapshot.history;
                     self.checks = snapshot.checks;
                     self.plies = snapshot.plies;
-                    self.awaiting_reply_to_illegal = false;
+                    self.a54_watch = false;
+                    self.moved_king_adjacent = [false; 2];
                 } else {
-                    self.stood = Some((side, None, snapshot));
+                    self.stood = Some((side, stood_kind, snapshot));
                 }
             }
         }
         Verdict::Penalty {
             side: claimant,
             add_us: 60_000_000,
-            rule: "FIDE 7.5.5",
+            rule: cite(Ruleset::Fide, Situation::illegal(kind)),
             retake: true,
         }
     }

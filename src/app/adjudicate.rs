@@ -1,0 +1,1030 @@
+//! `adjudicate RESULTS --ruleset NAME`: re-rules every recorded game under another ruleset and
+//! shows the games whose ruling differs.
+//!
+//! Each game's recorded events are fed in order to a fresh referee with the run's settings
+//! (`run.json`, or the defaults) and the other ruleset. The events are facts (moves, flag
+//! falls, what the watchers noticed), so they stay valid as long as the other ruleset would
+//! have produced the same ones. Where it ends the game earlier (`online` at a flag fall), its
+//! ending is taken there. Where it would have needed events the record does not have (a claim
+//! of a flag that `online` never waited for, a take-back under FIDE 7.5.5, a game that goes
+//! on), the game is *undetermined* and the report says why. Events the watchers would have
+//! produced at the same instant with certainty (a notice and a claim when `--flag-notice-ms`
+//! and `--claim-ms` are 0) are supplied and reported as assumed.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use anyhow::bail;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess};
+
+use super::{say, Finish};
+use crate::event::{Claimable, Event, Fault, GameRecord, Side};
+use crate::game::Watchers;
+use crate::report::{self, EVENTS_JSONL};
+use crate::rules::illegal::MoveCheck;
+use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
+use crate::tournament::plan::{RunPlan, RUN_JSON};
+
+/// A recorded game re-ruled under another ruleset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Rerule {
+    /// The other ruleset ends the game: how, and the events the record lacked that were
+    /// supplied because the watchers would certainly have produced them.
+    Ended {
+        ending: Ending,
+        assumed: Vec<String>,
+    },
+    /// The other ruleset would have needed events the record does not have: why.
+    Undetermined(String),
+}
+
+/// How a recorded game's ruling compares under another ruleset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Comparison {
+    Same,
+    Differs,
+    Undetermined,
+}
+
+/// `adjudicate RESULTS --ruleset NAME`.
+pub fn adjudicate(results: &Path, ruleset: Ruleset) -> anyhow::Result<Finish> {
+    let (mut records, plan, plan_path) = load(results)?;
+    records.sort_by_key(|r| r.game);
+    let (mut settings, watchers) = match &plan {
+        Some(plan) => (plan.settings.clone(), plan.watchers),
+        None => (RefereeSettings::default(), Watchers::default()),
+    };
+    settings.ruleset = ruleset;
+    let mut recorded: Vec<Ruleset> = Vec::new();
+    for record in &records {
+        if !recorded.contains(&record.ruleset) {
+            recorded.push(record.ruleset);
+        }
+    }
+    let recorded: Vec<&str> = recorded.iter().map(|r| r.as_str()).collect();
+    say!(
+        "re-ruling {} {} of {} under {ruleset} (recorded under {}; settings {})",
+        records.len(),
+        if records.len() == 1 { "game" } else { "games" },
+        results.display(),
+        recorded.join(", "),
+        match &plan {
+            Some(_) => format!("from {}", plan_path.display()),
+            None => format!("by default: no {RUN_JSON}"),
+        }
+    );
+    let (mut differ, mut undetermined) = (0, 0);
+    for record in &records {
+        let rerule = rerule(record, &settings, &watchers);
+        let (comparison, lines) = report_game(record, ruleset, &rerule);
+        match comparison {
+            Comparison::Same => continue,
+            Comparison::Differs => differ += 1,
+            Comparison::Undetermined => undetermined += 1,
+        }
+        for line in lines {
+            say!("{line}");
+        }
+    }
+    say!("{}", summary(records.len(), differ, undetermined, ruleset));
+    Ok(Finish::Done)
+}
+
+/// The games of `results` (a results folder or an events file), and the run's plan when
+/// there is one beside them.
+fn load(results: &Path) -> anyhow::Result<(Vec<GameRecord>, Option<RunPlan>, std::path::PathBuf)> {
+    let (dir, file) = if results.is_dir() {
+        (results.to_path_buf(), results.join(EVENTS_JSONL))
+    } else if results.is_file() {
+        let dir = results
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        (dir.to_path_buf(), results.to_path_buf())
+    } else {
+        bail!("{}: no such results folder or file", results.display());
+    };
+    if !file.is_file() {
+        bail!(
+            "{}: not a results folder (no {EVENTS_JSONL})",
+            results.display()
+        );
+    }
+    let text =
+        std::fs::read(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+        bail!(
+            "{}: line {line} is cut off (a run still writing, or killed mid-write); wait for the \
+             run to finish, or --resume it, which repairs the file",
+            file.display()
+        );
+    }
+    let records = report::load_records(&file)?;
+    if records.is_empty() {
+        bail!("{}: no games recorded", file.display());
+    }
+    let plan_path = dir.join(RUN_JSON);
+    let plan = if plan_path.exists() {
+        Some(RunPlan::load(&dir)?)
+    } else {
+        None
+    };
+    Ok((records, plan, plan_path))
+}
+
+/// The summary line.
+fn summary(games: usize, differ: usize, undetermined: usize, ruleset: Ruleset) -> String {
+    format!(
+        "{games} {}, {differ} {} under {ruleset}, {undetermined} undetermined, {} the same",
+        if games == 1 { "game" } else { "games" },
+        if differ == 1 {
+            "ruling differs"
+        } else {
+            "rulings differ"
+        },
+        games - differ - undetermined
+    )
+}
+
+/// `result, termination (rule): detail`
+fn ruling(result: &str, termination: &str, rule: &str, detail: &str) -> String {
+    let mut text = format!("{result}, {termination} ({rule})");
+    if !detail.is_empty() {
+        text.push_str(": ");
+        text.push_str(detail);
+    }
+    text
+}
+
+/// How a game compares, and the lines that say so (none when it is the same).
+fn report_game(
+    record: &GameRecord,
+    ruleset: Ruleset,
+    rerule: &Rerule,
+) -> (Comparison, Vec<String>) {
+    let recorded = record.outcome();
+    let comparison = match (rerule, &recorded) {
+        (Rerule::Undetermined(_), _) => Comparison::Undetermined,
+        (Rerule::Ended { ending, .. }, Some(o))
+            if o.result == ending.result && o.termination == ending.termination =>
+        {
+            Comparison::Same
+        }
+        (Rerule::Ended { .. }, _) => Comparison::Differs,
+    };
+    if comparison == Comparison::Same {
+        return (comparison, Vec::new());
+    }
+    let was = format!("recorded ({}):", record.ruleset);
+    let now = format!("under {ruleset}:");
+    let width = was.len().max(now.len());
+    let mut lines = vec![format!(
+        "game {}: {} (white) v {} (black)",
+        record.game, record.white, record.black
+    )];
+    lines.push(format!(
+        "  {was:<width$} {}",
+        match &recorded {
+            Some(o) => ruling(o.result.as_str(), o.termination.as_str(), o.rule, o.detail),
+            None => "no ending in the record".to_string(),
+        }
+    ));
+    match rerule {
+        Rerule::Ended { ending, assumed } => {
+            lines.push(format!(
+                "  {now:<width$} {}",
+                ruling(
+                    ending.result.as_str(),
+                    ending.termination.as_str(),
+                    &ending.rule,
+                    &ending.detail
+                )
+            ));
+            if !assumed.is_empty() {
+                lines.push(format!("  {:<width$} {}", "assumed:", assumed.join("; ")));
+            }
+        }
+        Rerule::Undetermined(why) => lines.push(format!("  {now:<width$} undetermined: {why}")),
+    }
+    (comparison, lines)
+}
+
+/// The position a record's game started from, after its opening moves.
+fn starting_referee(record: &GameRecord, settings: &RefereeSettings) -> Result<Referee, String> {
+    let root: Chess = match &record.opening.fen {
+        None => Chess::default(),
+        Some(text) => text
+            .parse::<Fen>()
+            .map_err(|e| e.to_string())
+            .and_then(|f| {
+                f.into_position(CastlingMode::Standard)
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|e| format!("its opening FEN {text:?} cannot be set up: {e}"))?,
+    };
+    Referee::after_opening(settings.clone(), root, &record.opening.moves)
+        .map_err(|e| format!("its opening moves cannot be played: {e}"))
+}
+
+/// A clock change in words: "a minute", "12.5 s".
+fn amount(add_us: i64) -> String {
+    match add_us.abs() {
+        60_000_000 => "a minute".to_string(),
+        us => format!("{:.1} s", us as f64 / 1e6),
+    }
+}
+
+/// What a penalty verdict does, in words.
+fn penalty_text(side: Side, add_us: i64, rule: &str, retake: bool, promoted: bool) -> String {
+    if promoted && add_us >= 0 {
+        format!(
+            "the pawn would become a queen and {} be given {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if promoted {
+        format!(
+            "the pawn would become a queen and {}'s clock be charged {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if retake {
+        format!(
+            "the illegal move would be taken back and {} given {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if add_us >= 0 {
+        format!("{} would be given {} ({rule})", side.name(), amount(add_us))
+    } else {
+        format!(
+            "{}'s clock would be charged {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    }
+}
+
+/// One game replayed under another ruleset.
+struct Replay<'a> {
+    referee: Referee,
+    ruleset: Ruleset,
+    watchers: &'a Watchers,
+    /// The recorded events not fed yet, with the supplied ones in front.
+    queue: VecDeque<Event>,
+    assumed: Vec<String>,
+    /// An illegal move the new referee waits to hear the opponent's watcher about.
+    pending_illegal: Option<Side>,
+    /// A recorded illegal-move claim to leave out: its move was no illegal move here.
+    skip_claim: Option<Side>,
+    /// The flag claims that were fed, by claimant.
+    flag_claimed: [bool; 2],
+    /// Why the game goes on after the last event, when a ruling of this ruleset says so.
+    goes_on: Option<String>,
+    /// The last illegal move fed: its side and text.
+    last_illegal: Option<(Side, String)>,
+}
+
+impl Replay<'_> {
+    /// "the game would have gone on: WHY; the record ends here", or, where the record goes
+    /// on, "the game would have gone otherwise: WHY; the record goes on as RULESET ruled it".
+    fn undetermined(&self, why: &str, recorded: Ruleset) -> Rerule {
+        Rerule::Undetermined(if self.queue.is_empty() {
+            format!("the game would have gone on: {why}; the record ends here")
+        } else {
+            format!(
+                "the game would have gone otherwise: {why}; the record goes on as {recorded} \
+                 ruled it"
+            )
+        })
+    }
+
+    /// Whether a notice or a claim of `what` by `by` is recorded later.
+    fn noticed_later(&self, by: Side, what: Claimable) -> bool {
+        self.queue.iter().any(|e| {
+            matches!(e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
+                if *b == by && *w == what)
+        })
+    }
+
+    /// Whether the next recorded event is `side`'s watcher's notice of `what`.
+    fn next_is_notice(&self, by: Side, what: Claimable) -> bool {
+        matches!(self.queue.front(), Some(Event::Notice { by: b, what: w, .. }) if *b == by && *w == what)
+    }
+
+    /// Puts a notice and a claim by `by`'s watcher at `t_us` in front of the queue.
+    fn supply_claim(&mut self, t_us: i64, by: Side, what: Claimable) {
+        self.queue.push_front(Event::Claim { t_us, by, what });
+        self.queue.push_front(Event::Notice { t_us, by, what });
+    }
+
+    /// "white's e7e8 stands as a promotion to a queen (RULE)", of the last illegal move.
+    fn promotion_stands(&self, rule: &str) -> Option<String> {
+        let (side, uci) = self.last_illegal.as_ref()?;
+        Some(format!(
+            "{}'s {uci} stands as a promotion to a queen ({rule})",
+            side.name()
+        ))
+    }
+
+    /// Why the game is not over when the record ends.
+    fn open_end(&self, record: &GameRecord) -> String {
+        let w = self.watchers;
+        if let Some(offender) = self.pending_illegal {
+            return format!(
+                "{}'s watcher would rule on {}'s illegal move",
+                offender.other().name(),
+                offender.name()
+            );
+        }
+        if self.referee.waiting() {
+            let mated = self.referee.turn();
+            return format!(
+                "{}'s watcher would claim {}'s fallen flag: a win if its own flag is still up \
+                 (H13), a draw if not (H14)",
+                mated.name(),
+                mated.other().name()
+            );
+        }
+        for side in [Side::White, Side::Black] {
+            let by = side.other();
+            if self.referee.flag_fell(side) && !self.flag_claimed[by.index()] {
+                let when = if w.flag_notice_ms == 0.0 {
+                    "at once".to_string()
+                } else {
+                    format!("after {} ms on average", w.flag_notice_ms)
+                };
+                let claim = if w.claim_ms == 0 {
+                    String::new()
+                } else {
+                    format!(", its claim taking {} ms", w.claim_ms)
+                };
+                return format!(
+                    "{}'s watcher would notice {}'s fallen flag {when} and claim{claim}",
+                    by.name(),
+                    side.name()
+                );
+            }
+        }
+        if let Some(why) = &self.goes_on {
+            return why.clone();
+        }
+        match record.outcome() {
+            Some(o) => format!(
+                "{} does not end the game where the record does ({}, {})",
+                self.ruleset, o.termination, o.rule
+            ),
+            None => "the record has no ending".to_string(),
+        }
+    }
+}
+
+/// Re-rules `record` with `settings` (whose ruleset is the new one) and the run's watchers.
+fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watchers) -> Rerule {
+    let recorded = record.ruleset;
+    let referee = match starting_referee(record, settings) {
+        Ok(referee) => referee,
+        Err(e) => return Rerule::Undetermined(format!("the record cannot be replayed: {e}")),
+    };
+    let mut r = Replay {
+        referee,
+        ruleset: settings.ruleset,
+        watchers,
+        queue: record
+            .events
+            .iter()
+            .filter(|e| !matches!(e, Event::End { .. }))
+            .cloned()
+            .collect(),
+        assumed: Vec::new(),
+        pending_illegal: None,
+        skip_claim: None,
+        flag_claimed: [false; 2],
+        goes_on: None,
+        last_illegal: None,
+    };
+    while let Some(event) = r.queue.pop_front() {
+        // Is the recorded event still one of this game's under the new ruleset?
+        match &event {
+            Event::Move { side, uci, .. } | Event::IllegalMove { side, uci, .. } => {
+                let fits = *side == r.referee.turn()
+                    && (matches!(event, Event::IllegalMove { .. })
+                        || matches!(r.referee.check_move(uci), MoveCheck::Legal(_)));
+                if !fits {
+                    r.queue.push_front(event.clone());
+                    let why = format!(
+                        "the recorded move {uci} of {} does not fit the position as {} has it",
+                        side.name(),
+                        r.ruleset
+                    );
+                    return r.undetermined(&why, recorded);
+                }
+                r.goes_on = None;
+            }
+            Event::Notice {
+                by,
+                what: Claimable::IllegalMove,
+                ..
+            }
+            | Event::Unnoticed { by, .. }
+                if r.pending_illegal != Some(by.other()) =>
+            {
+                // The recorded ruleset ruled illegal a move that this one let stand (a
+                // promotion read as a queen): its notice and claim are not this game's.
+                if matches!(event, Event::Notice { .. }) {
+                    r.skip_claim = Some(*by);
+                }
+                continue;
+            }
+            Event::Claim {
+                by,
+                what: Claimable::IllegalMove,
+                ..
+            } if r.skip_claim == Some(*by) => {
+                r.skip_claim = None;
+                continue;
+            }
+            Event::Penalty {
+                side, add_us, rule, ..
+            } => {
+                // The penalties of this ruleset are taken right after their verdicts (below);
+                // any other one changed the recorded clocks, and the flag times after it.
+                if *add_us != 0 {
+                    r.queue.push_front(event.clone());
+                    let why = format!(
+                        "the recorded clocks include a penalty that {} does not give ({} {}, \
+                         {rule}), so the times after it are not its own",
+                        r.ruleset,
+                        side.name(),
+                        amount(*add_us)
+                    );
+                    return r.undetermined(&why, recorded);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let plies_before = r.referee.plies();
+        let verdict = r.referee.apply(&event);
+        match &event {
+            Event::IllegalMove { side, uci, .. } => r.last_illegal = Some((*side, uci.clone())),
+            Event::Unnoticed { .. } => r.pending_illegal = None,
+            Event::Claim { by, what, .. } => match what {
+                Claimable::Flag => r.flag_claimed[by.index()] = true,
+                Claimable::IllegalMove | Claimable::KingCapture => r.pending_illegal = None,
+            },
+            _ => {}
+        }
+        match verdict {
+            Verdict::End(_) => {
+                // An engine that hung at the end (recorded right after it) refines the ending.
+                if let Some(
+                    stall @ Event::EngineFault {
+                        fault: Fault::Stall,
+                        ..
+                    },
+                ) = r.queue.front()
+                {
+                    let stall = stall.clone();
+                    r.referee.apply(&stall);
+                }
+                let ending = r
+                    .referee
+                    .ending()
+                    .cloned()
+                    .expect("the referee ended the game");
+                return Rerule::Ended {
+                    ending,
+                    assumed: r.assumed,
+                };
+            }
+            Verdict::Continue => {
+                if matches!(event, Event::IllegalMove { .. }) && r.referee.plies() > plies_before {
+                    // Not illegal here: the pawn became a queen (WBCA 17).
+                    let rule = if r.ruleset == Ruleset::Wbca {
+                        "WBCA 17"
+                    } else {
+                        r.ruleset.as_str()
+                    };
+                    r.goes_on = r.promotion_stands(rule);
+                }
+            }
+            Verdict::FlagDown { side } => {
+                let by = side.other();
+                // Instant watchers notice and claim at the flag's instant: if the record never
+                // noticed it, its ruleset did not wait for a claim (online).
+                let instant = r.watchers.flag_notice_ms == 0.0 && r.watchers.claim_ms == 0;
+                if instant && !r.noticed_later(by, Claimable::Flag) {
+                    r.supply_claim(event.t_us(), by, Claimable::Flag);
+                    r.assumed.push(format!(
+                        "{}'s watcher noticed {}'s fallen flag and claimed at once \
+                         (--flag-notice-ms 0, --claim-ms 0)",
+                        by.name(),
+                        side.name()
+                    ));
+                }
+            }
+            Verdict::IllegalCompleted { offender } => {
+                r.pending_illegal = Some(offender);
+                let by = offender.other();
+                let heard = r.next_is_notice(by, Claimable::IllegalMove)
+                    || matches!(r.queue.front(), Some(Event::Unnoticed { by: b, .. }) if *b == by);
+                if !heard {
+                    // Text that is no move is noticed whatever the watcher does (game.rs).
+                    let cannot_stand = matches!(event, Event::IllegalMove { kind: None, .. });
+                    let p = if cannot_stand {
+                        1.0
+                    } else {
+                        r.watchers.illegal_notice
+                    };
+                    let t_us = event.t_us();
+                    if p >= 1.0 && r.watchers.claim_ms == 0 {
+                        r.supply_claim(t_us, by, Claimable::IllegalMove);
+                        r.assumed.push(format!(
+                            "{}'s watcher noticed {}'s illegal move and claimed at once \
+                             (--illegal-notice 1, --claim-ms 0)",
+                            by.name(),
+                            offender.name()
+                        ));
+                    } else if p <= 0.0 {
+                        r.queue.push_front(Event::Unnoticed { t_us, by });
+                        r.assumed.push(format!(
+                            "{}'s watcher did not notice {}'s illegal move (--illegal-notice 0)",
+                            by.name(),
+                            offender.name()
+                        ));
+                    } else {
+                        let why = if p >= 1.0 {
+                            format!(
+                                "{}'s watcher would claim {}'s illegal move, its claim taking \
+                                 {} ms",
+                                by.name(),
+                                offender.name(),
+                                r.watchers.claim_ms
+                            )
+                        } else {
+                            format!(
+                                "{}'s watcher would notice {}'s illegal move with probability {}",
+                                by.name(),
+                                offender.name(),
+                                p
+                            )
+                        };
+                        return r.undetermined(&why, recorded);
+                    }
+                }
+            }
+            Verdict::Penalty {
+                side,
+                add_us,
+                rule,
+                retake,
+            } => {
+                // A promotion without its piece played as a queen (FIDE 7.5.2, USCF 16).
+                let promoted = !retake && r.referee.plies() > plies_before;
+                // The real loop records the penalty at once: the record must have it next.
+                let recorded_too = matches!(
+                    r.queue.front(),
+                    Some(Event::Penalty { side: s, add_us: a, .. }) if *s == side && *a == add_us
+                );
+                if recorded_too {
+                    r.queue.pop_front();
+                } else if add_us != 0 || retake {
+                    let why = penalty_text(side, add_us, rule, retake, promoted);
+                    return r.undetermined(&why, recorded);
+                }
+                if promoted {
+                    r.goes_on = r.promotion_stands(rule);
+                }
+            }
+        }
+    }
+    let why = r.open_end(record);
+    r.undetermined(&why, recorded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Termination};
+    use crate::report::pgn::tests::Builder;
+    use crate::rules::illegal::IllegalKind;
+    use Side::{Black, White};
+
+    fn settings(ruleset: Ruleset) -> RefereeSettings {
+        RefereeSettings {
+            ruleset,
+            ..RefereeSettings::default()
+        }
+    }
+
+    /// Re-rules `record` under `ruleset` with default watchers, and the report's lines.
+    fn under(record: &GameRecord, ruleset: Ruleset) -> (Rerule, Comparison, Vec<String>) {
+        under_with(record, ruleset, &Watchers::default())
+    }
+
+    fn under_with(
+        record: &GameRecord,
+        ruleset: Ruleset,
+        watchers: &Watchers,
+    ) -> (Rerule, Comparison, Vec<String>) {
+        let rerule = rerule(record, &settings(ruleset), watchers);
+        let (comparison, lines) = report_game(record, ruleset, &rerule);
+        (rerule, comparison, lines)
+    }
+
+    fn ending(rerule: &Rerule) -> &Ending {
+        match rerule {
+            Rerule::Ended { ending, .. } => ending,
+            Rerule::Undetermined(why) => panic!("undetermined: {why}"),
+        }
+    }
+
+    fn claim(t_us: i64, by: Side, what: Claimable) -> [Event; 2] {
+        [
+            Event::Notice { t_us, by, what },
+            Event::Claim { t_us, by, what },
+        ]
+    }
+
+    /// Scholar's mate, recorded under FIDE: a mate is a mate under every ruleset.
+    #[test]
+    fn a_checkmate_is_the_same_ruling_everywhere() {
+        let record = crate::report::pgn::tests::scholars_mate();
+        for ruleset in Ruleset::ALL {
+            let (rerule, comparison, lines) = under(&record, ruleset);
+            assert_eq!(comparison, Comparison::Same, "{ruleset}: {rerule:?}");
+            assert!(lines.is_empty());
+            assert_eq!(ending(&rerule).result, GameResult::WhiteWins);
+        }
+    }
+
+    /// K+N against K+R, Black (the rook) flags and White claims at once.
+    fn knight_v_rook_flag(ruleset: Ruleset, result: GameResult, rule: &str) -> GameRecord {
+        let mut b = Builder::new(7, "knight", "rook")
+            .opening("kn-kr", Some("8/8/8/4k3/8/8/2N4r/K7 w - - 0 1"), &[])
+            .mv(White, "c2e3", 100)
+            .flag(Black, 0);
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, White, Claimable::Flag) {
+            b = b.event(e);
+        }
+        b.record.ruleset = ruleset;
+        b.end(
+            result,
+            Termination::Flag,
+            rule,
+            "black flag fell; claimed by white",
+        )
+    }
+
+    #[test]
+    fn a_knight_wins_on_time_under_fide_and_draws_under_uscf() {
+        let record = knight_v_rook_flag(Ruleset::Fide, GameResult::WhiteWins, "FIDE 6.9");
+        let (rerule, comparison, lines) = under(&record, Ruleset::Uscf);
+        assert_eq!(comparison, Comparison::Differs);
+        let e = ending(&rerule);
+        assert_eq!(
+            (e.result, e.termination, e.rule.as_str()),
+            (GameResult::Draw, Termination::Flag, "USCF 8d")
+        );
+        assert_eq!(
+            lines,
+            vec![
+                "game 7: knight (white) v rook (black)".to_string(),
+                "  recorded (fide): 1-0, flag (FIDE 6.9): black flag fell; claimed by white"
+                    .to_string(),
+                "  under uscf:      1/2-1/2, flag (USCF 8d): black flag fell; claimed by white; \
+                 white cannot mate"
+                    .to_string(),
+            ]
+        );
+        // WBCA 7c.1 agrees with USCF; generic's helpmate search and house rules with FIDE.
+        assert_eq!(under(&record, Ruleset::Wbca).1, Comparison::Differs);
+        assert_eq!(under(&record, Ruleset::Generic).1, Comparison::Same);
+        assert_eq!(under(&record, Ruleset::House).1, Comparison::Same);
+        // And back: the draw recorded under USCF is a win under FIDE.
+        let record = knight_v_rook_flag(Ruleset::Uscf, GameResult::Draw, "USCF 8d");
+        assert_eq!(under(&record, Ruleset::Uscf).1, Comparison::Same);
+        let (rerule, comparison, _) = under(&record, Ruleset::Fide);
+        assert_eq!(comparison, Comparison::Differs);
+        assert_eq!(ending(&rerule).rule, "FIDE 6.9");
+    }
+
+    /// An illegal king jump recorded under `online` (it lost at once, no notice, no claim).
+    fn online_illegal() -> GameRecord {
+        let mut b = Builder::new(4, "jumper", "random")
+            .mv(White, "e2e4", 100)
+            .mv(Black, "e7e5", 100)
+            .illegal(White, "e1e3", 100, "no legal move e1e3");
+        if let Some(Event::IllegalMove { kind, .. }) = b.record.events.last_mut() {
+            *kind = Some(IllegalKind::BadPieceMove);
+        }
+        b.record.ruleset = Ruleset::Online;
+        b.end(
+            GameResult::BlackWins,
+            Termination::IllegalMove,
+            "online: illegal move",
+            "white played \"e1e3\": no legal move e1e3",
+        )
+    }
+
+    #[test]
+    fn an_illegal_move_that_lost_online_is_a_retake_under_fide_undetermined() {
+        let record = online_illegal();
+        let (rerule, comparison, lines) = under(&record, Ruleset::Fide);
+        assert_eq!(comparison, Comparison::Undetermined);
+        assert_eq!(
+            rerule,
+            Rerule::Undetermined(
+                "the game would have gone on: the illegal move would be taken back \
+                 and black given a minute (FIDE 7.5.5); the record ends here"
+                    .to_string()
+            )
+        );
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines[1].starts_with("  recorded (online): 0-1, illegal-move (online: illegal move)")
+        );
+        assert!(
+            lines[2].starts_with("  under fide:        undetermined: the game would have gone on")
+        );
+        // USCF rules it as online did: the watcher notices at once and Black can mate.
+        let (rerule, comparison, _) = under(&record, Ruleset::Uscf);
+        assert_eq!(comparison, Comparison::Same, "{rerule:?}");
+        let Rerule::Ended { ending, assumed } = rerule else {
+            unreachable!()
+        };
+        assert_eq!(ending.rule, "USCF 7d");
+        assert_eq!(
+            assumed,
+            vec![
+                "black's watcher noticed white's illegal move and claimed at once \
+                 (--illegal-notice 1, --claim-ms 0)"
+            ]
+        );
+        // A watcher that may or may not notice: nobody can say.
+        let unsure = Watchers {
+            illegal_notice: 0.5,
+            ..Watchers::default()
+        };
+        let (rerule, _, _) = under_with(&record, Ruleset::Uscf, &unsure);
+        assert_eq!(
+            rerule,
+            Rerule::Undetermined(
+                "the game would have gone on: black's watcher would notice white's \
+                 illegal move with probability 0.5; the record ends here"
+                    .to_string()
+            )
+        );
+    }
+
+    /// Under FIDE with slow watchers, White's flag falls at 1.0 s and Black's watcher claims
+    /// 300 ms later; meanwhile White moves and Black's own flag falls at 1.2 s: the first flag
+    /// loses (FIDE 6.9).
+    fn fide_late_claim() -> GameRecord {
+        let b = Builder::new(2, "slow", "fast")
+            .mv(White, "e2e4", 100)
+            .mv(Black, "e7e5", 100);
+        let flag = |t_us, side| Event::FlagFall { t_us, side };
+        let b = b
+            .event(flag(1_000_000, White))
+            .event(Event::Move {
+                t_us: 1_100_000,
+                side: White,
+                uci: "g1f3".into(),
+                think_us: 900_000,
+                clock_us: -100_000,
+                info: Default::default(),
+            })
+            .event(flag(1_200_000, Black))
+            .event(claim(1_300_000, Black, Claimable::Flag)[0].clone())
+            .event(claim(1_300_000, Black, Claimable::Flag)[1].clone());
+        b.end(
+            GameResult::BlackWins,
+            Termination::BothFlags,
+            "FIDE 6.9",
+            "both flags down: white at 1.000 s, black at 1.200 s",
+        )
+    }
+
+    #[test]
+    fn a_flag_claimed_300_ms_later_under_fide_ends_at_once_online() {
+        let record = fide_late_claim();
+        let slow = Watchers {
+            flag_notice_ms: 300.0,
+            ..Watchers::default()
+        };
+        let (rerule, comparison, lines) = under_with(&record, Ruleset::Online, &slow);
+        assert_eq!(comparison, Comparison::Differs);
+        let e = ending(&rerule);
+        assert_eq!(
+            (e.result, e.termination, e.rule.as_str()),
+            (GameResult::BlackWins, Termination::Flag, "online: flag")
+        );
+        assert_eq!(
+            lines[1..],
+            [
+                "  recorded (fide): 0-1, both-flags (FIDE 6.9): both flags down: white at 1.000 s, \
+                 black at 1.200 s",
+                "  under online:    0-1, flag (online: flag): white flag fell",
+            ]
+        );
+        // USCF: both flags were down before the claim: a draw (USCF 8c).
+        let (rerule, comparison, _) = under_with(&record, Ruleset::Uscf, &slow);
+        assert_eq!(comparison, Comparison::Differs);
+        let e = ending(&rerule);
+        assert_eq!((e.result, e.rule.as_str()), (GameResult::Draw, "USCF 8c"));
+        // FIDE itself: the same, even with the defaults (the record shows the late notice).
+        assert_eq!(
+            under_with(&record, Ruleset::Fide, &slow).1,
+            Comparison::Same
+        );
+        assert_eq!(under(&record, Ruleset::Fide).1, Comparison::Same);
+    }
+
+    #[test]
+    fn an_online_flag_needs_a_claim_that_slow_watchers_would_make_later() {
+        // Recorded online: the flag ended the game at once.
+        let mut b = Builder::new(3, "a", "b")
+            .mv(White, "e2e4", 100)
+            .flag(Black, 0);
+        b.record.ruleset = Ruleset::Online;
+        let record = b.end(
+            GameResult::WhiteWins,
+            Termination::Flag,
+            "online: flag",
+            "black flag fell",
+        );
+        // Instant watchers claim at once: a FIDE flag win, the same ruling.
+        let (rerule, comparison, _) = under(&record, Ruleset::Fide);
+        assert_eq!(comparison, Comparison::Same, "{rerule:?}");
+        // Slow ones: the record cannot say what happened before the claim.
+        let slow = Watchers {
+            flag_notice_ms: 500.0,
+            ..Watchers::default()
+        };
+        let (rerule, comparison, _) = under_with(&record, Ruleset::Fide, &slow);
+        assert_eq!(comparison, Comparison::Undetermined);
+        assert_eq!(
+            rerule,
+            Rerule::Undetermined(
+                "the game would have gone on: white's watcher would notice black's \
+                 fallen flag after 500 ms on average and claim; the record ends here"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn a_promotion_read_as_a_queen_goes_on_where_the_record_ended() {
+        // House rules: a promotion without its piece is an illegal move, and it lost.
+        let mut b = Builder::new(5, "promoter", "other")
+            .opening("promo", Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1"), &[])
+            .illegal(White, "e7e8", 100, "no promotion piece");
+        if let Some(Event::IllegalMove { kind, .. }) = b.record.events.last_mut() {
+            *kind = Some(IllegalKind::NoPromotion);
+        }
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, Black, Claimable::IllegalMove) {
+            b = b.event(e);
+        }
+        b.record.ruleset = Ruleset::House;
+        let record = b.end(
+            GameResult::BlackWins,
+            Termination::IllegalMove,
+            "H3.4, H18, H19",
+            "",
+        );
+        let (rerule, comparison, _) = under(&record, Ruleset::Wbca);
+        assert_eq!(comparison, Comparison::Undetermined);
+        assert_eq!(
+            rerule,
+            Rerule::Undetermined(
+                "the game would have gone on: white's e7e8 stands as a promotion to \
+                 a queen (WBCA 17); the record ends here"
+                    .to_string()
+            )
+        );
+        // The same record re-ruled under its own ruleset is the same.
+        assert_eq!(under(&record, Ruleset::House).1, Comparison::Same);
+    }
+
+    #[test]
+    fn a_take_back_under_fide_is_a_loss_under_uscf() {
+        // FIDE: Black's first illegal move is taken back, White gets a minute, play goes on.
+        let mut b = Builder::new(6, "a", "b").mv(White, "e2e4", 100).illegal(
+            Black,
+            "e8e6",
+            100,
+            "no legal move e8e6",
+        );
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, White, Claimable::IllegalMove) {
+            b = b.event(e);
+        }
+        b = b
+            .event(Event::Penalty {
+                t_us: t,
+                side: White,
+                add_us: 60_000_000,
+                rule: "FIDE 7.5.5".into(),
+            })
+            .mv(Black, "e7e5", 100)
+            .flag(White, 0);
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, Black, Claimable::Flag) {
+            b = b.event(e);
+        }
+        let record = b.end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9", "");
+        assert_eq!(under(&record, Ruleset::Fide).1, Comparison::Same);
+        // USCF: the illegal move loses at once.
+        let (rerule, comparison, _) = under(&record, Ruleset::Uscf);
+        assert_eq!(comparison, Comparison::Differs);
+        let e = ending(&rerule);
+        assert_eq!(
+            (e.result, e.rule.as_str()),
+            (GameResult::WhiteWins, "USCF 7d")
+        );
+    }
+
+    #[test]
+    fn a_recorded_penalty_the_other_ruleset_does_not_give_leaves_the_rest_undetermined() {
+        // FIDE 7.5.2: the promotion without its piece is a queen, and Black gets a minute.
+        let mut b = Builder::new(9, "promoter", "other")
+            .opening("promo", Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1"), &[])
+            .illegal(White, "e7e8", 100, "no promotion piece");
+        if let Some(Event::IllegalMove { kind, .. }) = b.record.events.last_mut() {
+            *kind = Some(IllegalKind::NoPromotion);
+        }
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, Black, Claimable::IllegalMove) {
+            b = b.event(e);
+        }
+        b = b
+            .event(Event::Penalty {
+                t_us: t,
+                side: Black,
+                add_us: 60_000_000,
+                rule: "FIDE 7.5.2, 7.5.5".into(),
+            })
+            .mv(Black, "a2b2", 100)
+            .flag(White, 0);
+        let t = b.record.events.last().unwrap().t_us();
+        for e in claim(t, Black, Claimable::Flag) {
+            b = b.event(e);
+        }
+        let record = b.end(GameResult::Draw, Termination::Flag, "FIDE 6.9", "");
+        assert_eq!(under(&record, Ruleset::Fide).1, Comparison::Same);
+        let (rerule, comparison, _) = under(&record, Ruleset::Wbca);
+        assert_eq!(comparison, Comparison::Undetermined);
+        assert_eq!(
+            rerule,
+            Rerule::Undetermined(
+                "the game would have gone otherwise: the recorded clocks include a \
+                 penalty that wbca does not give (black a minute, FIDE 7.5.2, 7.5.5), so the \
+                 times after it are not its own; the record goes on as fide ruled it"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn a_hung_engine_recorded_after_the_end_still_refines_a_flag() {
+        let mut b = Builder::new(8, "a", "hung")
+            .mv(White, "e2e4", 100)
+            .flag(Black, 0);
+        let t = b.record.events.last().unwrap().t_us();
+        b.record.ruleset = Ruleset::Online;
+        b = b.event(Event::EngineFault {
+            t_us: t + 1000,
+            side: Black,
+            fault: Fault::Stall,
+            detail: "no bestmove after stop".into(),
+        });
+        let record = b.end(
+            GameResult::WhiteWins,
+            Termination::EngineStall,
+            "online: flag",
+            "",
+        );
+        for ruleset in Ruleset::ALL {
+            let (rerule, comparison, _) = under(&record, ruleset);
+            assert_eq!(comparison, Comparison::Same, "{ruleset}: {rerule:?}");
+        }
+    }
+
+    #[test]
+    fn the_summary_counts() {
+        assert_eq!(
+            summary(8, 1, 2, Ruleset::Uscf),
+            "8 games, 1 ruling differs under uscf, 2 undetermined, 5 the same"
+        );
+        assert_eq!(
+            summary(1, 0, 0, Ruleset::Online),
+            "1 game, 0 rulings differ under online, 0 undetermined, 1 the same"
+        );
+    }
+}

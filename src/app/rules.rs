@@ -1,0 +1,1199 @@
+//! `rules [RULESET]`: the rulings of RULES.md §3 as the arena implements them, each with the
+//! rule its games cite, the mating-material rule (§2), the watchers (§1) and what is not
+//! simulated (§4).
+//!
+//! The citations of endings are those the referee writes in the CSV `rule` column. `cite.rs`
+//! is private to `rules/`, so this module keeps its own copy ([`cited`]); a unit test plays a
+//! small game for every citation printed here and checks that the referee ends it with the
+//! same citation, so the two cannot drift apart. A ruling's text writes `{Name}` where the
+//! citation of `Cite::Name` goes; references in plain text are to RULES.md's sources for
+//! rulings that end no game (an illegal move that stands, a promotion read as a queen).
+
+use clap::ValueEnum;
+
+use super::{say, Finish};
+use crate::game::Watchers;
+use crate::rules::{RefereeSettings, Ruleset};
+
+/// Terminal width the output is wrapped to.
+const WIDTH: usize = 100;
+
+/// Endings (and clock penalties) whose citation comes from the referee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cite {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    Threefold,
+    Fivefold,
+    FiftyMoves,
+    SeventyFiveMoves,
+    FlagWin,
+    FlagNoMaterial,
+    BothFlags,
+    OwnFlagDuringClaim,
+    FirstFlagLoses,
+    MateAfterOwnFlag,
+    MatedClaimsOnTime,
+    MatedClaimsTooLate,
+    IllegalMove,
+    IllegalNoMaterial,
+    KingCapture,
+    KingsAdjacentClaim,
+    /// A noticed `0000` while legal moves exist (FIDE: its first is taken back).
+    NoMove,
+    /// A noticed promotion without its piece (FIDE: the first is played as a queen).
+    NoPromotion,
+    /// USCF 7e: a flag claim and an illegal-move claim at the same moment.
+    SimultaneousClaims,
+    SimultaneousClaimsNoMaterial,
+    /// FIDE A.5.4: an illegal position still on the board after the next move.
+    PersistingIllegalPosition,
+    /// FIDE 7.5.5: the first illegal move is taken back, +1 minute to the opponent.
+    Retake,
+    /// A promotion without its piece played as a queen, with a clock penalty (FIDE, USCF).
+    QueenPenalty,
+}
+
+impl Cite {
+    const ALL: [Cite; 26] = [
+        Cite::Checkmate,
+        Cite::Stalemate,
+        Cite::DeadPosition,
+        Cite::Threefold,
+        Cite::Fivefold,
+        Cite::FiftyMoves,
+        Cite::SeventyFiveMoves,
+        Cite::FlagWin,
+        Cite::FlagNoMaterial,
+        Cite::BothFlags,
+        Cite::OwnFlagDuringClaim,
+        Cite::FirstFlagLoses,
+        Cite::MateAfterOwnFlag,
+        Cite::MatedClaimsOnTime,
+        Cite::MatedClaimsTooLate,
+        Cite::IllegalMove,
+        Cite::IllegalNoMaterial,
+        Cite::KingCapture,
+        Cite::KingsAdjacentClaim,
+        Cite::NoMove,
+        Cite::NoPromotion,
+        Cite::SimultaneousClaims,
+        Cite::SimultaneousClaimsNoMaterial,
+        Cite::PersistingIllegalPosition,
+        Cite::Retake,
+        Cite::QueenPenalty,
+    ];
+
+    fn from_name(name: &str) -> Option<Cite> {
+        Cite::ALL.into_iter().find(|c| format!("{c:?}") == name)
+    }
+}
+
+/// The citation the referee writes for `cite` under `ruleset` (a copy of `rules/cite.rs` for
+/// the situations printed here, checked against the referee by the tests).
+fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
+    use Cite::*;
+    use Ruleset::*;
+    match (cite, ruleset) {
+        (Checkmate, House) => "H3.2",
+        (Checkmate, Generic) => "G§2",
+        (Checkmate, Wbca) => "WBCA 7a",
+        (Checkmate, Uscf) => "USCF 7a",
+        (Checkmate, Fide | Online) => "FIDE 5.1.1",
+
+        (Stalemate, House) => "H2 (FIDE 5.2.1)",
+        (Stalemate, Generic) => "G§2",
+        (Stalemate, Wbca) => "WBCA 8a",
+        (Stalemate, Uscf) => "USCF 8a",
+        (Stalemate, Fide | Online) => "FIDE 5.2.1",
+
+        (DeadPosition, House) => "H2 (FIDE 5.2.2)",
+        (DeadPosition, Generic) => "G§2",
+        (DeadPosition, Wbca) => "WBCA 8 (FIDE 5.2.2)",
+        (DeadPosition, Uscf) => "USCF 8 (FIDE 5.2.2)",
+        (DeadPosition, Fide | Online) => "FIDE 5.2.2",
+
+        (Threefold, House) => "H21",
+        (Threefold, Generic) => "G§2",
+        (Threefold, Wbca) => "WBCA 8d",
+        (Threefold, Uscf) => "USCF 8 (FIDE 9.2)",
+        (Threefold, Fide | Online) => "FIDE 9.2",
+
+        (Fivefold, House) => "H2 (FIDE 9.6.1)",
+        (Fivefold, Generic) => "G§2 (FIDE 9.6.1)",
+        (Fivefold, Wbca) => "WBCA 8 (FIDE 9.6.1)",
+        (Fivefold, Uscf) => "USCF 8 (FIDE 9.6.1)",
+        (Fivefold, Fide | Online) => "FIDE 9.6.1",
+
+        (FiftyMoves, House) => "H2 (FIDE 9.3)",
+        (FiftyMoves, Generic) => "G§2",
+        (FiftyMoves, Wbca) => "WBCA 8 (FIDE 9.3)",
+        (FiftyMoves, Uscf) => "USCF 8 (FIDE 9.3)",
+        (FiftyMoves, Fide | Online) => "FIDE 9.3",
+
+        (SeventyFiveMoves, House) => "H2 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Generic) => "G§2 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Wbca) => "WBCA 8 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Uscf) => "USCF 8 (FIDE 9.6.2)",
+        (SeventyFiveMoves, Fide | Online) => "FIDE 9.6.2",
+
+        (FlagWin, House) => "H3.1, H10",
+        (FlagWin, Generic) => "G§2",
+        (FlagWin, Wbca) => "WBCA 7c",
+        (FlagWin, Uscf) => "USCF 7c",
+        (FlagWin, Fide) => "FIDE 6.9",
+        (FlagWin, Online) => "online: flag",
+
+        (FlagNoMaterial, House) => "H3.1, H10",
+        (FlagNoMaterial, Generic) => "G§2",
+        (FlagNoMaterial, Wbca) => "WBCA 8f",
+        (FlagNoMaterial, Uscf) => "USCF 8d",
+        (FlagNoMaterial, Fide) => "FIDE 6.9",
+        (FlagNoMaterial, Online) => "online: insufficient material",
+
+        (IllegalMove, House) => "H3.4, H18, H19",
+        (IllegalMove, Generic) => "G§3",
+        (IllegalMove, Wbca) => "WBCA 14",
+        (IllegalMove, Uscf) => "USCF 7d",
+        (IllegalMove, Fide) => "FIDE 7.5.5",
+        (IllegalMove, Online) => "online: illegal move",
+
+        (IllegalNoMaterial, Generic) => "G§3",
+        (IllegalNoMaterial, Wbca) => "WBCA 14, 8f",
+        (IllegalNoMaterial, Uscf) => "USCF 7d, 8d",
+        (IllegalNoMaterial, Fide) => "FIDE 7.5.5, 6.9",
+        (IllegalNoMaterial, House | Online) => "online: illegal move",
+
+        (KingCapture, House) => "H17, H18",
+        (KingCapture, Generic) => "G§3",
+        (KingCapture, Wbca) => "WBCA 16, 14",
+        (KingCapture, Uscf) => "USCF 7d",
+        (KingCapture, Fide) => "FIDE 7.5.5",
+        (KingCapture, Online) => "online: illegal move",
+
+        (KingsAdjacentClaim, _) => "USCF 7d",
+
+        (NoMove, House) => "H16",
+        (NoPromotion, House) => "H26, H19",
+        (NoPromotion, Fide) => "FIDE 7.5.2, 7.5.5",
+        (NoMove | NoPromotion, _) => cited(ruleset, IllegalMove),
+
+        (SimultaneousClaims, _) => "USCF 7e",
+        (SimultaneousClaimsNoMaterial, _) => "USCF 7e, 8d",
+        (PersistingIllegalPosition, _) => "FIDE A.5.4",
+
+        (MateAfterOwnFlag, House) => "H13",
+        (MateAfterOwnFlag, Generic) => "G§2",
+        (MateAfterOwnFlag, Wbca) => "WBCA 7a",
+        (MateAfterOwnFlag, Fide) => "FIDE 6.9, 6.8",
+        (MateAfterOwnFlag, Uscf) => "USCF 7a, 8c",
+        (MateAfterOwnFlag, Online) => "FIDE 5.1.1",
+
+        (MatedClaimsOnTime, _) => "H13",
+        (MatedClaimsTooLate, _) => "H14",
+
+        (BothFlags, House) => "H8, H25",
+        (BothFlags, Generic) => "G§2",
+        (BothFlags, Wbca) => "WBCA 8c",
+        (BothFlags, Uscf) => "USCF 8c",
+        (BothFlags, Fide | Online) => "FIDE 6.9",
+
+        (OwnFlagDuringClaim, House) => "H11",
+        (OwnFlagDuringClaim, Generic) => "G§2",
+        (OwnFlagDuringClaim, Wbca) => "WBCA 8c",
+        (OwnFlagDuringClaim, Uscf) => "USCF 7c, 8c",
+        (OwnFlagDuringClaim, Fide | Online) => "FIDE 6.9",
+
+        (FirstFlagLoses, _) => "FIDE 6.9",
+
+        (Retake, _) => "FIDE 7.5.5",
+        (QueenPenalty, Uscf) => "USCF 16",
+        (QueenPenalty, _) => "FIDE 7.5.2, 7.5.5",
+    }
+}
+
+/// The rulings of one ruleset, in the order of RULES.md §3: (situation, ruling template).
+fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
+    const CHECKMATE: &str = "checkmate";
+    const FLAG: &str = "flag falls, claimed";
+    const OWN_FLAG: &str = "claimant's own flag falls during its claim";
+    const BOTH: &str = "both flags down before a claim";
+    const MATE_FLAGGED: &str = "mate by a side whose flag had fallen unnoticed";
+    const STALEMATE: &str = "stalemate, even with a flag down";
+    const NOTICED: &str = "illegal move, noticed";
+    const UNNOTICED: &str = "illegal move, not noticed";
+    const KING_CAPTURE: &str = "claim by capturing the king";
+    const ADJACENT: &str = "kings-adjacent mover claims the opponent left its king in check";
+    const AT_ONCE: &str = "flag claim and illegal-move claim at once";
+    const NO_PIECE: &str = "promotion without its piece (e7e8)";
+    const NO_MOVE: &str = "no move, clock pressed (0000)";
+    const THREEFOLD: &str = "threefold repetition";
+    const FIFTY: &str = "50-move rule";
+    const AUTOMATIC: &str = "fivefold repetition, 75-move rule";
+    const DEAD: &str = "dead position (neither side can mate)";
+    const PENALTIES: &str = "penalties";
+    match ruleset {
+        Ruleset::House => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (FLAG, "the claimant wins, whatever the material ({FlagWin})"),
+            (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
+            (BOTH, "draw ({BothFlags})"),
+            (
+                MATE_FLAGGED,
+                "the mated side claims on time and wins ({MatedClaimsOnTime}); draw if its own \
+                 flag is down when its claim completes ({MatedClaimsTooLate})",
+            ),
+            (STALEMATE, "draw ({Stalemate})"),
+            (NOTICED, "the offender loses, whatever the material ({IllegalMove})"),
+            (UNNOTICED, "the move stands (H15)"),
+            (KING_CAPTURE, "a valid claim: the capturer wins ({KingCapture})"),
+            (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
+            (NO_MOVE, "an illegal move: the offender loses ({NoMove})"),
+            (THREEFOLD, "draw, claimed by the watcher ({Threefold})"),
+            (FIFTY, "draw, claimed by the watcher ({FiftyMoves})"),
+            (
+                AUTOMATIC,
+                "draw without a claim ({Fivefold}; {SeventyFiveMoves})",
+            ),
+            (
+                DEAD,
+                "draw, by a helpmate test for both sides after every move ({DeadPosition})",
+            ),
+            (PENALTIES, "none"),
+        ],
+        Ruleset::Generic => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (
+                FLAG,
+                "the claimant wins if it could still mate (helpmate search), else draw ({FlagWin})",
+            ),
+            (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
+            (BOTH, "draw ({BothFlags})"),
+            (MATE_FLAGGED, "draw ({MateAfterOwnFlag} note)"),
+            (STALEMATE, "draw ({Stalemate})"),
+            (
+                NOTICED,
+                "the offender loses if the claimant could still mate, else draw ({IllegalMove})",
+            ),
+            (UNNOTICED, "the move stands (G§3)"),
+            (
+                KING_CAPTURE,
+                "ruled as a claim of the illegal move: as above ({KingCapture})",
+            ),
+            (NO_PIECE, "an illegal move: as above ({NoPromotion})"),
+            (NO_MOVE, "an illegal move: as above ({NoMove})"),
+            (THREEFOLD, "draw, claimed by the watcher ({Threefold})"),
+            (FIFTY, "draw, claimed by the watcher ({FiftyMoves})"),
+            (
+                AUTOMATIC,
+                "draw without a claim ({Fivefold}; {SeventyFiveMoves})",
+            ),
+            (
+                DEAD,
+                "draw, by a helpmate test for both sides after every move ({DeadPosition})",
+            ),
+            (PENALTIES, "none"),
+        ],
+        Ruleset::Wbca => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (
+                FLAG,
+                "the claimant wins if it has mating material ({FlagWin}), else draw \
+                 ({FlagNoMaterial})",
+            ),
+            (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
+            (BOTH, "draw ({BothFlags})"),
+            (MATE_FLAGGED, "the mate stands ({MateAfterOwnFlag})"),
+            (STALEMATE, "draw ({Stalemate})"),
+            (
+                NOTICED,
+                "the offender loses if the claimant has mating material ({IllegalMove}), else \
+                 draw ({IllegalNoMaterial})",
+            ),
+            (UNNOTICED, "the move stands (WBCA 14)"),
+            (
+                KING_CAPTURE,
+                "not allowed (WBCA 16): taken as the claim it should have been ({KingCapture})",
+            ),
+            (
+                NO_PIECE,
+                "not illegal: the pawn becomes a queen and play goes on (WBCA 17)",
+            ),
+            (NO_MOVE, "an illegal move: as above ({NoMove})"),
+            (
+                THREEFOLD,
+                "only a fourfold repetition by perpetual check, claimed by the watcher \
+                 ({Threefold})",
+            ),
+            (FIFTY, "no claim in WBCA"),
+            (
+                AUTOMATIC,
+                "draw without a claim ({Fivefold}; {SeventyFiveMoves})",
+            ),
+            (
+                DEAD,
+                "draw, by a helpmate test for both sides after every move ({DeadPosition})",
+            ),
+            (PENALTIES, "human-only, not simulated"),
+        ],
+        Ruleset::Fide => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (
+                FLAG,
+                "the claimant wins if a helpmate exists, else draw ({FlagWin})",
+            ),
+            (
+                OWN_FLAG,
+                "the first flag to fall loses, as the digital clock shows, draw if the other \
+                 side has no helpmate ({FirstFlagLoses})",
+            ),
+            (
+                BOTH,
+                "the first flag to fall loses, draw if the other side has no helpmate \
+                 ({FirstFlagLoses})",
+            ),
+            (MATE_FLAGGED, "the mate stands ({MateAfterOwnFlag})"),
+            (STALEMATE, "draw ({Stalemate})"),
+            (
+                NOTICED,
+                "1st: taken back, the offender moves again, its opponent gets a minute \
+                 ({Retake}); 2nd: the offender loses ({IllegalMove}), draw if the opponent has \
+                 no helpmate ({IllegalNoMaterial})",
+            ),
+            (
+                UNNOTICED,
+                "the move stands (FIDE A.5.2); if it left both kings in check or a pawn on the \
+                 last rank and the next move does not cure that, draw ({PersistingIllegalPosition})",
+            ),
+            (
+                KING_CAPTURE,
+                "itself an illegal move by the capturer, ruled as above ({Retake})",
+            ),
+            (
+                NO_PIECE,
+                "an illegal move: the pawn becomes a queen, the opponent gets a minute \
+                 ({QueenPenalty}); a second illegal move loses ({NoPromotion})",
+            ),
+            (
+                NO_MOVE,
+                "an illegal move (FIDE 7.5.3): taken back, the opponent gets a minute ({NoMove})",
+            ),
+            (THREEFOLD, "draw, claimed by the watcher ({Threefold})"),
+            (FIFTY, "draw, claimed by the watcher ({FiftyMoves})"),
+            (
+                AUTOMATIC,
+                "draw without a claim ({Fivefold}; {SeventyFiveMoves})",
+            ),
+            (
+                DEAD,
+                "draw, by a helpmate test for both sides after every move ({DeadPosition})",
+            ),
+            (
+                PENALTIES,
+                "+1 minute to the opponent of a first illegal move ({Retake})",
+            ),
+        ],
+        Ruleset::Uscf => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (
+                FLAG,
+                "the claimant wins if it has mating material ({FlagWin}), else draw \
+                 ({FlagNoMaterial})",
+            ),
+            (OWN_FLAG, "the claim is void: draw ({OwnFlagDuringClaim})"),
+            (
+                BOTH,
+                "draw ({BothFlags}), unless a side mated first: the mate stands",
+            ),
+            (MATE_FLAGGED, "the mate stands ({MateAfterOwnFlag})"),
+            (STALEMATE, "draw ({Stalemate})"),
+            (
+                NOTICED,
+                "the offender loses if the claimant has mating material ({IllegalMove}), else \
+                 draw ({IllegalNoMaterial})",
+            ),
+            (UNNOTICED, "the move stands (USCF 3b, 14)"),
+            (KING_CAPTURE, "a valid claim: as above ({KingCapture})"),
+            (ADJACENT, "the claimant loses ({KingsAdjacentClaim})"),
+            (
+                AT_ONCE,
+                "the illegal mover loses ({SimultaneousClaims}), draw if the other side has no \
+                 mating material ({SimultaneousClaimsNoMaterial}); otherwise the claim started \
+                 first is ruled",
+            ),
+            (
+                NO_PIECE,
+                "improper, not illegal: the pawn becomes a queen, the mover's clock is charged \
+                 the claim time ({QueenPenalty})",
+            ),
+            (NO_MOVE, "an illegal move: as above ({NoMove})"),
+            (THREEFOLD, "draw, claimed by the watcher ({Threefold})"),
+            (FIFTY, "draw, claimed by the watcher ({FiftyMoves})"),
+            (
+                AUTOMATIC,
+                "draw without a claim ({Fivefold}; {SeventyFiveMoves})",
+            ),
+            (
+                DEAD,
+                "draw, by a helpmate test for both sides after every move ({DeadPosition})",
+            ),
+            (
+                PENALTIES,
+                "the claim time for a promotion without its piece ({QueenPenalty}); the minute \
+                 for other infractions is human-only (USCF 17)",
+            ),
+        ],
+        Ruleset::Online => vec![
+            (CHECKMATE, "the mating side wins ({Checkmate})"),
+            (
+                FLAG,
+                "noticed at once, whatever the watchers: the opponent wins ({FlagWin}), draw if \
+                 lichess's rule says it cannot mate ({FlagNoMaterial})",
+            ),
+            (OWN_FLAG, "n/a: the first flag ends the game"),
+            (BOTH, "n/a: the first flag ends the game"),
+            (MATE_FLAGGED, "n/a: the first flag ends the game"),
+            (STALEMATE, "draw ({Stalemate})"),
+            (
+                NOTICED,
+                "always at once: the offender loses, whatever the material ({IllegalMove})",
+            ),
+            (UNNOTICED, "never: every illegal move is noticed at once"),
+            (KING_CAPTURE, "n/a: the illegal move lost at once"),
+            (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
+            (NO_MOVE, "an illegal move: the offender loses ({NoMove})"),
+            (THREEFOLD, "draw without a claim ({Threefold})"),
+            (FIFTY, "draw without a claim at 100 plies ({FiftyMoves})"),
+            (
+                DEAD,
+                "draw when lichess's rule says neither side can win ({DeadPosition})",
+            ),
+            (PENALTIES, "none"),
+        ],
+    }
+}
+
+/// Who "could still win" (RULES.md §2), as `rules/material.rs` decides it.
+fn mating_material(ruleset: Ruleset) -> &'static str {
+    match ruleset {
+        Ruleset::House => "none needed: a flag or an illegal move loses whatever the material (H3)",
+        Ruleset::Generic => {
+            "some series of legal moves leads to mate by the claimant: a helpmate search \
+             (G§3 \"could possibly checkmate\")"
+        }
+        Ruleset::Wbca => {
+            "two minor pieces (not K+N+N against a bare king), a pawn, a rook or a queen; a lone \
+             knight or bishop is not enough (WBCA 7c.1); \"unless a forced win exists\" is \
+             arbiter judgement, not simulated"
+        }
+        Ruleset::Fide => {
+            "some series of legal moves leads to mate by the claimant: a helpmate search \
+             (FIDE 6.9); undecided within its limit, the claimant is given the win and the notes \
+             say undetermined"
+        }
+        Ruleset::Uscf => {
+            "at least two minor pieces (not K+N+N against a bare king), a pawn, a rook or a \
+             queen (USCF 7c)"
+        }
+        Ruleset::Online => {
+            "lichess's rule: not a bare king; not K+N when the opponent has only king and \
+             queens; not K+bishops when the opponent has no knight or pawn and all bishops \
+             stand on one colour"
+        }
+    }
+}
+
+/// RULES.md §4: what the arena does not simulate, with the rules of each ruleset.
+const NOT_SIMULATED: &[(&str, &[(Ruleset, &str)])] = &[
+    (
+        "one hand for move and clock",
+        &[(Ruleset::Wbca, "WBCA 4"), (Ruleset::Uscf, "USCF 4")],
+    ),
+    (
+        "touch-move",
+        &[
+            (Ruleset::House, "H22"),
+            (Ruleset::Generic, "G§1"),
+            (Ruleset::Uscf, "USCF 10"),
+        ],
+    ),
+    (
+        "displaced pieces and knocked-over clocks",
+        &[(Ruleset::Uscf, "USCF 6b, 9"), (Ruleset::Wbca, "WBCA 6b")],
+    ),
+    (
+        "choosing the clock and the side of the table",
+        &[(Ruleset::Wbca, "WBCA 2, 5"), (Ruleset::Uscf, "USCF 2c, 5")],
+    ),
+    (
+        "bystanders",
+        &[
+            (Ruleset::House, "H23-H25"),
+            (Ruleset::Wbca, "WBCA 12"),
+            (Ruleset::Uscf, "USCF 13"),
+        ],
+    ),
+    (
+        "arbiter procedure and appeals",
+        &[
+            (Ruleset::Wbca, "WBCA 13, 21"),
+            (Ruleset::Uscf, "USCF 11, 12, 18"),
+        ],
+    ),
+    ("scoresheets", &[(Ruleset::Fide, "FIDE A.2")]),
+    (
+        "naming the promoted piece aloud, the inverted rook",
+        &[(Ruleset::House, "H26-H31")],
+    ),
+    (
+        "incorrect set-up of the board",
+        &[
+            (Ruleset::Wbca, "WBCA 3, 20"),
+            (Ruleset::Uscf, "USCF 3a"),
+            (Ruleset::Fide, "FIDE A.5.1"),
+        ],
+    ),
+    (
+        "insufficient-losing-chances claims",
+        &[
+            (Ruleset::Wbca, "WBCA 8e-8h"),
+            (Ruleset::Uscf, "USCF TD tips"),
+        ],
+    ),
+];
+
+/// Replaces every `{Name}` in `template` with the citation of `Cite::Name` under `ruleset`.
+fn fill(ruleset: Ruleset, template: &str) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("a closed placeholder") + start;
+        let name = &rest[start + 1..end];
+        let cite = Cite::from_name(name).unwrap_or_else(|| panic!("unknown citation {name}"));
+        out.push_str(cited(ruleset, cite));
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` after `head`, wrapped to [`WIDTH`] columns with continuation lines indented by
+/// `indent`; a line breaks only at a space outside parentheses, so a citation stays whole.
+fn wrap(head: &str, text: &str, indent: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut depth = 0i32;
+    let mut word = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ' ' && depth <= 0 {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut lines = Vec::new();
+    let mut line = head.to_string();
+    // Whether `line` holds a word yet (besides the head or the indent).
+    let mut has_word = false;
+    for word in words {
+        if has_word && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
+        }
+        if !line.is_empty() && !line.ends_with(' ') {
+            line.push(' ');
+        }
+        line.push_str(&word);
+        has_word = true;
+    }
+    lines.push(line);
+    lines
+}
+
+/// The description of a ruleset: its `--ruleset` help text (the enum's documentation).
+fn describe(ruleset: Ruleset) -> String {
+    ruleset
+        .to_possible_value()
+        .and_then(|v| v.get_help().map(|h| h.to_string()))
+        .unwrap_or_default()
+}
+
+/// The section of one ruleset.
+fn section(ruleset: Ruleset) -> Vec<String> {
+    let mut lines = vec![format!("{ruleset}: {}", describe(ruleset))];
+    for (situation, template) in rulings(ruleset) {
+        lines.extend(wrap(
+            &format!("  {situation}:"),
+            &fill(ruleset, template),
+            6,
+        ));
+    }
+    lines.extend(wrap("  mating material:", mating_material(ruleset), 6));
+    lines
+}
+
+/// The watchers' defaults and what they mean (RULES.md §1), from the code's defaults.
+fn watchers_line() -> Vec<String> {
+    let w = Watchers::default();
+    let notice = if w.flag_notice_ms == 0.0 {
+        "a fallen flag is noticed at once, as by an arbiter who calls flags (FIDE A.5.5)"
+            .to_string()
+    } else {
+        format!(
+            "a fallen flag is noticed after {} ms on average",
+            w.flag_notice_ms
+        )
+    };
+    let claim = if w.claim_ms == 0 {
+        "a claim completes at once".to_string()
+    } else {
+        format!(
+            "a claim takes {} ms, the running clock running on",
+            w.claim_ms
+        )
+    };
+    let illegal = if w.illegal_notice >= 1.0 {
+        "every illegal move is noticed before the opponent moves".to_string()
+    } else {
+        format!(
+            "an illegal move is noticed before the opponent moves with probability {}",
+            w.illegal_notice
+        )
+    };
+    let claim_draws = if RefereeSettings::default().claim_draws {
+        "always: threefold and 50-move draws are claimed as soon as available"
+    } else {
+        "never: threefold and 50-move draws are not claimed"
+    };
+    let text = format!(
+        "engines claim nothing, a watcher per side does; defaults: --flag-notice-ms {}: \
+         {notice}; --claim-ms {}: {claim}, and a claim counts only if the claimant's own flag \
+         is still up when it completes; --illegal-notice {}: {illegal}, and one not noticed \
+         stands; --claim-draws {claim_draws}",
+        w.flag_notice_ms, w.claim_ms, w.illegal_notice
+    );
+    wrap("watchers:", &text, 2)
+}
+
+/// RULES.md §4 in one entry, with the rules of `only` (or of every ruleset).
+fn not_simulated_line(only: Option<Ruleset>) -> Vec<String> {
+    let items: Vec<String> = NOT_SIMULATED
+        .iter()
+        .filter_map(|(what, refs)| {
+            let refs: Vec<&str> = refs
+                .iter()
+                .filter(|(r, _)| only.is_none_or(|o| o == *r))
+                .map(|(_, cite)| *cite)
+                .collect();
+            match (refs.is_empty(), only) {
+                (true, Some(_)) => None,
+                (true, None) => Some(what.to_string()),
+                (false, _) => Some(format!("{what} ({})", refs.join("; "))),
+            }
+        })
+        .collect();
+    wrap(
+        "not simulated (human-only, RULES.md §4):",
+        &items.join(", "),
+        2,
+    )
+}
+
+/// What `rules [RULESET]` prints.
+fn rules_text(only: Option<Ruleset>) -> Vec<String> {
+    let rulesets: Vec<Ruleset> = match only {
+        Some(r) => vec![r],
+        None => Ruleset::ALL.to_vec(),
+    };
+    let mut lines = Vec::new();
+    for ruleset in rulesets {
+        lines.extend(section(ruleset));
+        lines.push(String::new());
+    }
+    lines.extend(watchers_line());
+    lines.extend(not_simulated_line(only));
+    lines
+}
+
+/// `rules [RULESET]`.
+pub fn rules(only: Option<Ruleset>) -> anyhow::Result<Finish> {
+    for line in rules_text(only) {
+        say!("{line}");
+    }
+    Ok(Finish::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Claimable, Event, GameResult, SearchInfo, Side};
+    use crate::rules::illegal::IllegalKind;
+    use crate::rules::{Referee, Verdict};
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess};
+
+    /// A tiny game: a position and the events that follow, with a clock of its own.
+    struct Play {
+        referee: Referee,
+        t_us: i64,
+        last: Verdict,
+        rule: Option<String>,
+        result: Option<GameResult>,
+        /// Events happen at the same instant.
+        frozen: bool,
+    }
+
+    impl Play {
+        fn new(ruleset: Ruleset, fen: Option<&str>) -> Play {
+            Play::with(
+                RefereeSettings {
+                    ruleset,
+                    ..RefereeSettings::default()
+                },
+                fen,
+            )
+        }
+
+        fn with(settings: RefereeSettings, fen: Option<&str>) -> Play {
+            let root: Chess = match fen {
+                None => Chess::default(),
+                Some(fen) => fen
+                    .parse::<Fen>()
+                    .unwrap()
+                    .into_position(CastlingMode::Standard)
+                    .unwrap(),
+            };
+            Play {
+                referee: Referee::new(settings, root, Vec::new()),
+                t_us: 0,
+                last: Verdict::Continue,
+                rule: None,
+                result: None,
+                frozen: false,
+            }
+        }
+
+        fn apply(mut self, event: Event) -> Play {
+            if !self.frozen {
+                self.t_us += 1000;
+            }
+            let verdict = self.referee.apply(&event);
+            // The first ending, or else the last penalty.
+            match &verdict {
+                Verdict::End(e) if self.result.is_none() => {
+                    self.rule = Some(e.rule.clone());
+                    self.result = Some(e.result);
+                }
+                Verdict::Penalty { rule, .. } if self.result.is_none() => {
+                    self.rule = Some(rule.to_string());
+                }
+                _ => {}
+            }
+            self.last = verdict;
+            self
+        }
+
+        /// The events `f` adds happen at one instant.
+        fn same_instant(mut self, f: impl FnOnce(Play) -> Play) -> Play {
+            self.frozen = true;
+            let mut p = f(self);
+            p.frozen = false;
+            p
+        }
+
+        fn side(&self) -> Side {
+            self.referee.turn()
+        }
+
+        fn moves(mut self, moves: &str) -> Play {
+            for uci in moves.split_whitespace() {
+                let side = self.side();
+                let t_us = self.t_us;
+                self = self.apply(Event::Move {
+                    t_us,
+                    side,
+                    uci: uci.to_string(),
+                    think_us: 1000,
+                    clock_us: 60_000_000,
+                    info: SearchInfo::default(),
+                });
+            }
+            self
+        }
+
+        fn illegal(self, uci: &str, kind: Option<IllegalKind>) -> Play {
+            let side = self.side();
+            let t_us = self.t_us;
+            self.apply(Event::IllegalMove {
+                t_us,
+                side,
+                uci: uci.to_string(),
+                think_us: 1000,
+                clock_us: 60_000_000,
+                reason: "test".to_string(),
+                kind,
+            })
+        }
+
+        fn flag(self, side: Side) -> Play {
+            let t_us = self.t_us;
+            self.apply(Event::FlagFall { t_us, side })
+        }
+
+        fn notice(self, by: Side, what: Claimable) -> Play {
+            let t_us = self.t_us;
+            self.apply(Event::Notice { t_us, by, what })
+        }
+
+        fn claim(self, by: Side, what: Claimable) -> Play {
+            let t_us = self.t_us;
+            self.apply(Event::Claim { t_us, by, what })
+        }
+
+        fn unnoticed(self, by: Side) -> Play {
+            let t_us = self.t_us;
+            self.apply(Event::Unnoticed { t_us, by })
+        }
+
+        /// A noticed and claimed illegal move by the side to move.
+        fn noticed_illegal(self, uci: &str, kind: Option<IllegalKind>) -> Play {
+            let by = self.side().other();
+            self.illegal(uci, kind)
+                .notice(by, Claimable::IllegalMove)
+                .claim(by, Claimable::IllegalMove)
+        }
+    }
+
+    /// The citations (`Cite` names) a template uses.
+    fn placeholders(template: &str) -> Vec<Cite> {
+        template
+            .split('{')
+            .skip(1)
+            .filter_map(|s| s.split_once('}'))
+            .map(|(name, _)| Cite::from_name(name).unwrap_or_else(|| panic!("unknown {name}")))
+            .collect()
+    }
+
+    use Side::{Black, White};
+    const FOOLS_MATE: &str = "f2f3 e7e5 g2g4 d8h4";
+    /// White to move: Qg1-g6 stalemates the black king on h8.
+    const STALEMATE_FEN: &str = "7k/8/5K2/8/8/8/8/6Q1 w - - 0 1";
+    /// White king takes the last black piece: bare kings.
+    const BARE_KINGS_FEN: &str = "8/8/8/8/8/8/3r4/3K3k w - - 0 1";
+    /// White: king and rook; Black: bare king. White to move.
+    const ROOK_V_KING: &str = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    /// White's bishop on e2 is pinned by the rook on e7.
+    const PINNED: &str = "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1";
+    /// The kings stand two squares apart on the e-file; both sides have a rook.
+    const KINGS_APART: &str = "r7/8/8/4k3/8/4K3/8/7R w - - 0 1";
+    /// A white pawn on b7 promotes on b8.
+    const PROMOTION: &str = "4k3/1P6/8/8/8/8/8/4K2R w - - 0 1";
+    /// Two white pawns promote; Black has a rook.
+    const TWO_PROMOTIONS: &str = "7k/1P1P4/8/8/8/8/r7/4K3 w - - 0 1";
+    /// The queen gives perpetual check: Qa8+ Kg7 Qa1+ Kg8.
+    const PERPETUAL: &str = "6k1/8/8/8/8/8/8/Q5K1 w - - 0 1";
+    const PERPETUAL_CYCLE: &str = "a1a8 g8g7 a8a1 g7g8";
+    const KNIGHT_SHUFFLE: &str = "g1f3 g8f6 f3g1 f6g8";
+    /// Every gap in the chain is guarded by a pawn: neither side can ever mate.
+    const LOCKED: &str = "8/8/1k6/p1p1p1p1/P1P1P1P1/1K6/8/8 w - - 0 1";
+    /// White: king and pawn; Black: a bare king.
+    const BARE_BLACK_KING: &str = "4k3/8/8/8/4P3/8/8/4K3 w - - 0 1";
+    /// White is in check from the rook on e8.
+    const BOTH_IN_CHECK: &str = "4r2k/p7/8/8/8/8/8/3QK3 w - - 0 1";
+
+    /// A game that ends (or is penalised) with `cite` under `ruleset`; `None` where the
+    /// ruleset has no such ruling.
+    fn scenario(ruleset: Ruleset, cite: Cite) -> Option<Play> {
+        use Ruleset::*;
+        let play = |fen| Play::new(ruleset, fen);
+        let online = ruleset == Online;
+        Some(match cite {
+            Cite::Checkmate => play(None).moves(FOOLS_MATE),
+            Cite::Stalemate => play(Some(STALEMATE_FEN)).moves("g1g6"),
+            Cite::DeadPosition if online => play(Some(BARE_KINGS_FEN)).moves("d1d2"),
+            // Not a material draw: a locked pawn chain.
+            Cite::DeadPosition => play(Some(LOCKED)).moves("b3c3"),
+            Cite::Threefold if ruleset == Wbca => play(Some(PERPETUAL))
+                .moves(PERPETUAL_CYCLE)
+                .moves(PERPETUAL_CYCLE)
+                .moves(PERPETUAL_CYCLE)
+                .moves("a1a8"),
+            Cite::Threefold => play(None).moves(KNIGHT_SHUFFLE).moves(KNIGHT_SHUFFLE),
+            Cite::Fivefold if online => return None,
+            Cite::Fivefold => {
+                let settings = RefereeSettings {
+                    ruleset,
+                    claim_draws: false,
+                    ..RefereeSettings::default()
+                };
+                let mut p = Play::with(settings, None);
+                for _ in 0..4 {
+                    p = p.moves(KNIGHT_SHUFFLE);
+                }
+                p
+            }
+            Cite::FiftyMoves if ruleset == Wbca => return None,
+            Cite::FiftyMoves => play(Some("8/8/8/8/8/2k5/8/R3K3 w - - 99 80")).moves("a1a2"),
+            Cite::SeventyFiveMoves if online => return None,
+            Cite::SeventyFiveMoves => play(Some("8/8/8/8/8/2k5/8/R3K3 w - - 149 80")).moves("a1a2"),
+            Cite::FlagWin if online => play(None).moves("e2e4").flag(Black),
+            Cite::FlagWin => play(None)
+                .moves("e2e4")
+                .flag(Black)
+                .notice(White, Claimable::Flag)
+                .claim(White, Claimable::Flag),
+            Cite::FlagNoMaterial if online => play(Some(ROOK_V_KING)).flag(White),
+            Cite::FlagNoMaterial => play(Some(ROOK_V_KING))
+                .flag(White)
+                .notice(Black, Claimable::Flag)
+                .claim(Black, Claimable::Flag),
+            Cite::BothFlags | Cite::FirstFlagLoses if online => return None,
+            // White's flag falls; White moves on; Black's falls; Black's watcher then claims.
+            Cite::BothFlags | Cite::FirstFlagLoses => play(None)
+                .flag(White)
+                .moves("e2e4")
+                .flag(Black)
+                .notice(Black, Claimable::Flag)
+                .claim(Black, Claimable::Flag),
+            Cite::OwnFlagDuringClaim if online => return None,
+            // Black starts its claim at once; White moves meanwhile and Black's flag falls.
+            Cite::OwnFlagDuringClaim => play(None)
+                .flag(White)
+                .notice(Black, Claimable::Flag)
+                .moves("e2e4")
+                .flag(Black)
+                .claim(Black, Claimable::Flag),
+            Cite::MateAfterOwnFlag if online => return None,
+            Cite::MateAfterOwnFlag => play(None).moves("f2f3 e7e5 g2g4").flag(Black).moves("d8h4"),
+            Cite::MatedClaimsOnTime => play(None)
+                .moves("f2f3 e7e5 g2g4")
+                .flag(Black)
+                .moves("d8h4")
+                .notice(White, Claimable::Flag)
+                .claim(White, Claimable::Flag),
+            Cite::MatedClaimsTooLate => play(None)
+                .moves("f2f3 e7e5 g2g4")
+                .flag(Black)
+                .moves("d8h4")
+                .notice(White, Claimable::Flag)
+                .flag(White)
+                .claim(White, Claimable::Flag),
+            Cite::IllegalMove if online => play(None).illegal("e2e5", None),
+            // FIDE: the second illegal move loses.
+            Cite::IllegalMove if ruleset == Fide => play(None)
+                .noticed_illegal("e2e5", None)
+                .noticed_illegal("e2e5", None),
+            Cite::IllegalMove => play(None).noticed_illegal("e2e5", None),
+            Cite::IllegalNoMaterial if ruleset == Fide => play(Some(ROOK_V_KING))
+                .noticed_illegal("a1b2", None)
+                .noticed_illegal("a1b2", None),
+            Cite::IllegalNoMaterial => play(Some(ROOK_V_KING)).noticed_illegal("a1b2", None),
+            Cite::Retake => play(None).noticed_illegal("e2e5", None),
+            Cite::NoMove if online => play(None).illegal("0000", Some(IllegalKind::NoMove)),
+            Cite::NoMove => play(None).noticed_illegal("0000", Some(IllegalKind::NoMove)),
+            Cite::NoPromotion if online => {
+                play(Some(PROMOTION)).illegal("b7b8", Some(IllegalKind::NoPromotion))
+            }
+            // FIDE: the second one loses.
+            Cite::NoPromotion if ruleset == Fide => play(Some(TWO_PROMOTIONS))
+                .noticed_illegal("b7b8", Some(IllegalKind::NoPromotion))
+                .moves("h8h7")
+                .noticed_illegal("d7d8", Some(IllegalKind::NoPromotion)),
+            Cite::NoPromotion => {
+                play(Some(PROMOTION)).noticed_illegal("b7b8", Some(IllegalKind::NoPromotion))
+            }
+            // Black's flag falls unnoticed; Black moves; White's king jumps two squares; both
+            // watchers start their claims at that instant and Black's completes.
+            Cite::SimultaneousClaims | Cite::SimultaneousClaimsNoMaterial => {
+                let fen = (cite == Cite::SimultaneousClaimsNoMaterial).then_some(BARE_BLACK_KING);
+                play(fen)
+                    .moves(if fen.is_some() { "e4e5" } else { "e2e4" })
+                    .flag(Black)
+                    .moves(if fen.is_some() { "e8d8" } else { "e7e5" })
+                    .illegal("e1e3", Some(IllegalKind::BadPieceMove))
+                    .same_instant(|p| {
+                        p.notice(Black, Claimable::IllegalMove)
+                            .notice(White, Claimable::Flag)
+                            .claim(Black, Claimable::IllegalMove)
+                    })
+            }
+            // White, in check from the rook on e8, plays Qd4+ anyway and it stands; Black's
+            // reply leaves its own king in check and stands too: still illegal.
+            Cite::PersistingIllegalPosition => play(Some(BOTH_IN_CHECK))
+                .illegal("d1d4", Some(IllegalKind::KingExposed))
+                .unnoticed(Black)
+                .illegal("a7a6", Some(IllegalKind::KingExposed))
+                .unnoticed(White),
+            // Bishop e2-d3 exposes the white king; it stands; Black "takes the king".
+            Cite::KingCapture => play(Some(PINNED))
+                .illegal("e2d3", Some(IllegalKind::KingExposed))
+                .unnoticed(Black)
+                .claim(Black, Claimable::KingCapture),
+            // White's king steps next to Black's and it stands; Black sends a non-move that
+            // White claims.
+            Cite::KingsAdjacentClaim => play(Some(KINGS_APART))
+                .illegal("e3e4", Some(IllegalKind::KingsAdjacent))
+                .unnoticed(Black)
+                .noticed_illegal("a1a1", None),
+            // USCF 16: not illegal, so no claim: the penalty comes with the move.
+            Cite::QueenPenalty if ruleset == Uscf => {
+                play(Some(PROMOTION)).illegal("b7b8", Some(IllegalKind::NoPromotion))
+            }
+            Cite::QueenPenalty => {
+                play(Some(PROMOTION)).noticed_illegal("b7b8", Some(IllegalKind::NoPromotion))
+            }
+        })
+    }
+
+    #[test]
+    fn every_citation_printed_is_the_one_the_referee_writes() {
+        let mut checked = 0;
+        for ruleset in Ruleset::ALL {
+            let mut cites: Vec<Cite> = rulings(ruleset)
+                .iter()
+                .flat_map(|(_, template)| placeholders(template))
+                .collect();
+            cites.dedup();
+            for cite in cites {
+                let play = scenario(ruleset, cite)
+                    .unwrap_or_else(|| panic!("{ruleset}: {cite:?} is printed but has no ruling"));
+                assert_eq!(
+                    play.rule.as_deref(),
+                    Some(cited(ruleset, cite)),
+                    "{ruleset}: {cite:?} (last verdict {:?})",
+                    play.last
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 80, "only {checked} citations checked");
+    }
+
+    #[test]
+    fn the_scenarios_end_as_the_rulings_say() {
+        use GameResult::*;
+        let result = |r, c| scenario(r, c).and_then(|p| p.result);
+        // Flag: the claimant wins; with a bare king, a draw except under house rules.
+        for r in Ruleset::ALL {
+            assert_eq!(result(r, Cite::FlagWin), Some(WhiteWins), "{r}");
+            let bare = if r == Ruleset::House { BlackWins } else { Draw };
+            assert_eq!(result(r, Cite::FlagNoMaterial), Some(bare), "{r}");
+        }
+        // Both flags: FIDE gives the game to the side whose flag fell second.
+        assert_eq!(result(Ruleset::Fide, Cite::BothFlags), Some(BlackWins));
+        assert_eq!(result(Ruleset::Uscf, Cite::BothFlags), Some(Draw));
+        assert_eq!(result(Ruleset::Uscf, Cite::OwnFlagDuringClaim), Some(Draw));
+        // A mate by a flagged side: stands, except G§2 (draw) and H13 (the mated side claims).
+        assert_eq!(result(Ruleset::Generic, Cite::MateAfterOwnFlag), Some(Draw));
+        assert_eq!(
+            result(Ruleset::Uscf, Cite::MateAfterOwnFlag),
+            Some(BlackWins)
+        );
+        assert_eq!(
+            result(Ruleset::House, Cite::MatedClaimsOnTime),
+            Some(WhiteWins)
+        );
+        assert_eq!(result(Ruleset::House, Cite::MatedClaimsTooLate), Some(Draw));
+        // USCF 7d: the kings-adjacent mover who claims loses.
+        assert_eq!(
+            result(Ruleset::Uscf, Cite::KingsAdjacentClaim),
+            Some(BlackWins)
+        );
+        // USCF 7e: the illegal mover loses, or draws against a bare king.
+        let at_once = |c| result(Ruleset::Uscf, c);
+        assert_eq!(at_once(Cite::SimultaneousClaims), Some(BlackWins));
+        assert_eq!(at_once(Cite::SimultaneousClaimsNoMaterial), Some(Draw));
+        // FIDE A.5.4 and a locked pawn chain: draws.
+        assert_eq!(
+            result(Ruleset::Fide, Cite::PersistingIllegalPosition),
+            Some(Draw)
+        );
+        for r in Ruleset::ALL {
+            assert_eq!(result(r, Cite::DeadPosition), Some(Draw), "{r}");
+        }
+        // FIDE: the first illegal move is a penalty, not an ending.
+        let retake = scenario(Ruleset::Fide, Cite::Retake).unwrap();
+        assert!(
+            matches!(
+                retake.last,
+                Verdict::Penalty {
+                    side: Side::Black,
+                    add_us: 60_000_000,
+                    retake: true,
+                    ..
+                }
+            ),
+            "{:?}",
+            retake.last
+        );
+        // WBCA 17: a promotion without its piece is played as a queen, no claim.
+        let wbca = Play::new(Ruleset::Wbca, Some(PROMOTION))
+            .illegal("b7b8", Some(IllegalKind::NoPromotion));
+        assert_eq!(wbca.last, Verdict::Continue);
+        assert_eq!(wbca.referee.plies(), 1);
+    }
+
+    #[test]
+    fn one_ruleset_lists_its_rulings_with_citations() {
+        let text = rules_text(Some(Ruleset::Uscf)).join("\n");
+        for needle in [
+            "uscf: US Chess rulebook chapter 11, Blitz",
+            "flag falls, claimed: the claimant wins if it has mating material (USCF 7c), else \
+             draw (USCF 8d)",
+            "(USCF 7c, 8c)",
+            "(USCF 7d)",
+            "(USCF 7e)",
+            "(USCF 16)",
+            "mating material: at least two minor pieces",
+            "--flag-notice-ms 0",
+            "touch-move (USCF 10)",
+        ] {
+            assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+        }
+        // Only USCF's own rules in the human-only line; no other ruleset's section.
+        assert!(!text.contains("H22") && !text.contains("fide:"), "{text}");
+    }
+
+    #[test]
+    fn all_rulesets_fit_a_100_column_terminal() {
+        let lines = rules_text(None);
+        for ruleset in Ruleset::ALL {
+            assert!(
+                lines.iter().any(|l| l.starts_with(&format!("{ruleset}: "))),
+                "{ruleset}"
+            );
+        }
+        for line in &lines {
+            assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
+        }
+        let text = lines.join("\n");
+        for needle in ["(WBCA 8d)", "(FIDE 7.5.5)", "(FIDE A.5.4)", "(H13)", "H22"] {
+            assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn wrapping_keeps_citations_whole() {
+        let text = "a b c (USCF 7c, 8c) d";
+        let lines = wrap("head:", text, 2);
+        assert_eq!(lines, vec!["head: a b c (USCF 7c, 8c) d"]);
+        let long = format!("{} (FIDE 7.5.5) end", "word ".repeat(19));
+        let lines = wrap("  situation:", &long, 6);
+        assert!(lines.len() > 1);
+        assert!(
+            lines.iter().any(|l| l.contains("(FIDE 7.5.5)")),
+            "{lines:?}"
+        );
+        assert!(lines[1..].iter().all(|l| l.starts_with("      ")));
+    }
+}

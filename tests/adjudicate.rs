@@ -1,0 +1,347 @@
+//! End-to-end: `blitz-arena rules` and `blitz-arena adjudicate` on runs of the real binary with
+//! built-in engines.
+
+mod common;
+
+use common::*;
+
+const ENGINES: &str = r#"
+[engines.random]
+builtin = "random"
+[engines.sleeper]
+builtin = "faulty"
+args = ["--slow-move-ms", "1500"]
+[engines.knight]
+builtin = "script"
+args = ["--moves", "c2e3"]
+[engines.rook]
+builtin = "script"
+args = ["--moves", "h2h3@3s"]     # thinks 3 s on a 1 s clock
+[engines.jumper]
+builtin = "script"
+args = ["--moves", "e1e3 e2e4"]   # a king jumping two squares
+"#;
+
+fn adjudicate(s: &Scratch, results: &str, ruleset: &str) -> String {
+    let out = s.run(&["adjudicate", results, "--ruleset", ruleset]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    stdout(&out)
+}
+
+fn gauntlet(s: &Scratch, args: &[&str]) {
+    let mut all = vec!["gauntlet"];
+    all.extend_from_slice(args);
+    let out = s.run(&all);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `sleeper` thinks 1.5 s on a 1 s clock: its flag falls at 1 s and its opponent's watcher
+/// starts a 2 s claim. Meanwhile `sleeper` moves, the claimant's clock runs, and its own flag
+/// falls at about 2.5 s, before the claim completes at 3 s. FIDE: the first flag to fall loses
+/// (6.9); online: the flag ends the game at once; USCF: the claim is void, a draw (7c, 8c).
+#[test]
+fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
+    let s = Scratch::new("adjudicate-flags");
+    s.write("engines.toml", ENGINES);
+    gauntlet(
+        &s,
+        &[
+            "random",
+            "--vs",
+            "sleeper",
+            "--tc",
+            "1s+0",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--ruleset",
+            "fide",
+            "--claim-ms",
+            "2000",
+            "--out",
+            "res",
+        ],
+    );
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(
+            (row["termination"].as_str(), row["rule"].as_str()),
+            ("both-flags", "FIDE 6.9"),
+            "{row:?}"
+        );
+    }
+
+    let online = adjudicate(&s, "res", "online");
+    let lines: Vec<&str> = online.lines().collect();
+    assert_eq!(
+        lines[0],
+        "re-ruling 2 games of res under online (recorded under fide; settings from res/run.json)"
+    );
+    // Game by game, in order, both rulings with their citations.
+    assert_eq!(lines[1], "game 1: random (white) v sleeper (black)");
+    assert!(
+        lines[2].starts_with(
+            "  recorded (fide): 1-0, both-flags (FIDE 6.9): both flags down: black at 1.0"
+        ),
+        "{online}"
+    );
+    assert_eq!(
+        lines[3],
+        "  under online:    1-0, flag (online: flag): black flag fell"
+    );
+    assert_eq!(lines[4], "game 2: sleeper (white) v random (black)");
+    assert!(lines[5].starts_with("  recorded (fide): 0-1, both-flags (FIDE 6.9)"));
+    assert_eq!(
+        lines[6],
+        "  under online:    0-1, flag (online: flag): white flag fell"
+    );
+    assert_eq!(
+        lines[7],
+        "2 games, 2 rulings differ under online, 0 undetermined, 0 the same"
+    );
+    assert_eq!(lines.len(), 8, "{online}");
+
+    let uscf = adjudicate(&s, "res", "uscf");
+    assert_eq!(
+        uscf.matches("under uscf:      1/2-1/2, both-flags (USCF 7c, 8c): both flags down")
+            .count(),
+        2,
+        "{uscf}"
+    );
+    assert!(
+        uscf.contains("white's flag fell while it claimed"),
+        "{uscf}"
+    );
+    assert!(
+        uscf.contains("black's flag fell while it claimed"),
+        "{uscf}"
+    );
+    assert!(
+        uscf.ends_with("2 games, 2 rulings differ under uscf, 0 undetermined, 0 the same\n"),
+        "{uscf}"
+    );
+
+    // Re-ruled under its own ruleset, every game is the same.
+    let fide = adjudicate(&s, "res/events.jsonl", "fide");
+    assert!(
+        fide.ends_with("2 games, 0 rulings differ under fide, 0 undetermined, 2 the same\n"),
+        "{fide}"
+    );
+    assert_eq!(fide.lines().count(), 2, "{fide}");
+}
+
+/// K+N against K+R, the rook side flags (README's example): a win under FIDE (a helpmate
+/// exists), a draw under USCF and WBCA (a lone knight is not mating material), a win online.
+#[test]
+fn a_lone_knight_wins_on_time_under_fide_and_draws_under_uscf() {
+    let s = Scratch::new("adjudicate-knight");
+    s.write("engines.toml", ENGINES);
+    s.write("kn-kr.fen", "8/8/8/4k3/8/8/2N4r/K7 b - - 0 1\n");
+    gauntlet(
+        &s,
+        &[
+            "knight",
+            "--vs",
+            "rook",
+            "--openings",
+            "kn-kr.fen",
+            "--tc",
+            "1s+0",
+            "--games",
+            "1",
+            "--ruleset",
+            "fide",
+            "--out",
+            "res",
+        ],
+    );
+    let uscf = adjudicate(&s, "res", "uscf");
+    assert_eq!(
+        uscf,
+        "re-ruling 1 game of res under uscf (recorded under fide; settings from res/run.json)\n\
+         game 1: knight (white) v rook (black)\n  \
+         recorded (fide): 1-0, flag (FIDE 6.9): black flag fell; claimed by white\n  \
+         under uscf:      1/2-1/2, flag (USCF 8d): black flag fell; claimed by white; white cannot mate\n\
+         1 game, 1 ruling differs under uscf, 0 undetermined, 0 the same\n"
+    );
+    assert!(adjudicate(&s, "res", "wbca").contains("1/2-1/2, flag (WBCA 8f)"));
+    let online = adjudicate(&s, "res", "online");
+    assert!(
+        online.ends_with("1 game, 0 rulings differ under online, 0 undetermined, 1 the same\n"),
+        "{online}"
+    );
+}
+
+/// A king that jumps two squares loses at once online. Under FIDE the move would have been
+/// taken back and the game would have gone on: the record cannot say how it ended. Under USCF
+/// the watcher notices at once (the defaults) and the offender loses, as online.
+#[test]
+fn an_illegal_move_that_lost_online_is_undetermined_under_fide() {
+    let s = Scratch::new("adjudicate-illegal");
+    s.write("engines.toml", ENGINES);
+    gauntlet(
+        &s,
+        &[
+            "jumper",
+            "--vs",
+            "random",
+            "--tc",
+            "1s+0",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--ruleset",
+            "online",
+            "--out",
+            "res",
+        ],
+    );
+    let fide = adjudicate(&s, "res", "fide");
+    assert!(
+        fide.contains(
+            "game 1: jumper (white) v random (black)\n  \
+             recorded (online): 0-1, illegal-move (online: illegal move): white played \"e1e3\""
+        ),
+        "{fide}"
+    );
+    assert!(
+        fide.contains(
+            "  under fide:        undetermined: the game would have gone on: the illegal move \
+             would be taken back and black given a minute (FIDE 7.5.5); the record ends here\n"
+        ),
+        "{fide}"
+    );
+    assert!(
+        fide.ends_with("2 games, 0 rulings differ under fide, 2 undetermined, 0 the same\n"),
+        "{fide}"
+    );
+    let uscf = adjudicate(&s, "res", "uscf");
+    assert!(
+        uscf.ends_with("2 games, 0 rulings differ under uscf, 0 undetermined, 2 the same\n"),
+        "{uscf}"
+    );
+}
+
+fn assert_one_line_error(out: &std::process::Output, needle: &str) {
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
+    let err = stderr(out);
+    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    assert!(stdout(out).is_empty());
+}
+
+#[test]
+fn bad_results_get_one_clear_line() {
+    let s = Scratch::new("adjudicate-bad");
+    let run = |results: &str| s.run(&["adjudicate", results, "--ruleset", "uscf"]);
+    assert_one_line_error(&run("nowhere"), "nowhere: no such results folder or file");
+    std::fs::create_dir_all(s.path("empty")).unwrap();
+    assert_one_line_error(
+        &run("empty"),
+        "empty: not a results folder (no events.jsonl)",
+    );
+
+    // A real record, then torn copies of it.
+    s.write("engines.toml", ENGINES);
+    gauntlet(
+        &s,
+        &[
+            "jumper",
+            "--vs",
+            "random",
+            "--tc",
+            "1s+0",
+            "--games",
+            "1",
+            "--ruleset",
+            "online",
+            "--out",
+            "res",
+        ],
+    );
+    let events = std::fs::read_to_string(s.path("res/events.jsonl")).unwrap();
+    std::fs::create_dir_all(s.path("torn")).unwrap();
+    s.write("torn/events.jsonl", &format!("{events}{}", &events[..40]));
+    assert_one_line_error(&run("torn"), "line 2 is cut off");
+    s.write("garbled.jsonl", &format!("{{\"game\": 1}}\n{events}"));
+    assert_one_line_error(&run("garbled.jsonl"), "garbled.jsonl: line 1");
+    s.write("none.jsonl", "");
+    assert_one_line_error(&run("none.jsonl"), "no games recorded");
+    std::fs::write(s.path("res/run.json"), "{").unwrap();
+    assert_one_line_error(&run("res"), "run.json: not a valid run plan");
+
+    // An unknown ruleset is clap's usage error, naming the choices.
+    let out = s.run(&["adjudicate", "res", "--ruleset", "blitz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("invalid value 'blitz' for '--ruleset <RULESET>'")
+            && stderr(&out).contains("[possible values: house, generic, wbca, fide, uscf, online]"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rules_prints_every_ruling_with_its_citation() {
+    let s = Scratch::new("rules");
+    let out = s.run(&["rules", "uscf"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let uscf = stdout(&out);
+    assert!(uscf.starts_with("uscf: US Chess rulebook chapter 11, Blitz (USCF 1..18)\n"));
+    for needle in [
+        "  flag falls, claimed: the claimant wins if it has mating material (USCF 7c), else draw \
+         (USCF 8d)",
+        "  claimant's own flag falls during its claim: the claim is void: draw (USCF 7c, 8c)",
+        "  both flags down before a claim: draw (USCF 8c)",
+        "(USCF 7d)",
+        "the illegal mover loses (USCF 7e)",
+        "(USCF 16)",
+        "  mating material: at least two minor pieces",
+        "watchers: engines claim nothing, a watcher per side does; defaults: --flag-notice-ms 0",
+        "not simulated (human-only, RULES.md §4): one hand for move and clock (USCF 4)",
+    ] {
+        assert!(uscf.contains(needle), "{needle:?} not in:\n{uscf}");
+    }
+    assert!(!uscf.contains("fide:") && !uscf.contains("H13"), "{uscf}");
+
+    let out = s.run(&["rules"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let all = stdout(&out);
+    for ruleset in ["house", "generic", "wbca", "fide", "uscf", "online"] {
+        assert_eq!(
+            all.lines()
+                .filter(|l| l.starts_with(&format!("{ruleset}: ")))
+                .count(),
+            1,
+            "{ruleset}"
+        );
+    }
+    for needle in [
+        "(USCF 7c)",
+        "(USCF 8c)",
+        "(USCF 7d)",
+        "(USCF 7e)",
+        "(USCF 16)",
+        "(WBCA 8d)",
+        "(FIDE 7.5.5)",
+        "(FIDE A.5.4)",
+        "(H13)",
+        "(H14)",
+        "(online: flag)",
+    ] {
+        assert!(all.contains(needle), "{needle:?} not in:\n{all}");
+    }
+    assert!(all.lines().all(|l| l.chars().count() <= 100), "{all}");
+
+    let out = s.run(&["rules", "blitz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("[possible values: house, generic, wbca, fide, uscf, online]"),
+        "{}",
+        stderr(&out)
+    );
+}
