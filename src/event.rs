@@ -487,6 +487,30 @@ impl GameRecord {
         })
     }
 
+    /// Pawns sent to the last rank without their piece that the rules made a queen (WBCA 17,
+    /// USCF 16, FIDE 7.5.2, or it stood unnoticed): such an `IllegalMove` is followed, past
+    /// any notice, claim or penalty, by the opponent's move. Returns their sides.
+    pub fn queened(&self) -> Vec<Side> {
+        let mut queened = Vec::new();
+        let mut pending: Option<Side> = None;
+        for event in &self.events {
+            match event {
+                Event::IllegalMove { side, kind, .. } => {
+                    pending = (*kind == Some(IllegalKind::NoPromotion)).then_some(*side);
+                }
+                Event::Move { side, .. } => {
+                    if let Some(s) = pending.take() {
+                        if s != *side {
+                            queened.push(s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        queened
+    }
+
     /// How many illegal moves were played (noticed or not).
     pub fn illegal_moves(&self) -> usize {
         self.events

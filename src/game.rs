@@ -261,7 +261,17 @@ impl Game<'_> {
 
     /// Records an event and asks the referee what it means.
     fn record(&mut self, event: Event) -> Verdict {
+        let plies = self.referee.plies();
+        let carries_its_move = matches!(event, Event::Move { .. } | Event::Unnoticed { .. });
         let verdict = self.referee.apply(&event);
+        // A move the rules played themselves (a pawn sent without its piece becomes a queen:
+        // WBCA 17, USCF 16, FIDE 7.5.2) goes to the engines too. A `Move` is sent by the
+        // caller; an illegal move that stands rebuilds the position from its FEN.
+        if !carries_its_move && self.referee.plies() > plies {
+            if let Some(uci) = self.referee.last_move().map(str::to_string) {
+                self.position.push(&uci);
+            }
+        }
         self.events.push(event);
         verdict
     }
@@ -455,7 +465,6 @@ impl Game<'_> {
             });
             return self.act(verdict, at);
         }
-        let plies_before = self.referee.plies();
         let event = match self.referee.check_move(&text) {
             MoveCheck::Legal(m) => {
                 let uci = UciMove::from_standard(m).to_string();
@@ -494,9 +503,6 @@ impl Game<'_> {
         let verdict = self.record(event);
         if let Some(uci) = legal {
             self.position.push(&uci);
-        } else if self.referee.plies() > plies_before {
-            // A promotion without its piece played as a queen (WBCA 17, USCF 16).
-            self.position.push(&format!("{}q", text.trim()));
         }
         if self.base_illegal && position_is_illegal(self.referee.position()).is_none() {
             // Fix: the position command used to keep the illegal position an unnoticed illegal

@@ -1113,6 +1113,14 @@ fn a_promotion_without_its_piece() {
             g.moves(Side::White) == ["e8e5"],
             "the pawn became a queen, and the queen moved",
         );
+        g.check(
+            g.movetext.contains("1. e8=Q") && g.movetext.contains("Qe5"),
+            "the PGN writes the queen promotion it became",
+        );
+        g.check(
+            g.tags["PlyCount"] == g.row["plies"],
+            "the PGN and the CSV count the queen move",
+        );
         let (go, clock) = g.go(Side::White, 2);
         g.check(
             same_instant(g.flag(Side::White), go + clock),

@@ -139,6 +139,9 @@ impl GameRow {
                 _ => {}
             }
         }
+        for side in r.queened() {
+            moves[side.index()] += 1;
+        }
         let outcome = r.outcome();
         let clocks = outcome.as_ref().map_or(last_clock, |o| o.clock_us);
         let duration_us = outcome

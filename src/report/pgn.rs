@@ -46,6 +46,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use crate::event::{Claimable, Event, Fault, GameRecord, Side};
+use crate::rules::illegal::IllegalKind;
 use crate::timecontrol::TimeControl;
 
 /// The widest movetext line written.
@@ -180,6 +181,30 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
 
 /// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
 /// letter is read as a queen, as the rulesets that let it stand do (WBCA 17, USCF 16).
+/// Writes one move with its clock comment, after the notes gathered before it.
+fn push_move(
+    atoms: &mut Vec<String>,
+    notes: &mut Vec<Note>,
+    p: &mut Chess,
+    side: Side,
+    m: Move,
+    clock_us: i64,
+    think_us: i64,
+) {
+    if !notes.is_empty() {
+        let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
+        push_comment(atoms, &text.join("; "));
+    }
+    let number = p.fullmoves().get();
+    atoms.push(match side {
+        Side::White => format!("{number}."),
+        Side::Black => format!("{number}..."),
+    });
+    atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
+    atoms.push(format!("{{[%clk {}]", clock(clock_us)));
+    atoms.push(format!("[%emt {}]}}", clock(think_us)));
+}
+
 fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     let legal = |t: &str| {
         UciMove::from_ascii(t.as_bytes())
@@ -229,6 +254,8 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
         .collect();
     // The last thing noted was an illegal move: if the next move is the opponent's, it stood.
     let mut after_illegal = false;
+    // The last illegal move was a promotion without its piece: (side, text, think, clock).
+    let mut queened: Option<(Side, String, i64, i64)> = None;
 
     for event in &record.events {
         match event {
@@ -240,6 +267,25 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 clock_us,
                 ..
             } => {
+                // A pawn sent to the last rank without its piece, and the game went on with the
+                // opponent's move: the rules made it a queen (WBCA 17, USCF 16, FIDE 7.5.2, or
+                // it stood unnoticed), so it is written as the queen promotion it became.
+                if let (Some((s, sent, sent_think, sent_clock)), Some(p)) =
+                    (queened.take(), pos.as_mut())
+                {
+                    let promoted = (Side::from(p.turn()) == s && *side != s)
+                        .then(|| parse_move(p, &sent))
+                        .flatten();
+                    if let Some(m) = promoted {
+                        notes.push(Note {
+                            text: format!("{} sent {sent:?} without its piece: a queen", s.name()),
+                            key: None,
+                        });
+                        push_move(&mut atoms, &mut notes, p, s, m, sent_clock, sent_think);
+                        plies += 1;
+                        after_illegal = false;
+                    }
+                }
                 let m = pos.as_ref().and_then(|p| {
                     (Side::from(p.turn()) == *side)
                         .then(|| parse_move(p, uci))
@@ -247,18 +293,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 });
                 match (pos.as_mut(), m) {
                     (Some(p), Some(m)) => {
-                        if !notes.is_empty() {
-                            let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
-                            push_comment(&mut atoms, &text.join("; "));
-                        }
-                        let number = p.fullmoves().get();
-                        atoms.push(match side {
-                            Side::White => format!("{number}."),
-                            Side::Black => format!("{number}..."),
-                        });
-                        atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
-                        atoms.push(format!("{{[%clk {}]", clock(*clock_us)));
-                        atoms.push(format!("[%emt {}]}}", clock(*think_us)));
+                        push_move(&mut atoms, &mut notes, p, *side, m, *clock_us, *think_us);
                         plies += 1;
                     }
                     (p, _) => {
@@ -282,8 +317,16 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 after_illegal = false;
             }
             Event::IllegalMove {
-                side, uci, reason, ..
+                side,
+                uci,
+                reason,
+                kind,
+                think_us,
+                clock_us,
+                ..
             } => {
+                queened = (*kind == Some(IllegalKind::NoPromotion))
+                    .then(|| (*side, uci.clone(), *think_us, *clock_us));
                 let key = format!("{} played {uci:?}", side.name());
                 notes.push(Note {
                     text: format!("{key}: {reason}"),

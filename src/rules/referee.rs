@@ -239,6 +239,8 @@ pub struct Referee {
     /// claim on time (H13, H14).
     mate_by_flagged: Option<Side>,
     ending: Option<Ending>,
+    /// The last move played on the board (UCI), whatever event carried it.
+    last_move: Option<String>,
 }
 
 impl Referee {
@@ -267,6 +269,7 @@ impl Referee {
             illegal_noticed: None,
             mate_by_flagged: None,
             ending: None,
+            last_move: None,
         }
     }
 
@@ -299,6 +302,13 @@ impl Referee {
 
     pub fn plies(&self) -> u32 {
         self.plies
+    }
+
+    /// The last move played on the board, in UCI: the engines must be told a move the rules
+    /// played without a `Move` event (a pawn sent without its piece becoming a queen, WBCA 17,
+    /// USCF 16, FIDE 7.5.2).
+    pub fn last_move(&self) -> Option<&str> {
+        self.last_move.as_deref()
     }
 
     pub fn ending(&self) -> Option<&Ending> {
@@ -413,6 +423,7 @@ impl Referee {
     }
 
     fn play(&mut self, m: Move) {
+        self.last_move = Some(shakmaty::uci::UciMove::from_standard(m).to_string());
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
         if irreversible {
