@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ClaimDraws, OpeningsOrder};
+use crate::config::{ClaimDraws, FlagMode, OpeningsOrder};
+use crate::inject::MsRange;
 use crate::report::Sprt;
+use crate::rules::illegal::IllegalKind;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
@@ -147,6 +149,24 @@ pub struct RunArgs {
     /// Watchers: claim threefold repetition and the 50-move rule as soon as possible, or never [default: always]
     #[arg(long, value_enum)]
     pub claim_draws: Option<ClaimDraws>,
+    /// Injection: probability that an engine's move is replaced by an illegal one [default: 0]
+    #[arg(long, value_name = "P")]
+    pub inject_illegal: Option<f64>,
+    /// Injection: the kinds of illegal move to draw from [default: all]
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
+    pub illegal_kinds: Option<Vec<IllegalKind>>,
+    /// Injection: probability that a game gets a flag fall on purpose [default: 0]
+    #[arg(long, value_name = "P")]
+    pub inject_flag: Option<f64>,
+    /// Injection: stall (one flag falls), both (both fall, the first unnoticed until the second), at-mate (the mater flags just before its mating move) [default: stall]
+    #[arg(long, value_enum)]
+    pub inject_flag_mode: Option<FlagMode>,
+    /// Injection: how long past its flag a held move is released, a range in ms [default: 0..500]
+    #[arg(long, value_name = "LOW..HIGH")]
+    pub flag_overshoot_ms: Option<MsRange>,
+    /// Injection, `both`: the time between the two flag falls, a range in ms [default: 0..2000]
+    #[arg(long, value_name = "LOW..HIGH")]
+    pub flag_gap_ms: Option<MsRange>,
     /// Sequential test for a two-engine match (normalized Elo, pentanomial GSPRT as fishtest):
     /// elo0=0,elo1=5,alpha=0.05,beta=0.05; the run stops when a bound is crossed
     #[arg(long, value_name = "elo0=,elo1=,alpha=,beta=")]

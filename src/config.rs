@@ -309,6 +309,9 @@ pub struct RunTable {
     /// A range of milliseconds, `0..500`.
     #[serde(default)]
     pub flag_overshoot_ms: Option<String>,
+    /// `both`: the range of the time between the two flag falls, in ms.
+    #[serde(default)]
+    pub flag_gap_ms: Option<String>,
     /// `elo0=0,elo1=5,alpha=0.05,beta=0.05`.
     #[serde(default)]
     pub sprt: Option<String>,
@@ -352,6 +355,7 @@ impl RunTable {
             inject_flag,
             inject_flag_mode,
             flag_overshoot_ms,
+            flag_gap_ms,
             sprt,
             resume,
             shard,

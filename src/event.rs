@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
+use crate::config::FlagMode;
 use crate::rules::illegal::IllegalKind;
 use crate::rules::Ruleset;
 use crate::timecontrol::TimeControl;
@@ -235,6 +236,37 @@ impl std::fmt::Display for Termination {
     }
 }
 
+/// A fault the arena injected on purpose (RULES.md §5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "injection")]
+pub enum Injection {
+    /// The engine's move `replaced` was sent on as the illegal move `sent`, of kind `kind`.
+    Illegal {
+        kind: IllegalKind,
+        replaced: String,
+        sent: String,
+    },
+    /// The draw said inject an illegal move, but no kind was possible in the position.
+    IllegalNotPossible { replaced: String },
+    /// The engine's move is held back until its flag has fallen plus `overshoot_ms`
+    /// (`both`: the first or the second of the two falls; `at-mate`: the mating move).
+    Flag { mode: FlagMode, overshoot_ms: u64 },
+    /// The game's flag injection could not be made (the game ended first, no mating move).
+    FlagNotPossible { mode: FlagMode, why: String },
+}
+
+impl Injection {
+    /// A short label for the CSV `injected` column and the injection summary.
+    pub fn label(&self) -> String {
+        match self {
+            Injection::Illegal { kind, .. } => format!("illegal:{kind}"),
+            Injection::IllegalNotPossible { .. } => "illegal:not-possible".to_string(),
+            Injection::Flag { mode, .. } => format!("flag:{mode}"),
+            Injection::FlagNotPossible { mode, .. } => format!("flag:{mode}:not-possible"),
+        }
+    }
+}
+
 /// What a watcher claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -330,6 +362,13 @@ pub enum Event {
         add_us: i64,
         rule: String,
     },
+    /// The arena injected a fault into `side`'s play.
+    Injected {
+        t_us: i64,
+        side: Side,
+        #[serde(flatten)]
+        what: Injection,
+    },
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
     FlagFall { t_us: i64, side: Side },
@@ -369,6 +408,7 @@ impl Event {
             | Event::Notice { t_us, .. }
             | Event::Claim { t_us, .. }
             | Event::Penalty { t_us, .. }
+            | Event::Injected { t_us, .. }
             | Event::FlagFall { t_us, .. }
             | Event::EngineFault { t_us, .. }
             | Event::End { t_us, .. } => *t_us,
@@ -509,6 +549,14 @@ impl GameRecord {
             }
         }
         queened
+    }
+
+    /// The faults injected into this game, in order: `(t_us, side, injection)`.
+    pub fn injections(&self) -> impl Iterator<Item = (i64, Side, &Injection)> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Injected { t_us, side, what } => Some((*t_us, *side, what)),
+            _ => None,
+        })
     }
 
     /// How many illegal moves were played (noticed or not).

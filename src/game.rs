@@ -13,13 +13,15 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::EnPassantMode;
+use shakmaty::{EnPassantMode, Position};
 use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
 use crate::config::EngineConfig;
+use crate::config::FlagMode;
 use crate::engine::{Engine, Reply, Timeouts};
-use crate::event::{Claimable, Event, Fault, GameRecord, Side};
+use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
@@ -71,6 +73,7 @@ pub struct GameSetup {
     pub tc: [TimeControl; 2],
     pub settings: RefereeSettings,
     pub watchers: Watchers,
+    pub inject: InjectConfig,
     pub limits: SearchLimits,
     pub time_margin: Duration,
     pub seed: u64,
@@ -220,6 +223,17 @@ enum Timer {
     Notice(Side, Claimable),
     /// A claim completes.
     Claim(Side, Claimable),
+    /// A move held back by a flag injection is released (the clock press happens now).
+    Release,
+}
+
+/// An engine's reply held back by a flag injection: its clock runs on until `release`.
+#[derive(Debug)]
+struct Held {
+    side: Side,
+    text: String,
+    info: crate::event::SearchInfo,
+    release: Instant,
 }
 
 /// One game in progress.
@@ -252,6 +266,18 @@ struct Game<'a> {
     /// The instant the game was decided (the move that mated, the claim that completed, the
     /// crash): the clocks at the end are read at this instant.
     ended_at: Option<Instant>,
+    /// Fault injection (RULES.md §5).
+    injector: GameInjector,
+    /// Moves each side has completed in this game (legal or not), for the flag plan.
+    moves_made: [u32; 2],
+    held: Option<Held>,
+    /// The flag plan was carried out.
+    flag_injected: bool,
+    /// `both`: the side whose next move is held until its own flag falls.
+    second_staller: Option<Side>,
+    /// Flags whose notice is deferred by an injection (`both`: until the second falls;
+    /// `at-mate`: until the mating move is released), with the instant each fell.
+    deferred: Vec<Side>,
 }
 
 impl Game<'_> {
@@ -297,6 +323,9 @@ impl Game<'_> {
         if let Some((at, by, what)) = self.claim {
             consider(at, Timer::Claim(by, what));
         }
+        if let Some(held) = &self.held {
+            consider(held.release, Timer::Release);
+        }
         next
     }
 
@@ -314,6 +343,19 @@ impl Game<'_> {
                 self.record(Event::Notice { t_us, by, what });
                 self.claim_or_queue(at, by, what);
                 None
+            }
+            Timer::Release => {
+                let held = self.held.take().expect("a held move");
+                let deferred = std::mem::take(&mut self.deferred);
+                if self.second_staller.is_none() {
+                    // `at-mate`: the flag's notice was deferred until the mating move is made.
+                    for side in deferred {
+                        self.schedule_notice(side, at);
+                    }
+                } else {
+                    self.deferred = deferred;
+                }
+                self.on_reply(held.side, held.text, at, held.info)
             }
             Timer::Claim(by, what) => {
                 self.claim = None;
@@ -358,6 +400,166 @@ impl Game<'_> {
     }
 
     /// Acts on a verdict given at `at`.
+    /// The opponent's watcher notices `side`'s fallen flag after an exponential delay from
+    /// `from` (RULES.md §1).
+    fn schedule_notice(&mut self, side: Side, from: Instant) {
+        let mean = self.setup.watchers.flag_notice_ms;
+        let delay_ms = if mean > 0.0 {
+            -mean * (1.0 - self.rng.random::<f64>()).ln()
+        } else {
+            0.0
+        };
+        let notice = from + Duration::from_micros((delay_ms * 1000.0) as u64);
+        self.notices.push((notice, side.other(), Claimable::Flag));
+    }
+
+    /// An engine's `bestmove` arrived: injections first (an illegal move in its place, a flag
+    /// fall on purpose), then the move is made, or held back until its release.
+    fn arrive(
+        &mut self,
+        side: Side,
+        mut text: String,
+        at: Instant,
+        info: crate::event::SearchInfo,
+    ) -> Option<Ending> {
+        let t_us = self.us(at);
+        let legal = matches!(self.referee.check_move(&text), MoveCheck::Legal(_));
+        if legal {
+            match self.injector.replace_move(self.referee.position()) {
+                Some(IllegalInjection::Injected { kind, uci }) => {
+                    self.events.push(Event::Injected {
+                        t_us,
+                        side,
+                        what: Injection::Illegal {
+                            kind,
+                            replaced: text.clone(),
+                            sent: uci.clone(),
+                        },
+                    });
+                    text = uci;
+                }
+                Some(IllegalInjection::NotPossible) => {
+                    self.events.push(Event::Injected {
+                        t_us,
+                        side,
+                        what: Injection::IllegalNotPossible {
+                            replaced: text.clone(),
+                        },
+                    });
+                }
+                None => {}
+            }
+        }
+        if let Some(release) = self.hold_until(side, &text, at) {
+            let overshoot_ms = release
+                .saturating_duration_since(self.clock.flag_deadline().unwrap_or(release))
+                .as_millis() as u64;
+            let mode = match self.injector.flag_plan() {
+                Some(FlagPlan::Both { .. }) => FlagMode::Both,
+                Some(FlagPlan::AtMate { .. }) => FlagMode::AtMate,
+                _ => FlagMode::Stall,
+            };
+            self.events.push(Event::Injected {
+                t_us,
+                side,
+                what: Injection::Flag { mode, overshoot_ms },
+            });
+            self.held = Some(Held {
+                side,
+                text,
+                info,
+                release,
+            });
+            return None;
+        }
+        self.on_reply(side, text, at, info)
+    }
+
+    /// Whether the flag plan holds this move back, and until when.
+    fn hold_until(&mut self, side: Side, text: &str, at: Instant) -> Option<Instant> {
+        let deadline = self.clock.flag_deadline()?;
+        if self.referee.flag_fell(side) || at >= deadline {
+            return None; // its flag is down already
+        }
+        let ms = |n: u64| Duration::from_millis(n);
+        // `both`, second half: held until its own flag falls.
+        if self.second_staller == Some(side) {
+            return Some(deadline + ms(1));
+        }
+        if self.flag_injected {
+            return None;
+        }
+        let move_number = self.moves_made[side.index()] + 1;
+        let release = match self.injector.flag_plan()? {
+            FlagPlan::Stall {
+                side: s,
+                at_move,
+                overshoot_ms,
+            } if s == side && move_number == at_move => deadline + ms(overshoot_ms),
+            FlagPlan::Both {
+                first,
+                at_move,
+                gap_ms,
+            } if first == side && move_number == at_move => {
+                // The second flag falls `gap_ms` after the first: the opponent's clock starts at
+                // the release and runs out after its time left, so the gap cannot be shorter
+                // than that; the decision itself depends on the plan only, so a seed replays it.
+                let opponent_left_ms = (self.clock.left_us(side.other(), at) / 1000).max(0) as u64;
+                self.second_staller = Some(side.other());
+                self.deferred.push(side);
+                deadline + ms(gap_ms.saturating_sub(opponent_left_ms))
+            }
+            FlagPlan::AtMate { overshoot_ms } => {
+                let MoveCheck::Legal(m) = self.referee.check_move(text) else {
+                    return None;
+                };
+                let mut after = self.referee.position().clone();
+                after.play_unchecked(m);
+                if !after.is_checkmate() {
+                    return None;
+                }
+                self.deferred.push(side);
+                deadline + ms(overshoot_ms)
+            }
+            _ => return None,
+        };
+        self.flag_injected = true;
+        Some(release)
+    }
+
+    /// A flag plan that never found its moment is recorded as not possible.
+    fn flag_plan_not_carried_out(&mut self, at: Instant) {
+        let Some(plan) = self.injector.flag_plan() else {
+            return;
+        };
+        if self.flag_injected {
+            return;
+        }
+        let (side, mode, why) = match plan {
+            FlagPlan::Stall { side, at_move, .. } => (
+                side,
+                FlagMode::Stall,
+                format!("the game ended before {}'s move {at_move}", side.name()),
+            ),
+            FlagPlan::Both { first, at_move, .. } => (
+                first,
+                FlagMode::Both,
+                format!("the game ended before {}'s move {at_move}", first.name()),
+            ),
+            FlagPlan::AtMate { .. } => (
+                Side::White,
+                FlagMode::AtMate,
+                "no move gave mate".to_string(),
+            ),
+        };
+        let t_us = self.us(at);
+        self.events.push(Event::Injected {
+            t_us,
+            side,
+            what: Injection::FlagNotPossible { mode, why },
+        });
+    }
+
     fn act(&mut self, verdict: Verdict, at: Instant) -> Option<Ending> {
         match verdict {
             Verdict::Continue => None,
@@ -370,15 +572,18 @@ impl Game<'_> {
                 Some(ending)
             }
             Verdict::FlagDown { side } => {
-                // The opponent's watcher notices after an exponential delay (RULES.md §1).
-                let mean = self.setup.watchers.flag_notice_ms;
-                let delay_ms = if mean > 0.0 {
-                    -mean * (1.0 - self.rng.random::<f64>()).ln()
+                if self.deferred.contains(&side) {
+                    // Injected: this flag goes unnoticed for now.
+                } else if self.second_staller == Some(side) {
+                    // `both`: the second flag fell; now both watchers may notice.
+                    self.second_staller = None;
+                    for first in std::mem::take(&mut self.deferred) {
+                        self.schedule_notice(first, at);
+                    }
+                    self.schedule_notice(side, at);
                 } else {
-                    0.0
-                };
-                let notice = at + Duration::from_micros((delay_ms * 1000.0) as u64);
-                self.notices.push((notice, side.other(), Claimable::Flag));
+                    self.schedule_notice(side, at);
+                }
                 None
             }
             Verdict::IllegalCompleted { offender } => {
@@ -453,6 +658,7 @@ impl Game<'_> {
             left_us: self.clock.left_us(side, at),
         });
         self.pressed = Some((at, side));
+        self.moves_made[side.index()] += 1;
         let t_us = self.us(at);
         if self.referee.is_king_capture(&text) {
             // RULES.md §5: capturing the king the opponent left in check is a claim.
@@ -548,6 +754,12 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
         rebased: false,
         base_illegal: false,
         ended_at: None,
+        injector: GameInjector::new(&setup.inject, setup.seed, setup.game),
+        moves_made: [0; 2],
+        held: None,
+        flag_injected: false,
+        second_staller: None,
+        deferred: Vec::new(),
     };
     let engines = [white, black];
 
@@ -555,7 +767,11 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
         // Ask the side to move for its move, unless a claim is in progress (the clocks are
         // being stopped) or the game waits for a watcher.
         let turn = game.referee.turn();
-        if game.thinking.is_none() && !game.referee.waiting() && game.claim.is_none() {
+        if game.thinking.is_none()
+            && game.held.is_none()
+            && !game.referee.waiting()
+            && game.claim.is_none()
+        {
             let go = go_command(setup, &game.clock, Instant::now());
             match engines[turn.index()].go(&game.position.text, &go).await {
                 Ok(started) => {
@@ -685,7 +901,7 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
                     // It claims rather than moves; the move it sent meanwhile is ignored.
                     continue;
                 }
-                if let Some(ending) = game.on_reply(side, text, at, info) {
+                if let Some(ending) = game.arrive(side, text, at, info) {
                     break 'game ending;
                 }
             }
@@ -776,6 +992,7 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
     }
     let now = Instant::now();
     let stopped = game.ended_at.unwrap_or(now);
+    game.flag_plan_not_carried_out(stopped);
     let clocks = [
         game.clock.left_us(Side::White, stopped),
         game.clock.left_us(Side::Black, stopped),

@@ -107,10 +107,9 @@ pub enum FlagPlan {
         at_move: u32,
         overshoot_ms: u64,
     },
-    /// `first` stalls from its move `at_move` on; its flag falls unnoticed, and the other side
-    /// stalls too, so that its flag falls `gap_ms` after the first (when its clock allows it:
-    /// at the first of `first`'s moves from `at_move` on at which the opponent has at most
-    /// `gap_ms` left).
+    /// `first`'s move `at_move` is held past its flag, which falls unnoticed; then the other
+    /// side's next move is held until its own flag falls, `gap_ms` after the first (or, when
+    /// the other side has more time left than that, as soon as its time is up).
     Both {
         first: Side,
         at_move: u32,

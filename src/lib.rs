@@ -11,6 +11,7 @@ pub mod engine;
 pub mod event;
 pub mod game;
 pub mod inject;
+pub mod invariants;
 pub mod openings;
 pub mod report;
 pub mod rules;

@@ -14,8 +14,10 @@ use crate::cli::RunArgs;
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
+use crate::inject::{InjectConfig, MsRange};
 use crate::openings::{self, Opening};
-use crate::report::{self, GameRow, ResultsDir, Sprt, Summary};
+use crate::report::{self, GameRow, InjectionSummary, ResultsDir, Sprt, Summary};
+use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
@@ -102,6 +104,7 @@ pub async fn tournament(
         tc: plan.tc,
         settings: plan.settings.clone(),
         watchers: plan.watchers,
+        inject: plan.inject.clone(),
         limits: plan.limits,
         time_margin: Duration::from_millis(plan.time_margin_ms),
         concurrency: plan.concurrency,
@@ -120,15 +123,27 @@ pub async fn tournament(
     let cpu = cpu_time().saturating_sub(cpu_before);
 
     let mut summary = Summary::from_rows(&outcome.rows);
-    // Think time by game phase needs the events of every game, the resumed ones included.
-    if let Ok(records) = report::load_records(results.dir()) {
-        summary.with_phases(&records);
-    }
+    // Think time by game phase and the injections need the events of every game, the resumed
+    // ones included.
+    let records = report::load_records(results.dir()).unwrap_or_default();
+    summary.with_phases(&records);
     if let Some(sprt) = &sprt {
         summary.with_sprt(sprt, &plan.engines[0].name);
     }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
+    let injections = InjectionSummary::from_records(&records);
+    if !injections.is_empty() {
+        say!("{}", injections.to_text());
+    }
+    if outcome.violations.is_empty() {
+        say!("invariants: held in all {} games", outcome.rows.len());
+    } else {
+        say!("invariants: BROKEN in {} places:", outcome.violations.len());
+        for (game, broken) in &outcome.violations {
+            say!("  game {game}: {broken}");
+        }
+    }
     let o = outcome.overhead;
     if o.moves > 0 {
         say!(
@@ -147,6 +162,13 @@ pub async fn tournament(
     say!("results: {}", results.dir().display());
     if let Some((status, llr)) = outcome.sprt_stop {
         say!("SPRT: {status} (LLR {llr:+.2}): the run stopped without playing its remaining games");
+    }
+    if !outcome.violations.is_empty() {
+        bail!(
+            "{} invariant violations: the arena ruled a game wrongly; please report it with {}",
+            outcome.violations.len(),
+            results.dir().join(report::EVENTS_JSONL).display()
+        );
     }
     if outcome.interrupted {
         eprintln!(
@@ -168,7 +190,6 @@ fn new_plan(
 ) -> anyhow::Result<(RunPlan, PathBuf)> {
     let roster = config::load_roster(&args.engines)?;
     let table = &roster.run;
-    reject_unsupported(table)?;
     if let Some(dir) = &table.resume {
         bail!(
             "[run] resume: give --resume {} on the command line instead",
@@ -226,6 +247,7 @@ fn new_plan(
     if !(0.0..=1.0).contains(&watchers.illegal_notice) {
         bail!("--illegal-notice is a probability: between 0 and 1");
     }
+    let inject = inject_config(args, table)?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
         format,
@@ -250,6 +272,7 @@ fn new_plan(
             claim_ms: watchers.claim_ms,
         },
         watchers,
+        inject,
         limits: SearchLimits {
             nodes: args.nodes.or(table.nodes),
             depth: args.depth.or(table.depth),
@@ -292,6 +315,12 @@ fn resumed_plan(
         ("--claim-draws", args.claim_draws.is_some()),
         ("--shard", args.shard.is_some()),
         ("--sprt", args.sprt.is_some()),
+        ("--inject-illegal", args.inject_illegal.is_some()),
+        ("--illegal-kinds", args.illegal_kinds.is_some()),
+        ("--inject-flag", args.inject_flag.is_some()),
+        ("--inject-flag-mode", args.inject_flag_mode.is_some()),
+        ("--flag-overshoot-ms", args.flag_overshoot_ms.is_some()),
+        ("--flag-gap-ms", args.flag_gap_ms.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
         bail!(
@@ -344,19 +373,54 @@ fn load_book(plan: &RunPlan) -> anyhow::Result<Vec<Opening>> {
     Ok(openings::load_openings(path)?)
 }
 
-/// Options of later issues are refused rather than silently ignored.
-fn reject_unsupported(table: &RunTable) -> anyhow::Result<()> {
-    let set = [
-        ("inject-illegal", table.inject_illegal.is_some()),
-        ("illegal-kinds", table.illegal_kinds.is_some()),
-        ("inject-flag", table.inject_flag.is_some()),
-        ("inject-flag-mode", table.inject_flag_mode.is_some()),
-        ("flag-overshoot-ms", table.flag_overshoot_ms.is_some()),
-    ];
-    if let Some((key, _)) = set.iter().find(|(_, is_set)| *is_set) {
-        bail!("[run] {key}: not supported by this version of blitz-arena yet");
+/// The fault-injection options, from the command line over `[run]`.
+fn inject_config(args: &RunArgs, table: &RunTable) -> anyhow::Result<InjectConfig> {
+    let defaults = InjectConfig::default();
+    let range = |arg: Option<MsRange>,
+                 text: &Option<String>,
+                 default: MsRange|
+     -> anyhow::Result<MsRange> {
+        match (arg, text) {
+            (Some(r), _) => Ok(r),
+            (None, Some(t)) => t.parse().map_err(anyhow::Error::msg),
+            (None, None) => Ok(default),
+        }
+    };
+    let kinds = match (&args.illegal_kinds, &table.illegal_kinds) {
+        (Some(kinds), _) => kinds.clone(),
+        (None, Some(names)) => names
+            .iter()
+            .map(|n| n.parse::<IllegalKind>().map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<_>>()?,
+        (None, None) => defaults.kinds.clone(),
+    };
+    let config = InjectConfig {
+        illegal: args.inject_illegal.or(table.inject_illegal).unwrap_or(0.0),
+        kinds,
+        flag: args.inject_flag.or(table.inject_flag).unwrap_or(0.0),
+        flag_mode: args
+            .inject_flag_mode
+            .or(table.inject_flag_mode)
+            .unwrap_or_default(),
+        overshoot_ms: range(
+            args.flag_overshoot_ms,
+            &table.flag_overshoot_ms,
+            defaults.overshoot_ms,
+        )?,
+        gap_ms: range(args.flag_gap_ms, &table.flag_gap_ms, defaults.gap_ms)?,
+    };
+    for (flag, p) in [
+        ("--inject-illegal", config.illegal),
+        ("--inject-flag", config.flag),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            bail!("{flag} is a probability: between 0 and 1");
+        }
     }
-    Ok(())
+    if config.kinds.is_empty() {
+        bail!("--illegal-kinds: give at least one kind");
+    }
+    Ok(config)
 }
 
 /// The engines of a run, in order; a name given twice plays as `NAME#2`.

@@ -17,7 +17,7 @@
 //! | `white_ms_left`, `black_ms_left` | clocks at the end, in ms (negative after a flag fell) |
 //! | `white_flag_ms`, `black_flag_ms` | ms since the start at which the flag fell; empty if not |
 //! | `illegal_moves` | illegal moves played (noticed or not) |
-//! | `injected` | faults injected by the arena (empty: injection is not recorded yet) |
+//! | `injected` | faults injected by the arena: `what@side:ms` items separated by `; ` |
 //! | `duration_ms` | time from the start to the end of the game |
 //! | `seed` | the run's seed |
 //! | `white_moves`, `black_moves` | legal moves made by each side |
@@ -89,7 +89,8 @@ pub struct GameRow {
     pub white_flag_ms: Option<i64>,
     pub black_flag_ms: Option<i64>,
     pub illegal_moves: u32,
-    /// Faults the arena injected in this game; empty until fault injection is recorded.
+    /// Faults the arena injected in this game: `illegal:king-exposed@white:1520; flag:stall@black:8000`
+    /// (what, which side, ms after the start).
     pub injected: String,
     pub duration_ms: i64,
     pub seed: u64,
@@ -165,7 +166,13 @@ impl GameRow {
             white_flag_ms: r.flag_us(Side::White).map(ms),
             black_flag_ms: r.flag_us(Side::Black).map(ms),
             illegal_moves: r.illegal_moves() as u32,
-            injected: String::new(),
+            injected: r
+                .injections()
+                .map(|(t_us, side, what)| {
+                    format!("{}@{}:{}", what.label(), side.name(), t_us / 1000)
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
             duration_ms: ms(duration_us),
             seed: r.seed,
             white_moves: moves[0],

@@ -3,12 +3,14 @@
 //! `summary.csv`.
 
 pub mod csv;
+pub mod injections;
 pub mod pgn;
 pub mod results;
 pub mod sprt;
 pub mod stats;
 
 pub use self::csv::{read_rows, GameRow, COLUMNS};
+pub use self::injections::InjectionSummary;
 pub use self::pgn::game_pgn;
 pub use self::results::{
     load_records, reconcile, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,

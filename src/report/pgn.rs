@@ -45,7 +45,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
-use crate::event::{Claimable, Event, Fault, GameRecord, Side};
+use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::IllegalKind;
 use crate::timecontrol::TimeControl;
 
@@ -362,6 +362,33 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                     text,
                     key: (!detail.is_empty()).then(|| detail.clone()),
                 });
+            }
+            Event::Injected { side, what, .. } => {
+                let text = match what {
+                    Injection::Illegal {
+                        kind,
+                        replaced,
+                        sent,
+                    } => {
+                        format!(
+                            "injected: {}'s {replaced} replaced by the illegal {sent} ({kind})",
+                            side.name()
+                        )
+                    }
+                    Injection::IllegalNotPossible { replaced } => {
+                        format!(
+                            "injected: no illegal move possible instead of {}'s {replaced}",
+                            side.name()
+                        )
+                    }
+                    Injection::Flag { mode, overshoot_ms } => {
+                        format!("injected: {}'s move held until its flag fell + {overshoot_ms} ms ({mode})", side.name())
+                    }
+                    Injection::FlagNotPossible { mode, why } => {
+                        format!("injected flag ({mode}) not possible: {why}")
+                    }
+                };
+                notes.push(Note { text, key: None });
             }
             Event::Unnoticed { by, .. } => {
                 notes.push(Note {

@@ -370,7 +370,10 @@ impl Referee {
             return Verdict::End(self.ending.clone().expect("checked"));
         }
         let verdict = match event {
-            Event::Go { .. } | Event::End { .. } | Event::Penalty { .. } => Verdict::Continue,
+            Event::Go { .. }
+            | Event::End { .. }
+            | Event::Penalty { .. }
+            | Event::Injected { .. } => Verdict::Continue,
             Event::Notice { by, what, t_us } => {
                 match what {
                     Claimable::Flag => {

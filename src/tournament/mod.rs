@@ -16,6 +16,7 @@ use crate::config::EngineConfig;
 use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup, SearchLimits, Watchers};
+use crate::inject::InjectConfig;
 use crate::openings::Opening;
 use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus};
 use crate::rules::RefereeSettings;
@@ -33,6 +34,7 @@ pub struct Run {
     pub tc: TimeControl,
     pub settings: RefereeSettings,
     pub watchers: Watchers,
+    pub inject: InjectConfig,
     pub limits: SearchLimits,
     pub time_margin: Duration,
     pub concurrency: usize,
@@ -54,6 +56,7 @@ impl Run {
             engines: [white.clone(), black.clone()],
             timeouts: self.timeouts,
             watchers: self.watchers,
+            inject: self.inject.clone(),
             opening: self.openings[pairing.opening].clone(),
             tc: [white.tc.unwrap_or(self.tc), black.tc.unwrap_or(self.tc)],
             settings: self.settings.clone(),
@@ -69,6 +72,8 @@ pub struct Outcome {
     pub rows: Vec<GameRow>,
     /// The run was stopped (Ctrl-C, SIGTERM) before its schedule was done.
     pub interrupted: bool,
+    /// Broken invariants: (game, what is wrong). Empty when every game was ruled soundly.
+    pub violations: Vec<(u64, String)>,
     /// The SPRT crossed a bound: its decision and the log-likelihood ratio then.
     pub sprt_stop: Option<(SprtStatus, f64)>,
     pub overhead: Overhead,
@@ -166,8 +171,13 @@ pub async fn run(
             sprt_stop = Some((status, llr));
         }
     }
+    let mut violations = Vec::new();
     while let Some(record) = rx.recv().await {
         results.append(&record)?;
+        for broken in crate::invariants::check(&record) {
+            progress.println(&format!("INVARIANT BROKEN: game {}: {broken}", record.game));
+            violations.push((record.game, broken));
+        }
         overhead.add(&record);
         rows.push(GameRow::from_record(&record));
         let sprt_line = sprt_status(&rows);
@@ -186,6 +196,7 @@ pub async fn run(
     let interrupted = *cancel.borrow();
     Ok(Outcome {
         rows,
+        violations,
         interrupted,
         sprt_stop,
         overhead,

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::schedule::{self, Format, OpeningsOrder, Pairing};
 use crate::config::EngineConfig;
 use crate::game::{SearchLimits, Watchers};
+use crate::inject::InjectConfig;
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
 
@@ -70,6 +71,8 @@ pub struct RunPlan {
     pub settings: RefereeSettings,
     #[serde(default)]
     pub watchers: Watchers,
+    #[serde(default)]
+    pub inject: InjectConfig,
     pub limits: SearchLimits,
     pub time_margin_ms: u64,
     pub seed: u64,
@@ -126,6 +129,7 @@ impl RunPlan {
             ("openings-order", a.openings_order != b.openings_order),
             ("rules and adjudication", a.settings != b.settings),
             ("watchers", a.watchers != b.watchers),
+            ("injection", a.inject != b.inject),
             ("nodes/depth", a.limits != b.limits),
             ("time-margin", a.time_margin_ms != b.time_margin_ms),
             ("seed", a.seed != b.seed),

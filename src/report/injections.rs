@@ -1,0 +1,105 @@
+//! The injection summary (RULES.md §5): what was injected, how the games it touched were
+//! ruled (termination and citation), per ruleset, and how often the watchers noticed.
+
+use std::collections::BTreeMap;
+
+use crate::event::{Claimable, Event, GameRecord};
+
+/// How the games an injection touched ended: (termination, rule) -> games.
+pub type Rulings = BTreeMap<(String, String), u32>;
+
+/// Counts over a run's games.
+#[derive(Debug, Default, PartialEq)]
+pub struct InjectionSummary {
+    /// (ruleset, injection label) -> (injections, how those games were ruled).
+    pub injected: BTreeMap<(String, String), (u32, Rulings)>,
+    /// Flags that fell, and how many of them a watcher noticed.
+    pub flags_fallen: u32,
+    pub flags_noticed: u32,
+    /// Completed illegal moves, and how many of them a watcher noticed.
+    pub illegal_moves: u32,
+    pub illegal_noticed: u32,
+}
+
+impl InjectionSummary {
+    pub fn from_records(records: &[GameRecord]) -> InjectionSummary {
+        let mut summary = InjectionSummary::default();
+        for record in records {
+            let ending = record
+                .outcome()
+                .map(|o| (o.termination.to_string(), o.rule.to_string()))
+                .unwrap_or_else(|| ("unfinished".to_string(), String::new()));
+            for (_, _, what) in record.injections() {
+                let entry = summary
+                    .injected
+                    .entry((record.ruleset.to_string(), what.label()))
+                    .or_default();
+                entry.0 += 1;
+                *entry.1.entry(ending.clone()).or_default() += 1;
+            }
+            for event in &record.events {
+                match event {
+                    Event::FlagFall { .. } => summary.flags_fallen += 1,
+                    Event::Notice {
+                        what: Claimable::Flag,
+                        ..
+                    } => summary.flags_noticed += 1,
+                    Event::IllegalMove { .. } => summary.illegal_moves += 1,
+                    Event::Notice {
+                        what: Claimable::IllegalMove,
+                        ..
+                    } => summary.illegal_noticed += 1,
+                    _ => {}
+                }
+            }
+        }
+        summary
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.injected.is_empty()
+    }
+
+    /// The table printed at the end of a run with injections.
+    pub fn to_text(&self) -> String {
+        let mut out =
+            String::from("Injections (what was injected, and how those games were ruled)\n");
+        out.push_str(&format!(
+            "{:<8} {:<30} {:>5}  {}\n",
+            "Ruleset", "Injected", "Count", "Rulings (games)"
+        ));
+        for ((ruleset, label), (count, rulings)) in &self.injected {
+            let rulings: Vec<String> = rulings
+                .iter()
+                .map(|((termination, rule), n)| {
+                    if rule.is_empty() {
+                        format!("{termination} {n}")
+                    } else {
+                        format!("{termination} ({rule}) {n}")
+                    }
+                })
+                .collect();
+            out.push_str(&format!(
+                "{ruleset:<8} {label:<30} {count:>5}  {}\n",
+                rulings.join(", ")
+            ));
+        }
+        let share = |n: u32, of: u32| {
+            if of == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.0}%", 100.0 * f64::from(n) / f64::from(of))
+            }
+        };
+        out.push_str(&format!(
+            "Watchers: noticed {} of {} fallen flags ({}), {} of {} illegal moves ({})\n",
+            self.flags_noticed,
+            self.flags_fallen,
+            share(self.flags_noticed, self.flags_fallen),
+            self.illegal_noticed,
+            self.illegal_moves,
+            share(self.illegal_noticed, self.illegal_moves),
+        ));
+        out
+    }
+}
