@@ -44,10 +44,10 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
-    /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty).
+    /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty, script).
     Engine {
         name: String,
-        /// Engine options (for `faulty`: its fault flags, e.g. --crash-after 3).
+        /// Its arguments (`faulty`: its fault flags, e.g. --crash-after 3; `script`: --moves ...).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
