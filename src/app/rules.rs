@@ -13,7 +13,7 @@ use clap::ValueEnum;
 
 use super::{say, Finish};
 use crate::game::Watchers;
-use crate::rules::{RefereeSettings, Ruleset};
+use crate::rules::{self, RefereeSettings, Ruleset, Situation};
 
 /// Terminal width the output is wrapped to.
 const WIDTH: usize = 100;
@@ -90,127 +90,40 @@ impl Cite {
     }
 }
 
-/// The citation the referee writes for `cite` under `ruleset` (a copy of `rules/cite.rs` for
-/// the situations printed here, checked against the referee by the tests).
+/// The citation the referee writes for `cite` under `ruleset`: the referee's own table.
 fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
-    use Cite::*;
-    use Ruleset::*;
-    match (cite, ruleset) {
-        (Checkmate, House) => "H3.2",
-        (Checkmate, Generic) => "G§2",
-        (Checkmate, Wbca) => "WBCA 7a",
-        (Checkmate, Uscf) => "USCF 7a",
-        (Checkmate, Fide | Online) => "FIDE 5.1.1",
-
-        (Stalemate, House) => "H2 (FIDE 5.2.1)",
-        (Stalemate, Generic) => "G§2",
-        (Stalemate, Wbca) => "WBCA 8a",
-        (Stalemate, Uscf) => "USCF 8a",
-        (Stalemate, Fide | Online) => "FIDE 5.2.1",
-
-        (DeadPosition, House) => "H2 (FIDE 5.2.2)",
-        (DeadPosition, Generic) => "G§2",
-        (DeadPosition, Wbca) => "WBCA 8 (FIDE 5.2.2)",
-        (DeadPosition, Uscf) => "USCF 8 (FIDE 5.2.2)",
-        (DeadPosition, Fide | Online) => "FIDE 5.2.2",
-
-        (Threefold, House) => "H21",
-        (Threefold, Generic) => "G§2",
-        (Threefold, Wbca) => "WBCA 8d",
-        (Threefold, Uscf) => "USCF 8 (FIDE 9.2)",
-        (Threefold, Fide | Online) => "FIDE 9.2",
-
-        (Fivefold, House) => "H2 (FIDE 9.6.1)",
-        (Fivefold, Generic) => "G§2 (FIDE 9.6.1)",
-        (Fivefold, Wbca) => "WBCA 8 (FIDE 9.6.1)",
-        (Fivefold, Uscf) => "USCF 8 (FIDE 9.6.1)",
-        (Fivefold, Fide | Online) => "FIDE 9.6.1",
-
-        (FiftyMoves, House) => "H2 (FIDE 9.3)",
-        (FiftyMoves, Generic) => "G§2",
-        (FiftyMoves, Wbca) => "WBCA 8 (FIDE 9.3)",
-        (FiftyMoves, Uscf) => "USCF 8 (FIDE 9.3)",
-        (FiftyMoves, Fide | Online) => "FIDE 9.3",
-
-        (SeventyFiveMoves, House) => "H2 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Generic) => "G§2 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Wbca) => "WBCA 8 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Uscf) => "USCF 8 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Fide | Online) => "FIDE 9.6.2",
-
-        (FlagWin, House) => "H3.1, H10",
-        (FlagWin, Generic) => "G§2",
-        (FlagWin, Wbca) => "WBCA 7c",
-        (FlagWin, Uscf) => "USCF 7c",
-        (FlagWin, Fide) => "FIDE 6.9",
-        (FlagWin, Online) => "online: flag",
-
-        (FlagNoMaterial, House) => "H3.1, H10",
-        (FlagNoMaterial, Generic) => "G§2",
-        (FlagNoMaterial, Wbca) => "WBCA 8f",
-        (FlagNoMaterial, Uscf) => "USCF 8d",
-        (FlagNoMaterial, Fide) => "FIDE 6.9",
-        (FlagNoMaterial, Online) => "online: insufficient material",
-
-        (IllegalMove, House) => "H3.4, H18, H19",
-        (IllegalMove, Generic) => "G§3",
-        (IllegalMove, Wbca) => "WBCA 14",
-        (IllegalMove, Uscf) => "USCF 7d",
-        (IllegalMove, Fide) => "FIDE 7.5.5",
-        (IllegalMove, Online) => "online: illegal move",
-
-        (IllegalNoMaterial, Generic) => "G§3",
-        (IllegalNoMaterial, Wbca) => "WBCA 14, 8f",
-        (IllegalNoMaterial, Uscf) => "USCF 7d, 8d",
-        (IllegalNoMaterial, Fide) => "FIDE 7.5.5, 6.9",
-        (IllegalNoMaterial, House | Online) => "online: illegal move",
-
-        (KingCapture, House) => "H17, H18",
-        (KingCapture, Generic) => "G§3",
-        (KingCapture, Wbca) => "WBCA 16, 14",
-        (KingCapture, Uscf) => "USCF 7d",
-        (KingCapture, Fide) => "FIDE 7.5.5",
-        (KingCapture, Online) => "online: illegal move",
-
-        (KingsAdjacentClaim, _) => "USCF 7d",
-
-        (NoMove, House) => "H16",
-        (NoPromotion, House) => "H26, H19",
-        (NoPromotion, Fide) => "FIDE 7.5.2, 7.5.5",
-        (NoMove | NoPromotion, _) => cited(ruleset, IllegalMove),
-
-        (SimultaneousClaims, _) => "USCF 7e",
-        (SimultaneousClaimsNoMaterial, _) => "USCF 7e, 8d",
-        (PersistingIllegalPosition, _) => "FIDE A.5.4",
-
-        (MateAfterOwnFlag, House) => "H13",
-        (MateAfterOwnFlag, Generic) => "G§2",
-        (MateAfterOwnFlag, Wbca) => "WBCA 7a",
-        (MateAfterOwnFlag, Fide) => "FIDE 6.9, 6.8",
-        (MateAfterOwnFlag, Uscf) => "USCF 7a, 8c",
-        (MateAfterOwnFlag, Online) => "FIDE 5.1.1",
-
-        (MatedClaimsOnTime, _) => "H13",
-        (MatedClaimsTooLate, _) => "H14",
-
-        (BothFlags, House) => "H8, H25",
-        (BothFlags, Generic) => "G§2",
-        (BothFlags, Wbca) => "WBCA 8c",
-        (BothFlags, Uscf) => "USCF 8c",
-        (BothFlags, Fide | Online) => "FIDE 6.9",
-
-        (OwnFlagDuringClaim, House) => "H11",
-        (OwnFlagDuringClaim, Generic) => "G§2",
-        (OwnFlagDuringClaim, Wbca) => "WBCA 8c",
-        (OwnFlagDuringClaim, Uscf) => "USCF 7c, 8c",
-        (OwnFlagDuringClaim, Fide | Online) => "FIDE 6.9",
-
-        (FirstFlagLoses, _) => "FIDE 6.9",
-
-        (Retake, _) => "FIDE 7.5.5",
-        (QueenPenalty, Uscf) => "USCF 16",
-        (QueenPenalty, _) => "FIDE 7.5.2, 7.5.5",
-    }
+    let situation = match cite {
+        Cite::Checkmate => Situation::Checkmate,
+        Cite::Stalemate => Situation::Stalemate,
+        Cite::DeadPosition => Situation::DeadPosition,
+        Cite::Threefold => Situation::Threefold,
+        Cite::Fivefold => Situation::Fivefold,
+        Cite::FiftyMoves => Situation::FiftyMoves,
+        Cite::SeventyFiveMoves => Situation::SeventyFiveMoves,
+        Cite::FlagWin => Situation::FlagWin,
+        Cite::FlagNoMaterial => Situation::FlagNoMaterial,
+        Cite::BothFlags => Situation::BothFlags,
+        Cite::OwnFlagDuringClaim => Situation::OwnFlagDuringClaim,
+        Cite::FirstFlagLoses => Situation::FirstFlagLoses,
+        Cite::MateAfterOwnFlag => Situation::MateAfterOwnFlag,
+        Cite::MatedClaimsOnTime => Situation::MatedClaimsOnTime,
+        Cite::MatedClaimsTooLate => Situation::MatedClaimsOnTimeTooLate,
+        Cite::IllegalMove => Situation::IllegalMove,
+        Cite::IllegalNoMaterial => Situation::IllegalNoMaterial,
+        Cite::KingCapture => Situation::KingCapture,
+        Cite::KingsAdjacentClaim => Situation::KingsAdjacentClaim,
+        Cite::NoMove => Situation::NoMove,
+        Cite::NoPromotion => Situation::NoPromotion,
+        Cite::SimultaneousClaims => Situation::SimultaneousClaims,
+        Cite::SimultaneousClaimsNoMaterial => Situation::SimultaneousClaimsNoMaterial,
+        Cite::PersistingIllegalPosition => Situation::PersistingIllegalPosition,
+        // FIDE 7.5.5's penalty for a first illegal move.
+        Cite::Retake => return rules::cite(Ruleset::Fide, Situation::IllegalMove),
+        // The clock penalty of a promotion without its piece: USCF 16, else FIDE 7.5.2.
+        Cite::QueenPenalty if ruleset == Ruleset::Uscf => Situation::ImproperPromotion,
+        Cite::QueenPenalty => return rules::cite(Ruleset::Fide, Situation::NoPromotion),
+    };
+    rules::cite(ruleset, situation)
 }
 
 /// The rulings of one ruleset, in the order of RULES.md §3: (situation, ruling template).

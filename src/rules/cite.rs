@@ -32,6 +32,9 @@ pub enum Situation {
     /// USCF 7e: a flag claim by the illegal mover and the opponent's illegal-move claim at the
     /// same moment.
     SimultaneousClaims,
+    /// USCF 16: a pawn on the last rank with no piece named is improper, not illegal: the
+    /// mover's clock is charged.
+    ImproperPromotion,
     /// USCF 7e, but the illegal mover's opponent could not mate (USCF 8d).
     SimultaneousClaimsNoMaterial,
     /// FIDE A.5.4: an illegal position persists after the next move.
@@ -157,6 +160,7 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
 
         (KingsAdjacentClaim, _) => "USCF 7d",
         (SimultaneousClaims, _) => "USCF 7e",
+        (ImproperPromotion, _) => "USCF 16",
         (SimultaneousClaimsNoMaterial, _) => "USCF 7e, 8d",
         (PersistingIllegalPosition, _) => "FIDE A.5.4",
 

@@ -7,6 +7,7 @@ mod referee;
 #[cfg(test)]
 mod tests;
 
+pub use cite::{cite, Situation};
 pub use material::{can_mate, is_dead, MatingChance};
 pub use referee::legal_move;
 pub use referee::{

@@ -724,7 +724,7 @@ impl Referee {
                         return Verdict::Penalty {
                             side,
                             add_us: -(self.settings.claim_ms as i64 * 1000),
-                            rule: "USCF 16",
+                            rule: cite(Ruleset::Uscf, Situation::ImproperPromotion),
                             retake: false,
                         };
                     }
