@@ -53,10 +53,12 @@ pub enum Command {
     },
     /// Start engines, complete the UCI handshake and list their options.
     Check {
-        /// Engines from engines.toml (default: all of them).
-        engines: Vec<String>,
-        #[arg(long, default_value = "engines.toml")]
-        engines_file: PathBuf,
+        /// Engines from the roster (default: all of them).
+        #[arg(value_name = "ENGINE")]
+        names: Vec<String>,
+        /// Engine roster.
+        #[arg(long = "engines", value_name = "FILE", default_value = "engines.toml")]
+        roster: PathBuf,
     },
     /// Summary tables from one or more games.csv files or results folders.
     Stats {

@@ -39,10 +39,7 @@ async fn async_main(command: Command) -> ExitCode {
         Command::RoundRobin { engines, run } => {
             app::tournament(Format::RoundRobin, engines, run, cancel).await
         }
-        Command::Check {
-            engines,
-            engines_file,
-        } => app::check(engines, &engines_file).await,
+        Command::Check { names, roster } => app::check(names, &roster).await,
         Command::Stats { results } => app::stats(&results),
         Command::Merge { dirs, out } => app::merge(&dirs, &out),
         Command::Rules { ruleset } => app::rules(ruleset),

@@ -146,3 +146,20 @@ fn fixed_nodes_make_stockfish_games_reproducible() {
         );
     }
 }
+
+#[test]
+fn check_names_debians_engines_and_their_options() {
+    if !installed(&["stockfish", "glaurung", "toga2"]) {
+        return;
+    }
+    let s = Scratch::new("sfcheck");
+    s.write("roster.toml", ROSTER);
+    let out = s.run(&["check", "--engines", "roster.toml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("stockfish: ok: Stockfish"), "{text}");
+    assert!(text.contains("glaurung: ok: Glaurung"), "{text}");
+    assert!(text.contains("toga2: ok: Toga II"), "{text}");
+    assert!(text.contains("option Hash"), "{text}");
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
