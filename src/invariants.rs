@@ -3,11 +3,12 @@
 //! faults were ruled as the rules say.
 
 use crate::event::{Claimable, Event, GameRecord, Side, Termination};
-use crate::report::{game_pgn, GameRow};
+use crate::report::Rendered;
 use crate::rules::Ruleset;
 
-/// What is wrong with a game's ruling; empty when every invariant holds.
-pub fn check(record: &GameRecord) -> Vec<String> {
+/// What is wrong with a game's ruling; empty when every invariant holds. `written` is the
+/// game as it went into games.csv and games.pgn.
+pub fn check(record: &GameRecord, written: &Rendered) -> Vec<String> {
     let mut broken = Vec::new();
     let Some(outcome) = record.outcome() else {
         return vec!["the game has no ending".to_string()];
@@ -101,15 +102,14 @@ pub fn check(record: &GameRecord) -> Vec<String> {
         }
     }
 
-    // 4. The CSV row, the PGN and the event record agree on the result.
-    let row = GameRow::from_record(record);
-    if row.result != Some(outcome.result) {
+    // 4. The CSV row and the PGN as written agree with the event record on the result.
+    if written.row.result != Some(outcome.result) {
         broken.push(format!(
             "games.csv says {:?}, the record {:?}",
-            row.result, outcome.result
+            written.row.result, outcome.result
         ));
     }
-    let pgn = game_pgn(record);
+    let pgn = &written.pgn;
     let tag = format!("[Result \"{}\"]", outcome.result.as_str());
     if !pgn.contains(&tag) || !pgn.trim_end().ends_with(outcome.result.as_str()) {
         broken.push(format!(
@@ -124,6 +124,11 @@ pub fn check(record: &GameRecord) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::event::GameResult;
+
+    /// The checks over the game as `ResultsDir::append` would write it.
+    fn checked(record: &GameRecord) -> Vec<String> {
+        check(record, &Rendered::of(record).unwrap())
+    }
     use crate::event::OpeningRecord;
     use crate::timecontrol::TimeControl;
 
@@ -174,7 +179,7 @@ mod tests {
             },
             end(GameResult::WhiteWins, Termination::Flag, "FIDE 6.9"),
         ];
-        let broken = check(&record(Ruleset::Fide, events));
+        let broken = checked(&record(Ruleset::Fide, events));
         assert!(
             broken.iter().any(|b| b.contains("fell first")),
             "{broken:?}"
@@ -195,7 +200,10 @@ mod tests {
             },
             end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9"),
         ];
-        assert_eq!(check(&record(Ruleset::Fide, events)), Vec::<String>::new());
+        assert_eq!(
+            checked(&record(Ruleset::Fide, events)),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -216,9 +224,9 @@ mod tests {
             },
             end(GameResult::BlackWins, Termination::BothFlags, "FIDE 6.9"),
         ];
-        assert!(check(&record(Ruleset::Fide, events.clone())).is_empty());
+        assert!(checked(&record(Ruleset::Fide, events.clone())).is_empty());
         // The same under USCF is a broken ruling (8c: a draw).
-        let broken = check(&record(Ruleset::Uscf, events));
+        let broken = checked(&record(Ruleset::Uscf, events));
         assert!(
             broken.iter().any(|b| b.contains("own flag down")),
             "{broken:?}"
@@ -253,7 +261,7 @@ mod tests {
                 "arena: --max-moves",
             ),
         ];
-        let broken = check(&record(Ruleset::Uscf, events));
+        let broken = checked(&record(Ruleset::Uscf, events));
         assert!(
             broken.iter().any(|b| b.contains("not ruled at its claim")),
             "{broken:?}"

@@ -77,11 +77,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     let planned = merged.full_schedule(book_len).len();
 
     let mut results = ResultsDir::create(out)?;
+    let mut rows: Vec<GameRow> = Vec::with_capacity(records.len());
     for record in &records {
-        results.append(record)?;
+        rows.push(results.append(record)?.row);
     }
     merged.save(out)?;
-    let rows: Vec<GameRow> = records.iter().map(GameRow::from_record).collect();
     let summary = Summary::from_rows(&rows);
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());

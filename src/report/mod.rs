@@ -13,7 +13,7 @@ pub use self::csv::{read_rows, GameRow, COLUMNS};
 pub use self::injections::InjectionSummary;
 pub use self::pgn::game_pgn;
 pub use self::results::{
-    load_records, reconcile, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
+    load_records, reconcile, Rendered, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
 };
 pub use self::sprt::{Sprt, SprtError, SprtStatus};
 pub use self::stats::{

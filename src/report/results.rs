@@ -23,6 +23,31 @@ pub const GAMES_PGN: &str = "games.pgn";
 pub const EVENTS_JSONL: &str = "events.jsonl";
 pub const SUMMARY_CSV: &str = "summary.csv";
 
+/// One game as it goes into the three files: rendered once, written, and returned so the
+/// caller can use (and check) exactly what was written.
+pub struct Rendered {
+    pub row: GameRow,
+    pub pgn: String,
+    /// The `events.jsonl` line and the `games.csv` line, newlines included.
+    json: String,
+    csv: Vec<u8>,
+}
+
+impl Rendered {
+    pub fn of(record: &GameRecord) -> anyhow::Result<Rendered> {
+        let mut json = serde_json::to_string(record).context("cannot serialise the game record")?;
+        json.push('\n');
+        let row = GameRow::from_record(record);
+        let csv = row.to_csv_line()?;
+        Ok(Rendered {
+            row,
+            pgn: game_pgn(record),
+            json,
+            csv,
+        })
+    }
+}
+
 /// An open results folder, appending one game at a time.
 #[derive(Debug)]
 pub struct ResultsDir {
@@ -93,21 +118,18 @@ impl ResultsDir {
 
     /// Appends one finished game to `events.jsonl`, `games.pgn` and `games.csv`, each written
     /// whole and flushed before returning.
-    pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<()> {
-        let mut json = serde_json::to_string(record).context("cannot serialise the game record")?;
-        json.push('\n');
-        let pgn = game_pgn(record);
-        let row = GameRow::from_record(record).to_csv_line()?;
+    pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<Rendered> {
+        let rendered = Rendered::of(record)?;
         for (file, name, bytes) in [
-            (&mut self.jsonl, EVENTS_JSONL, json.as_bytes()),
-            (&mut self.pgn, GAMES_PGN, pgn.as_bytes()),
-            (&mut self.csv, GAMES_CSV, row.as_slice()),
+            (&mut self.jsonl, EVENTS_JSONL, rendered.json.as_bytes()),
+            (&mut self.pgn, GAMES_PGN, rendered.pgn.as_bytes()),
+            (&mut self.csv, GAMES_CSV, rendered.csv.as_slice()),
         ] {
             file.write_all(bytes)
                 .and_then(|()| file.flush())
                 .map_err(|e| anyhow!("cannot write {}: {e}", self.dir.join(name).display()))?;
         }
-        Ok(())
+        Ok(rendered)
     }
 
     pub fn dir(&self) -> &Path {
@@ -337,10 +359,10 @@ pub fn reconcile(dir: &Path) -> anyhow::Result<Vec<GameRecord>> {
     let mut pgn = String::new();
     let mut jsonl = String::new();
     for record in &records {
-        csv.extend(GameRow::from_record(record).to_csv_line()?);
-        pgn.push_str(&game_pgn(record));
-        jsonl.push_str(&serde_json::to_string(record)?);
-        jsonl.push('\n');
+        let rendered = Rendered::of(record)?;
+        csv.extend(rendered.csv);
+        pgn.push_str(&rendered.pgn);
+        jsonl.push_str(&rendered.json);
     }
     for (name, bytes) in [
         (GAMES_CSV, csv),

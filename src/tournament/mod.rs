@@ -173,13 +173,13 @@ pub async fn run(
     }
     let mut violations = Vec::new();
     while let Some(record) = rx.recv().await {
-        results.append(&record)?;
-        for broken in crate::invariants::check(&record) {
+        let written = results.append(&record)?;
+        for broken in crate::invariants::check(&record, &written) {
             progress.println(&format!("INVARIANT BROKEN: game {}: {broken}", record.game));
             violations.push((record.game, broken));
         }
         overhead.add(&record);
-        rows.push(GameRow::from_record(&record));
+        rows.push(written.row);
         let sprt_line = sprt_status(&rows);
         progress.game_finished(&record, &rows, sprt_line.as_ref().map(|s| s.2.as_str()));
         if let Some((status, llr, _)) = sprt_line {
