@@ -331,43 +331,32 @@ fn check_lists_ids_and_options() {
     assert!(text.contains("random: ok"), "{text}");
 }
 
-fn wait_for_games(s: &Scratch, csv: &str, n: usize) {
-    let start = Instant::now();
-    while csv_line_count(s, csv) < n + 1 {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no games finished"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn csv_line_count(s: &Scratch, csv: &str) -> usize {
-    std::fs::read_to_string(s.path(csv)).map_or(0, |t| t.lines().count())
+/// A long gauntlet of fast engines, started in the background, for the signal tests.
+fn start_long_run(s: &Scratch) -> std::process::Child {
+    s.write("engines.toml", BUILTINS);
+    s.command(&[
+        "gauntlet",
+        "greedy",
+        "--vs",
+        "random",
+        "--tc",
+        "1s+0",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--out",
+        "res",
+    ])
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap()
 }
 
 #[test]
 fn ctrl_c_keeps_finished_games_and_leaves_no_engine_behind() {
     let s = Scratch::new("sigint");
-    s.write("engines.toml", BUILTINS);
-    let mut child = s
-        .command(&[
-            "gauntlet",
-            "greedy",
-            "--vs",
-            "random",
-            "--tc",
-            "1s+0",
-            "--games",
-            "200",
-            "--concurrency",
-            "2",
-            "--out",
-            "res",
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = start_long_run(&s);
     wait_for_games(&s, "res/games.csv", 2);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
@@ -386,25 +375,7 @@ fn ctrl_c_keeps_finished_games_and_leaves_no_engine_behind() {
 #[test]
 fn engines_die_with_the_arena_even_on_sigkill() {
     let s = Scratch::new("sigkill");
-    s.write("engines.toml", BUILTINS);
-    let mut child = s
-        .command(&[
-            "gauntlet",
-            "greedy",
-            "--vs",
-            "random",
-            "--tc",
-            "1s+0",
-            "--games",
-            "200",
-            "--concurrency",
-            "2",
-            "--out",
-            "res",
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = start_long_run(&s);
     wait_for_games(&s, "res/games.csv", 1);
     assert!(!s.leftovers().is_empty(), "engines are running");
     child.kill().unwrap();

@@ -3,7 +3,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 use common::*;
 
@@ -85,14 +84,7 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(s.path("killed/games.csv")).map_or(0, |t| t.lines().count()) < 6 {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no games finished"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_games(&s, "killed/games.csv", 5);
     child.kill().unwrap();
     child.wait().unwrap();
     let before = games(&s, "killed").len();

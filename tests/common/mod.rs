@@ -80,6 +80,19 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Waits until `csv` (relative to the scratch folder) holds at least `n` games.
+pub fn wait_for_games(s: &Scratch, csv: &str, n: usize) {
+    let start = std::time::Instant::now();
+    let lines = || std::fs::read_to_string(s.path(csv)).map_or(0, |t| t.lines().count());
+    while lines() < n + 1 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no games finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// games.csv as a list of column -> value maps.
 pub fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).unwrap();
