@@ -98,25 +98,11 @@ pub async fn tournament(
     progress.resume_from(previous.len());
     let cpu_before = cpu_time();
     let run = Run {
-        engines: plan.engines.clone(),
+        plan: plan.clone(),
         schedule,
         openings: book,
-        tc: plan.tc,
-        settings: plan.settings.clone(),
-        watchers: plan.watchers,
-        inject: plan.inject.clone(),
-        limits: plan.limits,
-        time_margin: Duration::from_millis(plan.time_margin_ms),
-        concurrency: plan.concurrency,
-        seed: plan.seed,
         timeouts,
-        sprt: sprt.map(|s| {
-            (
-                s,
-                plan.engines[0].name.clone(),
-                plan.engines[1].name.clone(),
-            )
-        }),
+        sprt,
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
     progress.finish();

@@ -12,57 +12,48 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::config::EngineConfig;
 use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
-use crate::game::{self, GameSetup, SearchLimits, Watchers};
-use crate::inject::InjectConfig;
+use crate::game::{self, GameSetup};
 use crate::openings::Opening;
 use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus};
-use crate::rules::RefereeSettings;
-use crate::timecontrol::TimeControl;
+pub use plan::RunPlan;
 pub use progress::Progress;
 pub use schedule::{Format, Pairing};
 
 /// Everything a run needs, validated.
 pub struct Run {
-    /// The players; schedule entries index into this list.
-    pub engines: Vec<EngineConfig>,
+    /// What decides the games: engines (schedule entries index into them), time control
+    /// (an engine's own `tc` gives time odds), rules, watchers, injection, limits, seed.
+    pub plan: RunPlan,
+    /// The games still to play (a resumed run's finished games left out).
     pub schedule: Vec<Pairing>,
     pub openings: Vec<Opening>,
-    /// The run's time control; an engine's own `tc` (time odds) overrides it.
-    pub tc: TimeControl,
-    pub settings: RefereeSettings,
-    pub watchers: Watchers,
-    pub inject: InjectConfig,
-    pub limits: SearchLimits,
-    pub time_margin: Duration,
-    pub concurrency: usize,
-    pub seed: u64,
     pub timeouts: Timeouts,
     /// A sequential test of the first engine against the second: the run stops taking new
     /// games once a bound is crossed.
-    pub sprt: Option<(Sprt, String, String)>,
+    pub sprt: Option<Sprt>,
 }
 
 impl Run {
     fn setup(&self, pairing: &Pairing) -> GameSetup {
-        let white = &self.engines[pairing.white];
-        let black = &self.engines[pairing.black];
+        let plan = &self.plan;
+        let white = &plan.engines[pairing.white];
+        let black = &plan.engines[pairing.black];
         GameSetup {
             game: pairing.game,
             pair: pairing.pair,
             names: [white.name.clone(), black.name.clone()],
             engines: [white.clone(), black.clone()],
             timeouts: self.timeouts,
-            watchers: self.watchers,
-            inject: self.inject.clone(),
+            watchers: plan.watchers,
+            inject: plan.inject.clone(),
             opening: self.openings[pairing.opening].clone(),
-            tc: [white.tc.unwrap_or(self.tc), black.tc.unwrap_or(self.tc)],
-            settings: self.settings.clone(),
-            limits: self.limits,
-            time_margin: self.time_margin,
-            seed: self.seed,
+            tc: [white.tc.unwrap_or(plan.tc), black.tc.unwrap_or(plan.tc)],
+            settings: plan.settings.clone(),
+            limits: plan.limits,
+            time_margin: Duration::from_millis(plan.time_margin_ms),
+            seed: plan.seed,
         }
     }
 }
@@ -135,7 +126,7 @@ pub async fn run(
     let next = Arc::new(AtomicUsize::new(0));
     let stop_taking = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
-    let workers = run.concurrency.clamp(1, run.schedule.len().max(1));
+    let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
     let mut handles = Vec::with_capacity(workers);
     for _ in 0..workers {
         handles.push(tokio::spawn(worker(
@@ -153,7 +144,8 @@ pub async fn run(
     let mut overhead = Overhead::default();
     let mut sprt_stop = None;
     let sprt_status = |rows: &[GameRow]| {
-        run.sprt.as_ref().map(|(sprt, a, b)| {
+        run.sprt.as_ref().map(|sprt| {
+            let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);
             let (penta, _) = pentanomial(rows, a, b);
             let llr = sprt.llr(penta);
             let (lower, upper) = sprt.bounds();
@@ -231,7 +223,7 @@ async fn worker(
             pair[k] = match engines.remove(&player) {
                 Some(engine) => Some(engine),
                 None => {
-                    let start = Engine::start(&run.engines[player], run.timeouts);
+                    let start = Engine::start(&run.plan.engines[player], run.timeouts);
                     let started = tokio::select! {
                         started = start => Some(started),
                         _ = cancel.wait_for(|c| *c) => None,
