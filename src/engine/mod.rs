@@ -209,8 +209,10 @@ impl Engine {
         self.wait_ready().await
     }
 
-    /// Writes `position` and `go` in one write and returns the instant the write completed:
-    /// the mover's clock starts then.
+    /// Writes `position` and `go` in one write and returns the instant the write began: the
+    /// mover's clock starts then. (Stamped after the write, the start could come later than
+    /// the engine's own reading of `go` when the arena's thread is preempted, and a fast
+    /// reply could be stamped before it; the write itself costs the mover a few µs.)
     pub async fn go(&mut self, position: &str, go: &str) -> Result<Instant, EngineError> {
         self.process
             .last_info
@@ -222,8 +224,9 @@ impl Engine {
         text.push('\n');
         text.push_str(go);
         text.push('\n');
+        let start = Instant::now();
         self.send(&text).await?;
-        Ok(Instant::now())
+        Ok(start)
     }
 
     /// Waits for `bestmove` until `deadline`.
