@@ -25,7 +25,12 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),
     };
-    runtime.block_on(async_main(cli.command))
+    let code = runtime.block_on(async_main(cli.command));
+    // Every engine is gone with the runtime (a process is killed and reaped when dropped);
+    // then the janitor, which would have killed them had the arena died, is ended too.
+    drop(runtime);
+    blitz_arena::engine::janitor::shutdown();
+    code
 }
 
 async fn async_main(command: Command) -> ExitCode {

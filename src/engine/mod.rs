@@ -1,6 +1,8 @@
 //! One actor per engine process: it owns the `Child`, talks UCI, races every wait against a
 //! deadline, and kills and reaps the process when it is shut down or dropped.
 
+pub mod janitor;
+mod lines;
 mod process;
 pub mod uci;
 
@@ -8,14 +10,13 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
-use tokio::process::Child;
-use tokio::time::{sleep_until, timeout, Instant};
+use tokio::time::{sleep_until, Instant};
 
 use crate::config::{EngineConfig, Launch};
 use crate::event::SearchInfo;
-pub use process::MAX_LINE;
-use process::{Line, Process};
+pub use lines::MAX_LINE;
+use process::Line;
+pub use process::{ExitStatus, MemoryEngine, Process};
 pub use uci::UciOption;
 
 /// How long the arena waits for an engine at each step.
@@ -96,6 +97,10 @@ pub struct Engine {
     options: Vec<UciOption>,
     process: Process,
     timeouts: Timeouts,
+    /// When the last `go` was written: a `bestmove` read before then cannot answer it.
+    go_at: Option<Instant>,
+    /// `bestmove` lines read before the `go` they would answer, discarded (when, and the text).
+    stray: Vec<(Instant, String)>,
 }
 
 impl Engine {
@@ -116,16 +121,30 @@ impl Engine {
                     source,
                 }
             })?;
+        // On any error below the engine is dropped, which kills its group and reaps it.
+        Engine::connect(&config.name, process, timeouts, &config.options).await
+    }
+
+    /// Completes the UCI handshake with an engine already running (a spawned process, or an
+    /// in-memory engine in tests), sets `options` and waits until it is ready.
+    pub async fn connect(
+        name: &str,
+        process: Process,
+        timeouts: Timeouts,
+        options: &[(String, String)],
+    ) -> Result<Engine, EngineError> {
         let mut engine = Engine {
-            name: config.name.clone(),
+            name: name.to_string(),
             id_name: None,
             author: None,
             options: Vec::new(),
             process,
             timeouts,
+            go_at: None,
+            stray: Vec::new(),
         };
         engine.handshake().await?;
-        for (option, value) in &config.options {
+        for (option, value) in options {
             engine.set_option(option, value).await?;
         }
         engine.wait_ready().await?;
@@ -225,8 +244,15 @@ impl Engine {
         text.push_str(go);
         text.push('\n');
         let start = Instant::now();
+        self.go_at = Some(start);
         self.send(&text).await?;
         Ok(start)
+    }
+
+    /// The `bestmove` lines discarded since the last call because they were read before the
+    /// `go` they would answer (an engine that sent two for one search): when, and the text.
+    pub fn take_stray(&mut self) -> Vec<(Instant, String)> {
+        std::mem::take(&mut self.stray)
     }
 
     /// Waits for `bestmove` until `deadline`.
@@ -240,6 +266,12 @@ impl Engine {
             match line {
                 Some(Line::Text { text, at }) => {
                     if let Some(mv) = uci::parse_bestmove(&text) {
+                        // A `bestmove` read before the current `go` was written answers an
+                        // earlier search (cutechess and fastchess ignore it too).
+                        if self.go_at.is_some_and(|go| at < go) {
+                            self.stray.push((at, text));
+                            continue;
+                        }
                         // The search report is parsed once, when the move arrives.
                         let last = self
                             .process
@@ -274,54 +306,34 @@ impl Engine {
 
     /// A one-line description of how the process ended, with the end of its stderr.
     pub async fn exit_report(&mut self) -> (Option<i32>, String) {
-        let status = timeout(Duration::from_millis(500), self.process.child.wait()).await;
-        let code = match &status {
-            Ok(Ok(s)) => s.code().or_else(|| {
-                use std::os::unix::process::ExitStatusExt;
-                s.signal().map(|sig| 128 + sig)
-            }),
-            _ => None,
-        };
+        let status = self.process.exit_status(Duration::from_millis(500)).await;
         let mut report = match status {
-            Ok(Ok(s)) => format!("exited with {s}"),
-            _ => "closed its output".to_string(),
+            Some(s) => format!("exited with {s}"),
+            None => "closed its output".to_string(),
         };
-        let tail = self.stderr_tail();
+        let tail = self.process.stderr_tail();
         if !tail.is_empty() {
             report.push_str(&format!("; stderr: {tail}"));
         }
-        (code, report)
+        (status.map(ExitStatus::code), report)
     }
 
-    fn stderr_tail(&self) -> String {
-        let tail = self.process.stderr_tail.lock().expect("stderr tail lock");
-        tail.iter().cloned().collect::<Vec<_>>().join(" | ")
-    }
-
-    /// Asks the engine to quit, then kills it if it has not exited in time, and reaps it.
+    /// Asks the engine to quit, waits a moment for it to exit, then kills whatever is left of
+    /// its process group and reaps it.
     pub async fn shutdown(mut self) {
-        let _ = self.send("quit\n").await;
-        if timeout(self.timeouts.quit, self.process.child.wait())
-            .await
-            .is_err()
-        {
-            kill_and_reap(&mut self.process.child).await;
+        if self.send("quit\n").await.is_ok() {
+            self.process.exit_status(self.timeouts.quit).await;
         }
+        self.process.kill().await;
     }
 
-    /// Kills the process at once and reaps it (a hung or crashed engine).
+    /// Kills the engine's process group at once and reaps it (a hung or crashed engine).
     pub async fn kill(mut self) {
-        kill_and_reap(&mut self.process.child).await;
+        self.process.kill().await;
     }
 
     async fn send(&mut self, text: &str) -> Result<(), EngineError> {
-        let stdin = &mut self.process.stdin;
-        let result = async {
-            stdin.write_all(text.as_bytes()).await?;
-            stdin.flush().await
-        }
-        .await;
-        match result {
+        match self.process.write(text).await {
             Ok(()) => Ok(()),
             Err(_) => Err(self.exited("").await),
         }
@@ -347,7 +359,7 @@ impl Engine {
                 biased;
                 line = self.process.lines.recv() => line,
                 () = sleep_until(deadline) => {
-                    let tail = self.stderr_tail();
+                    let tail = self.process.stderr_tail();
                     return Err(EngineError::Timeout {
                         name: self.name.clone(),
                         expected,
@@ -373,11 +385,6 @@ impl Engine {
             self.timeouts.readyok
         }
     }
-}
-
-async fn kill_and_reap(child: &mut Child) {
-    let _ = child.start_kill();
-    let _ = timeout(Duration::from_secs(2), child.wait()).await;
 }
 
 static BUILTIN_PROGRAM: OnceLock<PathBuf> = OnceLock::new();

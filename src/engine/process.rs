@@ -1,25 +1,28 @@
-//! Spawning an engine process and reading its output as bounded, timestamped lines.
+//! An engine's process: spawned in its own process group, its output read by dedicated
+//! threads, killed as a group and reaped on every path.
+//!
+//! Each output stream has its own blocking reader thread. The instant a line arrives is taken
+//! there, as `read` returns, where no other game's work on the async runtime can delay it: a
+//! flood of output from one engine cannot make another engine's `bestmove` look late. The
+//! reader also drops the `info` lines the game never reads before they cost anything.
 
-use std::collections::VecDeque;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-/// The longest line the arena keeps; longer ones are discarded as they stream in, so an engine
-/// printing a 100 MB line cannot exhaust memory.
-pub const MAX_LINE: usize = 64 * 1024;
+use super::janitor;
+use super::lines::{Output, Splitter, Tail};
 
 /// How many lines may wait unread before the reader stops reading (the engine then blocks on
 /// its own output: a flood cannot grow the arena's memory).
 const LINE_QUEUE: usize = 1024;
-
-/// How many lines of an engine's stderr are kept, to explain a crash.
-const STDERR_TAIL: usize = 8;
 
 /// One line of engine output, stamped with the instant it was read.
 #[derive(Debug)]
@@ -41,33 +44,86 @@ pub enum Line {
 /// more than everything else the arena does per move.
 pub type InfoSlot = Arc<Mutex<Option<String>>>;
 
-/// A spawned engine process with its output split into lines.
+/// The end of an engine's stderr.
+pub type StderrTail = Arc<Mutex<Tail>>;
+
+/// Where the arena's commands to the engine go.
+enum Input {
+    Pipe(tokio::process::ChildStdin),
+    /// An engine inside the arena's own process (tests): each line as a message.
+    Memory(mpsc::UnboundedSender<String>),
+}
+
+/// A running engine: its input, its output as lines, and (for a real process) the child.
 pub struct Process {
-    pub child: Child,
-    pub stdin: ChildStdin,
+    input: Input,
     /// Every line except `info` lines.
     pub lines: mpsc::Receiver<Line>,
     pub last_info: InfoSlot,
-    pub stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    pub stderr_tail: StderrTail,
+    child: Option<Child>,
 }
 
-/// Spawns `program` directly (never through a shell), in its own process group so a Ctrl-C
-/// at the terminal reaches only the arena, and with a parent-death signal so it dies with the
-/// arena even if the arena is killed with SIGKILL.
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// `exit(code)`.
+    Code(i32),
+    /// Killed by a signal.
+    Signal(i32),
+}
+
+impl ExitStatus {
+    /// The shell's convention: the code, or 128 + the signal.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Code(code) => code,
+            ExitStatus::Signal(signal) => 128 + signal,
+        }
+    }
+}
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitStatus::Code(code) => write!(f, "exit status: {code}"),
+            ExitStatus::Signal(signal) => write!(f, "signal: {signal} ({})", signal_name(*signal)),
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGPIPE => "SIGPIPE",
+        _ => "signal",
+    }
+}
+
+/// Spawns `program` directly (never through a shell), in its own process group (a Ctrl-C at
+/// the terminal reaches only the arena, and stopping the engine kills everything it started),
+/// with a parent-death signal so it dies with the arena even if the arena is killed with
+/// SIGKILL, and listed with the janitor, which kills its group in that case.
 pub fn spawn(
     program: &Path,
     args: &[String],
     dir: Option<&Path>,
     env: &[(String, String)],
 ) -> std::io::Result<Process> {
-    let mut command = Command::new(program);
+    let mut command = std::process::Command::new(program);
     command
         .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .process_group(0);
     if let Some(dir) = dir {
         command.current_dir(dir);
@@ -90,97 +146,273 @@ pub fn spawn(
         });
     }
     let mut child = command.spawn()?;
+    janitor::watch(child.id() as libc::pid_t);
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
+    let stdin = match tokio::process::ChildStdin::from_std(stdin) {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            kill_group(&mut child);
+            return Err(e);
+        }
+    };
     let (tx, lines) = mpsc::channel(LINE_QUEUE);
     let last_info = InfoSlot::default();
-    tokio::spawn(read_lines(stdout, tx, Arc::clone(&last_info)));
-    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-    tokio::spawn(keep_tail(stderr, Arc::clone(&stderr_tail)));
+    let stderr_tail = StderrTail::default();
+    let readers = start_reader("engine-out", stdout, {
+        let last_info = Arc::clone(&last_info);
+        move |stdout| read_lines(stdout, &tx, &last_info)
+    })
+    .and_then(|()| {
+        start_reader("engine-err", stderr, {
+            let tail = Arc::clone(&stderr_tail);
+            move |stderr| keep_tail(stderr, &tail)
+        })
+    });
+    if let Err(e) = readers {
+        kill_group(&mut child);
+        return Err(e);
+    }
     Ok(Process {
-        child,
-        stdin,
+        input: Input::Pipe(stdin),
         lines,
         last_info,
         stderr_tail,
+        child: Some(child),
     })
 }
 
-/// Splits `output` into lines of at most `MAX_LINE` bytes, each stamped when its newline was
-/// read. Invalid UTF-8 is replaced, never an error. `info` lines are not sent: the last one
-/// with a score is kept in `last_info`, the others are dropped unread.
-async fn read_lines(output: impl AsyncRead + Unpin, tx: mpsc::Sender<Line>, last_info: InfoSlot) {
-    let mut reader = BufReader::with_capacity(64 * 1024, output);
-    let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut dropped = 0usize; // bytes of an overlong line seen so far
+/// A small thread that blocks on one of the engine's output pipes.
+fn start_reader<R: Read + Send + 'static>(
+    name: &str,
+    stream: R,
+    read: impl FnOnce(R) + Send + 'static,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .stack_size(128 * 1024)
+        .spawn(move || read(stream))
+        .map(drop)
+}
+
+/// Reads the engine's stdout until it closes, stamping each batch of lines the instant `read`
+/// returns it. `info` lines are not sent: the last one with a score is kept in `last_info`.
+fn read_lines(mut stdout: impl Read, tx: &mpsc::Sender<Line>, last_info: &InfoSlot) {
+    let mut splitter = Splitter::default();
+    let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let buf = match reader.fill_buf().await {
-            Ok([]) | Err(_) => break,
-            Ok(buf) => buf,
+        let n = match stdout.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         };
-        let (chunk, complete) = match memchr(buf) {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if dropped > 0 || line.len() + chunk.len() > MAX_LINE {
-            dropped += line.len() + chunk.len();
-            line.clear();
-        } else {
-            line.extend_from_slice(chunk);
-        }
-        let consumed = complete.unwrap_or(buf.len());
-        reader.consume(consumed);
-        if complete.is_some() {
-            let at = Instant::now();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let message = if dropped > 0 {
-                Some(Line::Overlong)
-            } else if line.starts_with(b"info") {
-                if contains(&line, b" score ") {
-                    let text = String::from_utf8_lossy(&line).into_owned();
-                    *last_info.lock().expect("info slot lock") = Some(text);
+        let at = Instant::now();
+        let mut gone = false;
+        splitter.feed(&buf[..n], |output| {
+            let line = match output {
+                Output::Report(text) => {
+                    *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+                    return;
                 }
-                None
-            } else {
-                Some(Line::Text {
-                    text: String::from_utf8_lossy(&line).into_owned(),
-                    at,
-                })
+                Output::Text(text) => Line::Text { text, at },
+                Output::Overlong => Line::Overlong,
             };
-            line.clear();
-            dropped = 0;
-            if let Some(message) = message {
-                if tx.send(message).await.is_err() {
-                    return; // the engine handle is gone
+            gone = gone || tx.blocking_send(line).is_err();
+        });
+        if gone {
+            return; // the engine handle is gone
+        }
+    }
+    let _ = tx.blocking_send(Line::Eof { at: Instant::now() });
+}
+
+/// Keeps the last few lines of the engine's stderr, bounded whatever it writes.
+fn keep_tail(mut stderr: impl Read, tail: &StderrTail) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => tail
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    tail.lock().unwrap_or_else(|e| e.into_inner()).close();
+}
+
+/// The other end of an in-memory engine: what the arena wrote, line by line, and a way to
+/// answer. Lines are stamped with the runtime's clock when they are said, so under
+/// `tokio::time::pause` a whole game runs in virtual time, exactly.
+pub struct MemoryEngine {
+    pub commands: mpsc::UnboundedReceiver<String>,
+    tx: mpsc::Sender<Line>,
+    splitter: Splitter,
+    last_info: InfoSlot,
+}
+
+impl MemoryEngine {
+    /// Sends `text` (one or more lines) as the engine's output, through the same filter a
+    /// process's output goes through.
+    pub async fn say(&mut self, text: &str) {
+        let at = Instant::now();
+        let mut out = Vec::new();
+        let mut bytes = text.as_bytes().to_vec();
+        if !text.ends_with('\n') {
+            bytes.push(b'\n');
+        }
+        self.splitter.feed(&bytes, |o| out.push(o));
+        for output in out {
+            let line = match output {
+                Output::Report(text) => {
+                    *self.last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+                    continue;
                 }
+                Output::Text(text) => Line::Text { text, at },
+                Output::Overlong => Line::Overlong,
+            };
+            let _ = self.tx.send(line).await;
+        }
+    }
+
+    /// The engine exits: the arena reads end of file.
+    pub async fn exit(self) {
+        let _ = self.tx.send(Line::Eof { at: Instant::now() }).await;
+    }
+}
+
+impl Process {
+    /// An engine that lives in the arena's own process, for tests of the game loop under
+    /// virtual time: the arena talks to it exactly as to a process.
+    pub fn in_memory() -> (Process, MemoryEngine) {
+        let (commands_tx, commands) = mpsc::unbounded_channel();
+        let (tx, lines) = mpsc::channel(LINE_QUEUE);
+        let last_info = InfoSlot::default();
+        let process = Process {
+            input: Input::Memory(commands_tx),
+            lines,
+            last_info: Arc::clone(&last_info),
+            stderr_tail: StderrTail::default(),
+            child: None,
+        };
+        let peer = MemoryEngine {
+            commands,
+            tx,
+            splitter: Splitter::default(),
+            last_info,
+        };
+        (process, peer)
+    }
+
+    /// Writes `text` to the engine; an error means the engine has closed its input.
+    pub async fn write(&mut self, text: &str) -> std::io::Result<()> {
+        match &mut self.input {
+            Input::Pipe(stdin) => {
+                stdin.write_all(text.as_bytes()).await?;
+                stdin.flush().await
+            }
+            Input::Memory(tx) => {
+                for line in text.lines() {
+                    tx.send(line.to_string())
+                        .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+                }
+                Ok(())
             }
         }
     }
-    let _ = tx.send(Line::Eof { at: Instant::now() }).await;
-}
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
+    /// The end of the engine's stderr, lines joined with ` | `.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr_tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .joined()
+    }
 
-fn memchr(buf: &[u8]) -> Option<usize> {
-    buf.iter().position(|&b| b == b'\n')
-}
-
-/// Keeps the last few lines of the engine's stderr.
-async fn keep_tail(stderr: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<String>>>) {
-    let mut lines = BufReader::new(stderr).split(b'\n');
-    while let Ok(Some(bytes)) = lines.next_segment().await {
-        let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned();
-        text.truncate(text.trim_end().len());
-        let mut tail = tail.lock().expect("stderr tail lock");
-        if tail.len() == STDERR_TAIL {
-            tail.pop_front();
+    /// How the process ended, if it has ended within `within` (it is not reaped yet, so its
+    /// group id cannot be reused before `kill` has killed the group).
+    pub async fn exit_status(&self, within: Duration) -> Option<ExitStatus> {
+        let child = self.child.as_ref()?;
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = peek_exit(child.id() as libc::pid_t) {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
         }
-        tail.push_back(text);
+    }
+
+    /// Kills the engine's whole process group and reaps the engine, waiting at most a moment
+    /// (a SIGKILLed process is gone within microseconds unless the kernel holds it).
+    pub async fn kill(&mut self) {
+        let Some(child) = self.child.as_mut() else {
+            return;
+        };
+        signal_group(child);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !matches!(child.try_wait(), Ok(Some(_)) | Err(_)) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        self.child = None;
+    }
+}
+
+impl Drop for Process {
+    /// Every path that loses an engine (a failed handshake, a cancelled game, a panic) kills
+    /// its group and reaps it here, so no engine outlives the arena, not even as a zombie.
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            kill_group(child);
+        }
+    }
+}
+
+/// SIGKILL to the group, then reap, blocking for at most two seconds.
+fn kill_group(child: &mut Child) {
+    signal_group(child);
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !matches!(child.try_wait(), Ok(Some(_)) | Err(_)) && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// SIGKILL to the engine's process group (its pid: it leads its group), and off the janitor's
+/// list. The leader is not reaped yet, so the group id still names this group.
+fn signal_group(child: &Child) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals the process group.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    janitor::forget(pgid);
+}
+
+/// The exit status of `pid` if it has exited, without reaping it.
+fn peek_exit(pid: libc::pid_t) -> Option<ExitStatus> {
+    // SAFETY: waitid fills `info`; WNOWAIT leaves the child waitable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        if libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) != 0 {
+            return None;
+        }
+        if info.si_pid() == 0 {
+            return None; // still running
+        }
+        let status = info.si_status();
+        Some(if info.si_code == libc::CLD_EXITED {
+            ExitStatus::Code(status)
+        } else {
+            ExitStatus::Signal(status)
+        })
     }
 }
 
@@ -188,60 +420,123 @@ async fn keep_tail(stderr: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<Stri
 mod tests {
     use super::*;
 
-    async fn lines_of(input: &'static [u8]) -> Vec<String> {
-        lines_and_info(input).await.0
-    }
-
-    async fn lines_and_info(input: &'static [u8]) -> (Vec<String>, Option<String>) {
-        let (tx, mut rx) = mpsc::channel(16);
-        let info = InfoSlot::default();
-        tokio::spawn(read_lines(input, tx, Arc::clone(&info)));
-        let mut out = Vec::new();
-        while let Some(line) = rx.recv().await {
-            out.push(match line {
-                Line::Text { text, .. } => text,
-                Line::Overlong => "<overlong>".into(),
-                Line::Eof { .. } => "<eof>".into(),
-            });
-        }
-        let info = info.lock().unwrap().clone();
-        (out, info)
-    }
-
     #[tokio::test]
-    async fn info_lines_are_kept_in_the_slot_not_sent() {
-        let (lines, info) = lines_and_info(
-            b"info depth 1 score cp 5 pv e2e4\ninfo depth 2 currmove e2e4\ninfo depth 2 score cp 9\nbestmove e2e4\n",
+    async fn lines_from_a_real_process_are_filtered_and_end_with_eof() {
+        let script = "printf 'info depth 1 score cp 5\\ninfo depth 2 nodes 9\\nbestmove e2e4\\n'";
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+            None,
+            &[],
         )
-        .await;
-        assert_eq!(lines, ["bestmove e2e4", "<eof>"]);
-        assert_eq!(info.as_deref(), Some("info depth 2 score cp 9"));
+        .unwrap();
+        let mut got = Vec::new();
+        while let Some(line) = process.lines.recv().await {
+            match line {
+                Line::Text { text, .. } => got.push(text),
+                Line::Overlong => got.push("<overlong>".into()),
+                Line::Eof { .. } => break,
+            }
+        }
+        assert_eq!(got, ["bestmove e2e4"]);
+        assert_eq!(
+            process.last_info.lock().unwrap().as_deref(),
+            Some("info depth 1 score cp 5")
+        );
+        assert_eq!(
+            process.exit_status(Duration::from_secs(5)).await,
+            Some(ExitStatus::Code(0))
+        );
+        process.kill().await;
     }
 
     #[tokio::test]
-    async fn splits_lines_and_strips_carriage_returns() {
-        assert_eq!(
-            lines_of(b"uciok\r\nreadyok\nbest").await,
-            ["uciok", "readyok", "<eof>"]
-        );
+    async fn the_exit_status_names_the_signal() {
+        let process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), "kill -SEGV $$".into()],
+            None,
+            &[],
+        )
+        .unwrap();
+        let status = process.exit_status(Duration::from_secs(5)).await.unwrap();
+        assert_eq!(status, ExitStatus::Signal(libc::SIGSEGV));
+        assert_eq!(status.code(), 139);
+        assert_eq!(status.to_string(), "signal: 11 (SIGSEGV)");
+    }
+
+    /// A wrapper script that does not `exec` its engine: killing the engine kills the
+    /// grandchild too, and the wrapper is reaped.
+    #[tokio::test]
+    async fn kill_takes_the_whole_group_and_reaps_the_leader() {
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), "sleep 1000 & echo $!; wait".into()],
+            None,
+            &[],
+        )
+        .unwrap();
+        let grandchild: i32 = match process.lines.recv().await {
+            Some(Line::Text { text, .. }) => text.trim().parse().unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let leader = process.child.as_ref().unwrap().id() as i32;
+        assert!(alive(grandchild));
+        process.kill().await;
+        assert!(!alive(leader), "the wrapper was reaped");
+        for _ in 0..200 {
+            if !alive(grandchild) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the wrapper's child {grandchild} outlived the kill");
     }
 
     #[tokio::test]
-    async fn overlong_lines_are_dropped_not_kept() {
-        let mut big = vec![b'x'; 3 * MAX_LINE];
-        big.extend_from_slice(b"\nbestmove e2e4\n");
-        let big: &'static [u8] = Box::leak(big.into_boxed_slice());
-        assert_eq!(
-            lines_of(big).await,
-            ["<overlong>", "bestmove e2e4", "<eof>"]
-        );
+    async fn dropping_a_process_kills_and_reaps_it_at_once() {
+        let process = spawn(Path::new("/bin/sleep"), &["1000".into()], None, &[]).unwrap();
+        let pid = process.child.as_ref().unwrap().id() as i32;
+        drop(process);
+        assert!(!alive(pid), "no zombie is left for init");
     }
 
     #[tokio::test]
-    async fn invalid_utf8_is_replaced() {
-        assert_eq!(
-            lines_of(b"id name \xff\xfe x\n").await,
-            ["id name \u{fffd}\u{fffd} x", "<eof>"]
-        );
+    async fn a_stderr_flood_without_newlines_keeps_a_bounded_tail() {
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &[
+                "-c".into(),
+                "head -c 50000000 /dev/zero | tr '\\0' x >&2; echo done".into(),
+            ],
+            None,
+            &[],
+        )
+        .unwrap();
+        while let Some(line) = process.lines.recv().await {
+            if matches!(line, Line::Eof { .. }) {
+                break;
+            }
+        }
+        process.exit_status(Duration::from_secs(10)).await;
+        // The stderr reader may still be finishing its last read.
+        for _ in 0..100 {
+            if !process.stderr_tail().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(process.stderr_tail(), "x".repeat(300));
+    }
+
+    /// Whether `pid` exists and is not a zombie.
+    fn alive(pid: i32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => !stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
     }
 }

@@ -1,0 +1,203 @@
+//! Engine output split into bounded lines, and the prefix filter that decides which lines the
+//! game ever sees. Pure: the reader threads feed it bytes as `read` returns them.
+
+/// The longest line the arena keeps; longer ones are discarded as they stream in, so an engine
+/// printing a 100 MB line cannot exhaust memory.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// What one complete line of engine output is to the arena.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Output {
+    /// A line the game reads (`bestmove`, `uciok`, `readyok`, `id`, `option`, anything else).
+    Text(String),
+    /// An `info` line with a score: kept as the engine's latest search report, not sent on.
+    Report(String),
+    /// A line longer than `MAX_LINE`, dropped.
+    Overlong,
+}
+
+/// Classifies a complete line (without its newline). `info` lines are dropped before any
+/// parsing unless they carry a score: an engine prints dozens a move, and only the last
+/// scored one is ever read (for the PGN comment and score adjudication).
+fn classify(line: &[u8]) -> Option<Output> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.starts_with(b"info") {
+        return contains(line, b" score ")
+            .then(|| Output::Report(String::from_utf8_lossy(line).into_owned()));
+    }
+    Some(Output::Text(String::from_utf8_lossy(line).into_owned()))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Splits a byte stream into lines of at most `MAX_LINE` bytes. Invalid UTF-8 is replaced,
+/// never an error; a final line without a newline is dropped (the engine died mid-line).
+#[derive(Debug, Default)]
+pub struct Splitter {
+    line: Vec<u8>,
+    /// The line being read is longer than `MAX_LINE`: its bytes are skipped to its newline.
+    overlong: bool,
+}
+
+impl Splitter {
+    /// Feeds `bytes` and calls `emit` for each complete line that the arena keeps.
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Output)) {
+        while !bytes.is_empty() {
+            let newline = bytes.iter().position(|&b| b == b'\n');
+            let chunk = &bytes[..newline.unwrap_or(bytes.len())];
+            if !self.overlong {
+                if self.line.len() + chunk.len() > MAX_LINE {
+                    self.overlong = true;
+                    self.line = Vec::new(); // give the memory back
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let Some(i) = newline else { return };
+            if std::mem::take(&mut self.overlong) {
+                emit(Output::Overlong);
+            } else if let Some(output) = classify(&self.line) {
+                emit(output);
+            }
+            self.line.clear();
+            bytes = &bytes[i + 1..];
+        }
+    }
+}
+
+/// Keeps the last lines of an engine's stderr, each cut to `LINE` bytes, however much the
+/// engine writes (a 300 MB stderr line costs the arena `LINE` bytes).
+#[derive(Debug, Default)]
+pub struct Tail {
+    lines: std::collections::VecDeque<String>,
+    current: Vec<u8>,
+}
+
+impl Tail {
+    /// Lines kept.
+    const LINES: usize = 8;
+    /// Bytes kept of each line.
+    const LINE: usize = 300;
+
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let newline = bytes.iter().position(|&b| b == b'\n');
+            let chunk = &bytes[..newline.unwrap_or(bytes.len())];
+            let room = Self::LINE.saturating_sub(self.current.len());
+            self.current
+                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let Some(i) = newline else { return };
+            self.finish_line();
+            bytes = &bytes[i + 1..];
+        }
+    }
+
+    /// The output ended: a last line without its newline is kept too.
+    pub fn close(&mut self) {
+        if !self.current.is_empty() {
+            self.finish_line();
+        }
+    }
+
+    fn finish_line(&mut self) {
+        let text = String::from_utf8_lossy(&self.current);
+        let text = text.trim_end();
+        if self.lines.len() == Self::LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(text.to_string());
+        self.current.clear();
+    }
+
+    /// The kept lines joined with ` | `.
+    pub fn joined(&self) -> String {
+        self.lines.iter().cloned().collect::<Vec<_>>().join(" | ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]]) -> Vec<Output> {
+        let mut splitter = Splitter::default();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            splitter.feed(chunk, |o| out.push(o));
+        }
+        out
+    }
+
+    fn text(s: &str) -> Output {
+        Output::Text(s.to_string())
+    }
+
+    #[test]
+    fn info_lines_without_a_score_are_dropped_and_scored_ones_are_reports() {
+        assert_eq!(
+            split(&[
+                b"info depth 1 score cp 5 pv e2e4\ninfo depth 2 currmove e2e4\nbestmove e2e4\n"
+            ]),
+            [
+                Output::Report("info depth 1 score cp 5 pv e2e4".into()),
+                text("bestmove e2e4")
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_split_across_reads_are_joined_and_carriage_returns_stripped() {
+        assert_eq!(
+            split(&[b"uci", b"ok\r\nready", b"ok\nbest"]),
+            [text("uciok"), text("readyok")]
+        );
+    }
+
+    #[test]
+    fn an_overlong_line_is_dropped_whatever_the_read_sizes() {
+        for chunk in [7usize, 4096, MAX_LINE + 1, 3 * MAX_LINE] {
+            let mut bytes = vec![b'x'; 3 * MAX_LINE];
+            bytes.extend_from_slice(b"\nbestmove e2e4\n");
+            let chunks: Vec<&[u8]> = bytes.chunks(chunk).collect();
+            assert_eq!(
+                split(&chunks),
+                [Output::Overlong, text("bestmove e2e4")],
+                "read size {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_line_of_exactly_max_line_bytes_is_kept() {
+        let mut bytes = vec![b'y'; MAX_LINE];
+        bytes.push(b'\n');
+        let out = split(&[&bytes]);
+        assert!(matches!(&out[..], [Output::Text(t)] if t.len() == MAX_LINE));
+        bytes.insert(0, b'y');
+        assert_eq!(split(&[&bytes]), [Output::Overlong]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced() {
+        assert_eq!(
+            split(&[b"id name \xff\xfe x\n"]),
+            [text("id name \u{fffd}\u{fffd} x")]
+        );
+    }
+
+    #[test]
+    fn the_stderr_tail_keeps_the_last_lines_each_cut_short() {
+        let mut tail = Tail::default();
+        for i in 0..20 {
+            tail.feed(format!("line {i}\n").as_bytes());
+        }
+        tail.feed(&vec![b'z'; 10_000_000]);
+        tail.close();
+        let joined = tail.joined();
+        assert!(joined.starts_with("line 13 | "), "{joined}");
+        assert!(joined.ends_with(&"z".repeat(Tail::LINE)), "{joined}");
+        assert_eq!(joined.len(), "line 13 | ".len() * 7 + Tail::LINE);
+    }
+}
