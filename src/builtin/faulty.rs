@@ -2,6 +2,7 @@
 //! its command-line flags, so the arena's fault handling can be tested.
 //! Moves are counted per process: "after N" means from the (N+1)-th `go` on.
 
+use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::thread;
 use std::time::Duration;
@@ -25,6 +26,7 @@ const KNOWN: &[&str] = &[
     "--null-after",
     "--huge-line",
     "--slow-move-ms",
+    "--flood-info",
 ];
 
 /// The misbehaviours, as parsed from the command line.
@@ -41,6 +43,8 @@ pub struct Flags {
     pub null_after: Option<u64>,
     pub huge_line: Option<u64>,
     pub slow_move_ms: Option<u64>,
+    /// `info` lines (with a score and a pv, as a real engine's) written before every move.
+    pub flood_info: Option<u64>,
 }
 
 impl Flags {
@@ -81,6 +85,7 @@ impl Flags {
                 "--illegal-after" => f.illegal_after = Some(n),
                 "--null-after" => f.null_after = Some(n),
                 "--huge-line" => f.huge_line = Some(n),
+                "--flood-info" => f.flood_info = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -141,6 +146,28 @@ impl Faulty {
             }
             w.write_all(b"\n")
         });
+    }
+
+    /// Writes `lines` realistic `info` lines, in large writes so that the engine floods as
+    /// fast as the pipe takes it.
+    fn flood(lines: u64, out: &Out) {
+        let mut batch = Vec::with_capacity(64 * 1024);
+        for i in 0..lines {
+            let depth = 1 + i % 40;
+            let _ = writeln!(
+                batch,
+                "info depth {depth} seldepth {} multipv 1 score cp {} nodes {} nps 1000000 \
+                 time {} pv e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
+                depth + 4,
+                (i % 61) as i64 - 30,
+                i * 1000,
+                i
+            );
+            if batch.len() >= 60 * 1024 || i + 1 == lines {
+                out.with(|w| w.write_all(&batch));
+                batch.clear();
+            }
+        }
     }
 
     /// A move that is certainly illegal: from an empty square, a move of the
@@ -220,6 +247,9 @@ impl Engine for Faulty {
         if let Some(bytes) = self.flags.huge_line {
             Self::huge_line(bytes, out);
         }
+        if let Some(lines) = self.flags.flood_info {
+            Self::flood(lines, out);
+        }
         if self.at(self.flags.null_after) {
             return Reply::Text("0000".to_string());
         }
@@ -253,7 +283,7 @@ mod tests {
     fn parses_every_flag() {
         let f = flags(
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
-             --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60",
+             --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9",
         )
         .expect("flags");
         assert_eq!(
@@ -270,6 +300,7 @@ mod tests {
                 null_after: Some(5),
                 huge_line: Some(100_000),
                 slow_move_ms: Some(60),
+                flood_info: Some(9),
             }
         );
         assert_eq!(flags("").expect("no flags"), Flags::default());

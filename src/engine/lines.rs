@@ -5,27 +5,34 @@
 /// printing a 100 MB line cannot exhaust memory.
 pub const MAX_LINE: usize = 64 * 1024;
 
-/// What one complete line of engine output is to the arena.
+/// What one complete line of engine output is to the arena. The bytes are borrowed: the
+/// caller copies only what it keeps.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Output {
+pub enum Output<'a> {
     /// A line the game reads (`bestmove`, `uciok`, `readyok`, `id`, `option`, anything else).
-    Text(String),
-    /// An `info` line with a score: kept as the engine's latest search report, not sent on.
-    Report(String),
+    Text(&'a [u8]),
+    /// An `info` line with a score: only the latest is kept, as the engine's search report.
+    Report(&'a [u8]),
     /// A line longer than `MAX_LINE`, dropped.
     Overlong,
+}
+
+impl Output<'_> {
+    /// The line as text: invalid UTF-8 is replaced, never an error.
+    pub fn text(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
 }
 
 /// Classifies a complete line (without its newline). `info` lines are dropped before any
 /// parsing unless they carry a score: an engine prints dozens a move, and only the last
 /// scored one is ever read (for the PGN comment and score adjudication).
-fn classify(line: &[u8]) -> Option<Output> {
+fn classify(line: &[u8]) -> Option<Output<'_>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.starts_with(b"info") {
-        return contains(line, b" score ")
-            .then(|| Output::Report(String::from_utf8_lossy(line).into_owned()));
+        return contains(line, b" score ").then_some(Output::Report(line));
     }
-    Some(Output::Text(String::from_utf8_lossy(line).into_owned()))
+    Some(Output::Text(line))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -42,24 +49,34 @@ pub struct Splitter {
 }
 
 impl Splitter {
-    /// Feeds `bytes` and calls `emit` for each complete line that the arena keeps.
-    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Output)) {
+    /// Feeds `bytes` and calls `emit` for each complete line that the arena keeps. A line
+    /// that lies whole within `bytes` is classified in place, without a copy.
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Output<'_>)) {
         while !bytes.is_empty() {
             let newline = bytes.iter().position(|&b| b == b'\n');
             let chunk = &bytes[..newline.unwrap_or(bytes.len())];
-            if !self.overlong {
-                if self.line.len() + chunk.len() > MAX_LINE {
+            let fits = self.line.len() + chunk.len() <= MAX_LINE;
+            let Some(i) = newline else {
+                // An unfinished line: keep it for the next read, or skip an overlong one.
+                if self.overlong || !fits {
                     self.overlong = true;
                     self.line = Vec::new(); // give the memory back
                 } else {
                     self.line.extend_from_slice(chunk);
                 }
-            }
-            let Some(i) = newline else { return };
-            if std::mem::take(&mut self.overlong) {
+                return;
+            };
+            if std::mem::take(&mut self.overlong) || !fits {
                 emit(Output::Overlong);
-            } else if let Some(output) = classify(&self.line) {
-                emit(output);
+            } else if self.line.is_empty() {
+                if let Some(output) = classify(chunk) {
+                    emit(output);
+                }
+            } else {
+                self.line.extend_from_slice(chunk);
+                if let Some(output) = classify(&self.line) {
+                    emit(output);
+                }
             }
             self.line.clear();
             bytes = &bytes[i + 1..];
@@ -121,17 +138,24 @@ impl Tail {
 mod tests {
     use super::*;
 
-    fn split(chunks: &[&[u8]]) -> Vec<Output> {
+    /// What the splitter emits, owned: `Text`, `Report: ...` or `<overlong>`.
+    fn split(chunks: &[&[u8]]) -> Vec<String> {
         let mut splitter = Splitter::default();
         let mut out = Vec::new();
         for chunk in chunks {
-            splitter.feed(chunk, |o| out.push(o));
+            splitter.feed(chunk, |o| {
+                out.push(match o {
+                    Output::Text(t) => Output::text(t),
+                    Output::Report(t) => format!("Report: {}", Output::text(t)),
+                    Output::Overlong => "<overlong>".to_string(),
+                })
+            });
         }
         out
     }
 
-    fn text(s: &str) -> Output {
-        Output::Text(s.to_string())
+    fn text(s: &str) -> String {
+        s.to_string()
     }
 
     #[test]
@@ -141,7 +165,7 @@ mod tests {
                 b"info depth 1 score cp 5 pv e2e4\ninfo depth 2 currmove e2e4\nbestmove e2e4\n"
             ]),
             [
-                Output::Report("info depth 1 score cp 5 pv e2e4".into()),
+                "Report: info depth 1 score cp 5 pv e2e4".to_string(),
                 text("bestmove e2e4")
             ]
         );
@@ -163,7 +187,7 @@ mod tests {
             let chunks: Vec<&[u8]> = bytes.chunks(chunk).collect();
             assert_eq!(
                 split(&chunks),
-                [Output::Overlong, text("bestmove e2e4")],
+                ["<overlong>", "bestmove e2e4"],
                 "read size {chunk}"
             );
         }
@@ -174,9 +198,12 @@ mod tests {
         let mut bytes = vec![b'y'; MAX_LINE];
         bytes.push(b'\n');
         let out = split(&[&bytes]);
-        assert!(matches!(&out[..], [Output::Text(t)] if t.len() == MAX_LINE));
+        assert!(matches!(&out[..], [t] if t.len() == MAX_LINE));
         bytes.insert(0, b'y');
-        assert_eq!(split(&[&bytes]), [Output::Overlong]);
+        assert_eq!(split(&[&bytes]), ["<overlong>"]);
+        // The same line split across reads.
+        let halves: Vec<&[u8]> = bytes.chunks(MAX_LINE / 2).collect();
+        assert_eq!(split(&halves), ["<overlong>"]);
     }
 
     #[test]

@@ -412,3 +412,113 @@ pub fn launch_command(config: &EngineConfig) -> (PathBuf, Vec<String>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An in-memory engine that completes the handshake, then hands its end to the test.
+    async fn connected() -> (Engine, MemoryEngine) {
+        let (process, mut peer) = Process::in_memory();
+        let handshake = tokio::spawn(async move {
+            assert_eq!(peer.commands.recv().await.as_deref(), Some("uci"));
+            peer.say("id name Mem\noption name Hash type spin default 16 min 1 max 64\nuciok")
+                .await;
+            assert_eq!(peer.commands.recv().await.as_deref(), Some("isready"));
+            peer.say("readyok").await;
+            peer
+        });
+        let engine = Engine::connect("mem", process, Timeouts::default(), &[])
+            .await
+            .unwrap();
+        (engine, handshake.await.unwrap())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_reply_is_stamped_when_the_engine_says_it() {
+        let (mut engine, mut peer) = connected().await;
+        assert_eq!(engine.id_name(), Some("Mem"));
+        let go = engine
+            .go("position startpos", "go wtime 1000 btime 1000")
+            .await
+            .unwrap();
+        assert_eq!(
+            peer.commands.recv().await.as_deref(),
+            Some("position startpos")
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        peer.say("info depth 3 score cp 17 nodes 900 pv e2e4\nbestmove e2e4 ponder e7e5")
+            .await;
+        match engine.bestmove(go + Duration::from_secs(1)).await {
+            Reply::BestMove { text, at, info } => {
+                assert_eq!(text, "e2e4");
+                assert_eq!(at - go, Duration::from_millis(250));
+                assert_eq!(info.depth, Some(3));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Issue: an engine that sent an extra `bestmove` after its move had that line taken as
+    /// its answer to the next `go`, with no thinking time.
+    #[tokio::test(start_paused = true)]
+    async fn a_bestmove_read_before_its_go_is_discarded_not_taken_as_the_answer() {
+        let (mut engine, mut peer) = connected().await;
+        let go = engine.go("position startpos", "go").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        peer.say("bestmove e2e4\nbestmove e2e4").await;
+        assert!(matches!(
+            engine.bestmove(go + Duration::from_secs(1)).await,
+            Reply::BestMove { .. }
+        ));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let go = engine
+            .go("position startpos moves e2e4 e7e5", "go")
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        peer.say("bestmove g1f3").await;
+        match engine.bestmove(go + Duration::from_secs(1)).await {
+            Reply::BestMove { text, at, .. } => {
+                assert_eq!(text, "g1f3");
+                assert_eq!(at - go, Duration::from_millis(300));
+            }
+            other => panic!("{other:?}"),
+        }
+        let stray = engine.take_stray();
+        assert_eq!(stray.len(), 1);
+        assert_eq!(stray[0].1, "bestmove e2e4");
+        assert!(stray[0].0 < go);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_comes_first_when_the_engine_is_silent() {
+        let (mut engine, _peer) = connected().await;
+        let go = engine.go("position startpos", "go").await.unwrap();
+        let deadline = go + Duration::from_millis(700);
+        assert!(matches!(engine.bestmove(deadline).await, Reply::Deadline));
+        assert_eq!(Instant::now(), deadline);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_engine_that_exits_is_reported_as_exited() {
+        let (mut engine, peer) = connected().await;
+        let go = engine.go("position startpos", "go").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        peer.exit().await;
+        match engine.bestmove(go + Duration::from_secs(1)).await {
+            Reply::Exited { at } => assert_eq!(at - go, Duration::from_millis(40)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_uciok_within_the_timeout_is_a_one_line_error() {
+        let (process, _peer) = Process::in_memory();
+        let e = Engine::connect("mute", process, Timeouts::default(), &[])
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string(), "engine mute: no uciok within 10s");
+    }
+}

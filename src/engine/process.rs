@@ -210,22 +210,37 @@ fn read_lines(mut stdout: impl Read, tx: &mpsc::Sender<Line>, last_info: &InfoSl
         };
         let at = Instant::now();
         let mut gone = false;
-        splitter.feed(&buf[..n], |output| {
-            let line = match output {
-                Output::Report(text) => {
-                    *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
-                    return;
-                }
-                Output::Text(text) => Line::Text { text, at },
-                Output::Overlong => Line::Overlong,
-            };
-            gone = gone || tx.blocking_send(line).is_err();
+        // Of a batch of scored `info` lines only the last is kept: one copy per read at most.
+        let mut report: Option<String> = None;
+        splitter.feed(&buf[..n], |output| match output {
+            Output::Report(bytes) => {
+                let kept = report.get_or_insert_with(String::new);
+                kept.clear();
+                kept.push_str(&String::from_utf8_lossy(bytes));
+            }
+            Output::Text(bytes) => {
+                // The report belongs to the search before this line (a `bestmove` reads it).
+                publish(last_info, &mut report);
+                let line = Line::Text {
+                    text: Output::text(bytes),
+                    at,
+                };
+                gone = gone || tx.blocking_send(line).is_err();
+            }
+            Output::Overlong => gone = gone || tx.blocking_send(Line::Overlong).is_err(),
         });
+        publish(last_info, &mut report);
         if gone {
             return; // the engine handle is gone
         }
     }
     let _ = tx.blocking_send(Line::Eof { at: Instant::now() });
+}
+
+fn publish(last_info: &InfoSlot, report: &mut Option<String>) {
+    if let Some(text) = report.take() {
+        *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+    }
 }
 
 /// Keeps the last few lines of the engine's stderr, bounded whatever it writes.
@@ -265,16 +280,18 @@ impl MemoryEngine {
         if !text.ends_with('\n') {
             bytes.push(b'\n');
         }
-        self.splitter.feed(&bytes, |o| out.push(o));
-        for output in out {
-            let line = match output {
-                Output::Report(text) => {
-                    *self.last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
-                    continue;
-                }
-                Output::Text(text) => Line::Text { text, at },
-                Output::Overlong => Line::Overlong,
-            };
+        let last_info = &self.last_info;
+        self.splitter.feed(&bytes, |output| match output {
+            Output::Report(text) => {
+                *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(Output::text(text));
+            }
+            Output::Text(text) => out.push(Line::Text {
+                text: Output::text(text),
+                at,
+            }),
+            Output::Overlong => out.push(Line::Overlong),
+        });
+        for line in out {
             let _ = self.tx.send(line).await;
         }
     }

@@ -173,3 +173,10 @@ pub fn python_chess() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// No process started by this test's arena runs is left: asserted the instant the arena has
+/// exited, since the arena kills and reaps every engine before it exits.
+pub fn assert_no_leftovers(s: &Scratch) {
+    let left = s.leftovers();
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
