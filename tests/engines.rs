@@ -15,10 +15,12 @@ fn twice_the_cores() -> usize {
 }
 
 /// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, and two
-/// calm engines that think 100 ms a move: at twice the cores in games at once, no calm engine
-/// may lose on time, in its games against a flooder or against the other calm engine. The
-/// measured error of the `bestmove` stamp (charged thinking time less the 100 ms the engine
-/// slept) is printed.
+/// calm engines that think until their own clock shows 50 ms left: at twice the cores in games
+/// at once, no calm engine may lose on time, in its games against a flooder or against the
+/// other calm engine. (Before each engine's output had its own reader thread, the floods
+/// delayed the calm engines' `bestmove` stamps by 8 ms at the median and 44 ms at the 99th
+/// percentile, and calm engines lost on time.) The arena's delay per move (charged thinking
+/// time less the engine's own, which it reports) is printed.
 #[test]
 fn a_flooding_engine_costs_no_other_engine_its_time() {
     let s = Scratch::new("flood");
@@ -27,16 +29,18 @@ fn a_flooding_engine_costs_no_other_engine_its_time() {
         r#"
 [engines.calm]
 builtin = "faulty"
-args = ["--slow-move-ms", "100", "--seed", "1"]
+args = ["--reserve-ms", "50", "--say-think", "--seed", "1"]
 [engines.calm2]
 builtin = "faulty"
-args = ["--slow-move-ms", "100", "--seed", "2"]
+args = ["--reserve-ms", "50", "--say-think", "--seed", "2"]
 [engines.flood1]
 builtin = "faulty"
 args = ["--flood-info", "100000", "--seed", "3"]
+tc = "60s+0"
 [engines.flood2]
 builtin = "faulty"
 args = ["--flood-info", "100000", "--seed", "4"]
+tc = "60s+0"
 "#,
     );
     let concurrency = twice_the_cores().to_string();
@@ -46,7 +50,7 @@ args = ["--flood-info", "100000", "--seed", "4"]
         "--vs",
         "flood1,flood2,calm2",
         "--tc",
-        "300ms+200ms",
+        "300ms+100ms",
         "--games",
         "4",
         "--max-moves",
@@ -77,15 +81,9 @@ args = ["--flood-info", "100000", "--seed", "4"]
             assert_eq!(row["termination"], "max-moves", "{row:?}");
         }
     }
-    assert_eq!(
-        rows.iter()
-            .filter(|r| r["white"] == "calm2" || r["black"] == "calm2")
-            .count(),
-        4
-    );
 
-    // The stamping error: what the arena charged beyond the 100 ms each calm move slept.
-    let mut errors_us: Vec<i64> = Vec::new();
+    // The arena's delay: what it charged beyond the thinking time the engine measured itself.
+    let mut delays_us: Vec<i64> = Vec::new();
     let events = std::fs::read_to_string(s.path("o/events.jsonl")).unwrap();
     for game in events.lines() {
         let game: serde_json::Value = serde_json::from_str(game).unwrap();
@@ -94,29 +92,27 @@ args = ["--flood-info", "100000", "--seed", "4"]
             game["black"].as_str().unwrap(),
         ];
         for event in game["events"].as_array().unwrap() {
-            if event["event"] != "move" {
-                continue;
-            }
             let side = usize::from(event["side"] == "black");
-            if calm(names[side]) {
-                errors_us.push(event["think_us"].as_i64().unwrap() - 100_000);
+            if event["event"] == "move" && calm(names[side]) {
+                let own_us = event["info"]["nodes"].as_i64().unwrap();
+                delays_us.push(event["think_us"].as_i64().unwrap() - own_us);
             }
         }
     }
-    errors_us.sort_unstable();
-    assert!(errors_us.len() >= 100, "{} calm moves", errors_us.len());
+    delays_us.sort_unstable();
+    assert!(delays_us.len() >= 100, "{} calm moves", delays_us.len());
     assert!(
-        errors_us[0] >= 0,
-        "a move charged less than the engine slept: {errors_us:?}"
+        delays_us[0] >= 0,
+        "charged less than the engine thought: {delays_us:?}"
     );
-    let at = |q: f64| errors_us[((errors_us.len() - 1) as f64 * q) as usize];
+    let at = |q: f64| delays_us[((delays_us.len() - 1) as f64 * q) as usize];
     println!(
-        "bestmove stamp error at concurrency {concurrency} over {} calm moves: median {} us, \
-         p99 {} us, max {} us",
-        errors_us.len(),
+        "arena delay per calm move (bestmove stamp and go delivery) at concurrency \
+         {concurrency}, {} moves: median {} us, p99 {} us, max {} us",
+        delays_us.len(),
         at(0.5),
         at(0.99),
-        errors_us.last().unwrap()
+        delays_us.last().unwrap()
     );
 }
 

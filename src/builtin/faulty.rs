@@ -2,7 +2,6 @@
 //! its command-line flags, so the arena's fault handling can be tested.
 //! Moves are counted per process: "after N" means from the (N+1)-th `go` on.
 
-use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::thread;
 use std::time::Duration;
@@ -27,6 +26,8 @@ const KNOWN: &[&str] = &[
     "--huge-line",
     "--slow-move-ms",
     "--flood-info",
+    "--reserve-ms",
+    "--say-think",
 ];
 
 /// The misbehaviours, as parsed from the command line.
@@ -45,6 +46,12 @@ pub struct Flags {
     pub slow_move_ms: Option<u64>,
     /// `info` lines (with a score and a pv, as a real engine's) written before every move.
     pub flood_info: Option<u64>,
+    /// Thinks until its own clock shows this many ms left, then moves (a well-behaved engine
+    /// that uses its time to the last moment).
+    pub reserve_ms: Option<u64>,
+    /// Reports its own thinking time, from reading `go` to writing `bestmove`, in µs, as the
+    /// `nodes` of a scored `info` line: what the arena charged beyond it is the arena's.
+    pub say_think: bool,
 }
 
 impl Flags {
@@ -60,12 +67,13 @@ impl Flags {
             if !KNOWN.contains(&flag) {
                 bail!("faulty: unknown flag {flag} (known: {})", KNOWN.join(" "));
             }
-            if matches!(flag, "--no-uciok" | "--garbage") {
+            if matches!(flag, "--no-uciok" | "--garbage" | "--say-think") {
                 if inline.is_some() {
                     bail!("faulty: {flag} takes no value");
                 }
                 match flag {
                     "--no-uciok" => f.no_uciok = true,
+                    "--say-think" => f.say_think = true,
                     _ => f.garbage = true,
                 }
                 continue;
@@ -86,6 +94,7 @@ impl Flags {
                 "--null-after" => f.null_after = Some(n),
                 "--huge-line" => f.huge_line = Some(n),
                 "--flood-info" => f.flood_info = Some(n),
+                "--reserve-ms" => f.reserve_ms = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -148,25 +157,19 @@ impl Faulty {
         });
     }
 
-    /// Writes `lines` realistic `info` lines, in large writes so that the engine floods as
-    /// fast as the pipe takes it.
+    /// Writes `lines` realistic `info` lines, each flushed on its own as most engines do, so
+    /// that the arena reads them one by one.
     fn flood(lines: u64, out: &Out) {
-        let mut batch = Vec::with_capacity(64 * 1024);
         for i in 0..lines {
             let depth = 1 + i % 40;
-            let _ = writeln!(
-                batch,
+            out.line(&format!(
                 "info depth {depth} seldepth {} multipv 1 score cp {} nodes {} nps 1000000 \
                  time {} pv e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
                 depth + 4,
                 (i % 61) as i64 - 30,
                 i * 1000,
                 i
-            );
-            if batch.len() >= 60 * 1024 || i + 1 == lines {
-                out.with(|w| w.write_all(&batch));
-                batch.clear();
-            }
+            ));
         }
     }
 
@@ -233,13 +236,23 @@ impl Engine for Faulty {
         }
     }
 
-    fn go(&mut self, game: &Game, _: &Limits, _: &AtomicBool, out: &Out) -> Reply {
+    fn go(&mut self, game: &Game, limits: &Limits, _: &AtomicBool, out: &Out) -> Reply {
         // Treats the go as infinite and never answers, whatever comes.
         if self.from(self.flags.ignore_stop_after) {
             return Reply::Silent;
         }
         if let Some(ms) = self.flags.slow_move_ms {
             thread::sleep(Duration::from_millis(ms));
+        }
+        if let Some(reserve) = self.flags.reserve_ms {
+            let left = if game.pos.turn().is_white() {
+                limits.wtime
+            } else {
+                limits.btime
+            };
+            let think = Duration::from_millis(left.unwrap_or(0).saturating_sub(reserve));
+            let until = limits.start + think;
+            thread::sleep(until.saturating_duration_since(std::time::Instant::now()));
         }
         if self.flags.garbage {
             self.garbage(out);
@@ -257,10 +270,13 @@ impl Engine for Faulty {
             return Reply::Text(self.illegal_move(&game.pos));
         }
         let moves = game.pos.legal_moves();
-        if moves.is_empty() {
-            return Reply::Move(None);
+        let choice =
+            (!moves.is_empty()).then(|| moves[self.seeded.rng.random_range(0..moves.len())]);
+        if self.flags.say_think {
+            let think_us = limits.start.elapsed().as_micros();
+            out.line(&format!("info depth 1 score cp 0 nodes {think_us}"));
         }
-        Reply::Move(Some(moves[self.seeded.rng.random_range(0..moves.len())]))
+        Reply::Move(choice)
     }
 }
 
@@ -283,7 +299,8 @@ mod tests {
     fn parses_every_flag() {
         let f = flags(
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
-             --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9",
+             --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9 \
+             --reserve-ms 30 --say-think",
         )
         .expect("flags");
         assert_eq!(
@@ -301,6 +318,8 @@ mod tests {
                 huge_line: Some(100_000),
                 slow_move_ms: Some(60),
                 flood_info: Some(9),
+                reserve_ms: Some(30),
+                say_think: true,
             }
         );
         assert_eq!(flags("").expect("no flags"), Flags::default());
