@@ -48,6 +48,7 @@ pub enum Command {
         run: RunArgs,
     },
     /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty, script).
+    #[command(after_help = crate::builtin::FAULTY_HELP)]
     Engine {
         name: String,
         /// Its arguments (`faulty`: its fault flags, e.g. --crash-after 3; `script`: --moves ...).

@@ -1,7 +1,7 @@
 //! The command line as README writes it: every command form runs; every numeric option has a
 //! range that `--help` and README show and that is enforced with one line and exit code 2;
 //! a bad `[run]` value is a config error with its file:line; UCI option values are checked
-//! against what the engine declares.
+//! against what the engine declares; the `faulty` example runs as README shows it.
 
 mod common;
 
@@ -611,4 +611,68 @@ options = {{ "King Safety Curve" = "Cubic" }}
         assert_one_line(&play, 1, &[says]);
     }
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn the_faulty_example_runs_as_readme_shows_it() {
+    let s = Scratch::new("faulty-example");
+    let toml = README
+        .split("cat > faulty.toml <<'TOML'\n")
+        .nth(1)
+        .and_then(|rest| rest.split("TOML\n").next())
+        .expect("README's faulty.toml");
+    s.write("faulty.toml", toml);
+    let fide = s.run(&readme_command(
+        "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --max-moves 20 --ruleset fide --out faulty-fide",
+    ));
+    assert_ok(&fide);
+    // FIDE 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
+    // game goes on (with these seeds, to the --max-moves draw).
+    let rows = csv_rows(&s.path("faulty-fide/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row["illegal_moves"], "1", "{row:?}");
+        assert_eq!(row["termination"], "max-moves", "{row:?}");
+        let random_left: i64 = if row["white"] == "random" {
+            row["white_ms_left"].parse().unwrap()
+        } else {
+            row["black_ms_left"].parse().unwrap()
+        };
+        assert!(random_left > 60_000, "random got its minute: {row:?}");
+    }
+    let house = s.run(&readme_command(
+        "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --ruleset house --out faulty-house",
+    ));
+    assert_ok(&house);
+    let rows = csv_rows(&s.path("faulty-house/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row["termination"], "illegal-move", "{row:?}");
+        assert!(row["rule"].contains("H3.4"), "{row:?}");
+        let random_won = (row["white"] == "random" && row["result"] == "1-0")
+            || (row["black"] == "random" && row["result"] == "0-1");
+        assert!(random_won, "{row:?}");
+    }
+    // `engine faulty --help` lists the flags and what each ruleset does.
+    let help = s.run(&["engine", "faulty", "--help"]);
+    assert_ok(&help);
+    let text = stdout(&help);
+    for flag in [
+        "--crash-after",
+        "--hang-after",
+        "--ignore-stop-after",
+        "--illegal-after",
+        "--null-after",
+        "--slow-move-ms",
+        "--garbage",
+        "--huge-line",
+        "--slow-start",
+        "--no-uciok",
+        "--seed",
+    ] {
+        assert!(text.contains(flag), "{flag} not in: {text}");
+    }
+    for ruling in ["FIDE 7.5.5", "H3.4", "G§3", "WBCA 14", "USCF 7d", "online"] {
+        assert!(text.contains(ruling), "{ruling} not in: {text}");
+    }
 }
