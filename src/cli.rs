@@ -102,7 +102,8 @@ pub struct RunArgs {
     /// Engine roster.
     #[arg(long, value_name = "FILE", default_value = "engines.toml")]
     pub engines: PathBuf,
-    /// Time control for both sides, minutes + seconds: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms [default: 5+0]
+    /// Time control for both sides, minutes + seconds: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms;
+    /// each time 0 to 1000000000000 ms, not all zero [default: 5+0]
     #[arg(long)]
     pub tc: Option<TimeControl>,
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]

@@ -427,7 +427,8 @@ where
         Ok(Number::Float(x)) => x.to_string(),
         Err(_) => {
             return Err(serde::de::Error::custom(format!(
-                "expected a number from {}",
+                "expected a {} from {}",
+                limit.noun,
                 limit.range_text()
             )))
         }
@@ -1144,7 +1145,7 @@ args = ["--crash-after", "5"]
         assert!(e.contains("2:6: run.tc: bad time control"), "{e}");
         let e = err("[run]\ninject-flag = 1.5\n");
         assert!(
-            e.contains("run.inject-flag: 1.5 is out of range: give a number from 0 to 1"),
+            e.contains("run.inject-flag: 1.5 is out of range: give a probability from 0 to 1"),
             "{e}"
         );
         let e = err("[run]\nconcurrency = 0\n");
@@ -1172,6 +1173,8 @@ args = ["--crash-after", "5"]
             ),
             "{e}"
         );
+        // Every [run] key is listed, the last one added too.
+        assert!(e.contains("flag-overshoot-ms, flag-gap-ms, sprt"), "{e}");
         let e = err("[engines.sf]\ncmd = \"sf\"\noption = {}\n");
         assert!(
             e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc)"),

@@ -320,6 +320,8 @@ fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enfo
     }
     // The values with a structure: each number in range.
     for (flag, value, says) in [
+        ("--tc", "20000000m", "time is too large"),
+        ("--tc", "0+0", "no time at all"),
         (
             "--flag-overshoot-ms",
             "0..18446744073709551615",
@@ -350,6 +352,7 @@ fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enfo
         assert_one_line(&out, 2, &[flag, says]);
     }
     for (flag, says) in [
+        ("tc", "0 to 1000000000000 ms"),
         ("flag-overshoot-ms", "0 to 600000"),
         ("flag-gap-ms", "0 to 600000"),
         ("shard", "1 to 10000"),

@@ -18,6 +18,8 @@ use crate::tournament::plan::Shard;
 pub struct Limit<T> {
     /// The option's name, as on the command line without `--` and as a `[run]` key.
     pub option: &'static str,
+    /// What it is, for messages: `number`, `probability`.
+    pub noun: &'static str,
     pub min: T,
     pub max: T,
 }
@@ -51,13 +53,14 @@ impl<T: Copy + PartialOrd + Display + FromStr> Limit<T> {
     }
 
     fn expected(&self) -> String {
-        format!("give a number from {}", self.range_text())
+        format!("give a {} from {}", self.noun, self.range_text())
     }
 }
 
 /// Games per pairing.
 pub const GAMES: Limit<u32> = Limit {
     option: "games",
+    noun: "number",
     min: 1,
     max: 1_000_000,
 };
@@ -65,42 +68,50 @@ pub const GAMES: Limit<u32> = Limit {
 pub const RUN_GAMES: u64 = 1_000_000;
 pub const CONCURRENCY: Limit<usize> = Limit {
     option: "concurrency",
+    noun: "number",
     min: 1,
     max: 1024,
 };
 pub const SEED: Limit<u64> = Limit {
     option: "seed",
+    noun: "number",
     min: 0,
     max: u64::MAX,
 };
 pub const MAX_MOVES: Limit<u32> = Limit {
     option: "max-moves",
+    noun: "number",
     min: 1,
     max: 10_000,
 };
 pub const NODES: Limit<u64> = Limit {
     option: "nodes",
+    noun: "number",
     min: 1,
     max: 1_000_000_000_000,
 };
 pub const DEPTH: Limit<u32> = Limit {
     option: "depth",
+    noun: "number",
     min: 1,
     max: 255,
 };
 /// Milliseconds; all the millisecond options share one ceiling of ten minutes.
 pub const TIME_MARGIN: Limit<u64> = Limit {
     option: "time-margin",
+    noun: "number",
     min: 0,
     max: MAX_MS,
 };
 pub const FLAG_NOTICE_MS: Limit<f64> = Limit {
     option: "flag-notice-ms",
+    noun: "number",
     min: 0.0,
     max: MAX_MS as f64,
 };
 pub const CLAIM_MS: Limit<u64> = Limit {
     option: "claim-ms",
+    noun: "number",
     min: 0,
     max: MAX_MS,
 };
@@ -110,30 +121,35 @@ pub const INJECT_FLAG: Limit<f64> = probability("inject-flag");
 /// Each end of `--flag-overshoot-ms LOW..HIGH` and `--flag-gap-ms LOW..HIGH`.
 pub const MS_RANGE_END: Limit<u64> = Limit {
     option: "LOW..HIGH",
+    noun: "number",
     min: 0,
     max: MAX_MS,
 };
 /// N of `--shard K/N`.
 pub const SHARDS: Limit<u32> = Limit {
     option: "shard",
+    noun: "number",
     min: 1,
     max: 10_000,
 };
 /// `movenumber` of `--draw-adjudication`.
 pub const ADJUDICATION_MOVENUMBER: Limit<u32> = Limit {
     option: "movenumber",
+    noun: "number",
     min: 0,
     max: 10_000,
 };
 /// `movecount` of `--draw-adjudication` and `--resign-adjudication`.
 pub const ADJUDICATION_MOVECOUNT: Limit<u32> = Limit {
     option: "movecount",
+    noun: "number",
     min: 1,
     max: 10_000,
 };
 /// `score` (centipawns) of `--draw-adjudication` and `--resign-adjudication`.
 pub const ADJUDICATION_SCORE: Limit<i32> = Limit {
     option: "score",
+    noun: "number",
     min: 0,
     max: 100_000,
 };
@@ -143,6 +159,7 @@ const MAX_MS: u64 = 600_000;
 const fn probability(option: &'static str) -> Limit<f64> {
     Limit {
         option,
+        noun: "probability",
         min: 0.0,
         max: 1.0,
     }
@@ -230,7 +247,10 @@ mod tests {
         assert!(GAMES.parse("2.5").unwrap_err().contains("out of range"));
         assert!(GAMES.parse("ten").unwrap_err().contains("not a number"));
         assert_eq!(SEED.parse("18446744073709551615"), Ok(u64::MAX));
-        assert!(INJECT_FLAG.parse("1.5").is_err());
+        assert_eq!(
+            INJECT_FLAG.parse("1.5").unwrap_err(),
+            "1.5 is out of range: give a probability from 0 to 1"
+        );
         assert!(INJECT_FLAG.parse("NaN").is_err());
         assert!(FLAG_NOTICE_MS.parse("inf").is_err());
         assert_eq!(INJECT_FLAG.range_text(), "0 to 1");
