@@ -1,4 +1,7 @@
-//! The command line (DESIGN.md "Command line"): clap definitions only.
+//! The command line (DESIGN.md "Command line"): clap definitions, and the ranges of the
+//! numeric options ([`limits`]).
+
+pub mod limits;
 
 use std::path::PathBuf;
 
@@ -30,8 +33,8 @@ pub enum Command {
     Gauntlet {
         /// The engine under test (a name from engines.toml).
         engine: String,
-        /// Its opponents, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true, num_args = 1..)]
+        /// Its opponents, comma-separated: --vs greedy,random
+        #[arg(long, value_name = "OPP,...", value_delimiter = ',', required = true)]
         vs: Vec<String>,
         #[command(flatten)]
         run: RunArgs,
@@ -39,12 +42,13 @@ pub enum Command {
     /// Every engine against every other.
     RoundRobin {
         /// Two or more engines from engines.toml.
-        #[arg(num_args = 2.., required = true)]
-        engines: Vec<String>,
+        #[arg(value_name = "ENGINE", num_args = 2.., required = true)]
+        names: Vec<String>,
         #[command(flatten)]
         run: RunArgs,
     },
     /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty, script).
+    #[command(after_help = crate::builtin::FAULTY_HELP)]
     Engine {
         name: String,
         /// Its arguments (`faulty`: its fault flags, e.g. --crash-after 3; `script`: --moves ...).
@@ -62,7 +66,8 @@ pub enum Command {
     },
     /// Summary tables from one or more games.csv files or results folders.
     Stats {
-        #[arg(required = true)]
+        /// Results folders or games.csv files; their games are counted together.
+        #[arg(value_name = "RESULTS", required = true)]
         results: Vec<PathBuf>,
     },
     /// Print the rulings of one ruleset, or of all, with the rule each ending cites.
@@ -91,93 +96,98 @@ pub enum Command {
 }
 
 /// Run options; each may also be set in the `[run]` table of engines.toml (the command line
-/// wins).
+/// wins). Every numeric option has a range ([`limits`]); a value outside it is a usage error.
 #[derive(Debug, Default, Args)]
 pub struct RunArgs {
     /// Engine roster.
-    #[arg(long, default_value = "engines.toml")]
+    #[arg(long, value_name = "FILE", default_value = "engines.toml")]
     pub engines: PathBuf,
-    /// Time control for both sides: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms [default: 5+0]
+    /// Time control for both sides, minutes + seconds: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms;
+    /// each time 0 to 1000000000000 ms, not all zero [default: 5+0]
     #[arg(long)]
     pub tc: Option<TimeControl>,
-    /// Games per pairing; each opening is played twice with colours swapped [default: 2]
-    #[arg(long)]
+    /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::GAMES.parse(s))]
     pub games: Option<u32>,
     /// Opening book: EPD (one FEN per line) or PGN [default: the start position]
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// Order of the book [default: random]
     #[arg(long, value_enum)]
     pub openings_order: Option<OpeningsOrder>,
-    /// Games played at once [default: the number of CPUs]
-    #[arg(long)]
+    /// Games played at once, 1 to 1024 [default: the number of CPUs]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::CONCURRENCY.parse(s))]
     pub concurrency: Option<usize>,
     /// The blitz code that rules every game [default: fide]
     #[arg(long, value_enum)]
     pub ruleset: Option<Ruleset>,
-    /// Seeds every random choice [default: random, printed]
-    #[arg(long)]
+    /// Seeds every random choice, 0 to 18446744073709551615 [default: random, printed]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::SEED.parse(s))]
     pub seed: Option<u64>,
     /// Results folder [default: results/<UTC time>-<format>]
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Adjudicate a draw after N full moves.
-    #[arg(long)]
+    /// Adjudicate a draw after N full moves, 1 to 10000 [default: off]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::MAX_MOVES.parse(s))]
     pub max_moves: Option<u32>,
-    /// Search at most N nodes per move (sent with go; the clock still runs).
-    #[arg(long)]
+    /// Search at most N nodes per move, 1 to 1000000000000 (sent with go; the clock still runs) [default: off]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::NODES.parse(s))]
     pub nodes: Option<u64>,
-    /// Search at most N plies per move (sent with go; the clock still runs).
-    #[arg(long)]
+    /// Search at most N plies per move, 1 to 255 (sent with go; the clock still runs) [default: off]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::DEPTH.parse(s))]
     pub depth: Option<u32>,
-    /// Score-based draw adjudication, cutechess conventions: movenumber=40,movecount=8,score=10
-    #[arg(long)]
+    /// Score-based draw adjudication, cutechess conventions: movenumber=40,movecount=8,score=10;
+    /// movenumber 0 to 10000, movecount 1 to 10000, score 0 to 100000 cp [default: off]
+    #[arg(long, value_name = "movenumber=,movecount=,score=", value_parser = limits::draw_adjudication)]
     pub draw_adjudication: Option<DrawAdjudication>,
-    /// Score-based resign adjudication, cutechess conventions: movecount=3,score=1000[,twosided=true]
-    #[arg(long)]
+    /// Score-based resign adjudication, cutechess conventions: movecount=3,score=1000[,twosided=true];
+    /// movecount 1 to 10000, score 0 to 100000 cp [default: off]
+    #[arg(long, value_name = "movecount=,score=", value_parser = limits::resign_adjudication)]
     pub resign_adjudication: Option<ResignAdjudication>,
-    /// Tolerance in ms before a flag counts (off the rules; reported in the summary) [default: 0]
-    #[arg(long)]
+    /// Tolerance in ms before a flag counts, 0 to 600000 (off the rules; reported in the summary) [default: 0]
+    #[arg(long, value_name = "MS", value_parser = |s: &str| limits::TIME_MARGIN.parse(s))]
     pub time_margin: Option<u64>,
-    /// Watchers: mean delay in ms before a fallen flag is noticed (exponential; 0 = at once) [default: 0]
-    #[arg(long, value_name = "MS")]
+    /// Watchers: mean delay in ms before a fallen flag is noticed, 0 to 600000 (exponential; 0 = at once) [default: 0]
+    #[arg(long, value_name = "MS", value_parser = |s: &str| limits::FLAG_NOTICE_MS.parse(s))]
     pub flag_notice_ms: Option<f64>,
-    /// Watchers: how long a claim takes in ms; the running clock keeps running [default: 0]
-    #[arg(long, value_name = "MS")]
+    /// Watchers: how long a claim takes in ms, 0 to 600000; the running clock keeps running [default: 0]
+    #[arg(long, value_name = "MS", value_parser = |s: &str| limits::CLAIM_MS.parse(s))]
     pub claim_ms: Option<u64>,
-    /// Watchers: probability that a completed illegal move is noticed before the opponent moves [default: 1.0]
-    #[arg(long, value_name = "P")]
+    /// Watchers: probability, 0 to 1, that a completed illegal move is noticed before the opponent moves [default: 1.0]
+    #[arg(long, value_name = "P", value_parser = |s: &str| limits::ILLEGAL_NOTICE.parse(s))]
     pub illegal_notice: Option<f64>,
     /// Watchers: claim threefold repetition and the 50-move rule as soon as possible, or never [default: always]
     #[arg(long, value_enum)]
     pub claim_draws: Option<ClaimDraws>,
-    /// Injection: probability that an engine's move is replaced by an illegal one [default: 0]
-    #[arg(long, value_name = "P")]
+    /// Injection: probability, 0 to 1, that an engine's move is replaced by an illegal one [default: 0]
+    #[arg(long, value_name = "P", value_parser = |s: &str| limits::INJECT_ILLEGAL.parse(s))]
     pub inject_illegal: Option<f64>,
     /// Injection: the kinds of illegal move to draw from [default: all]
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
     pub illegal_kinds: Option<Vec<IllegalKind>>,
-    /// Injection: probability that a game gets a flag fall on purpose [default: 0]
-    #[arg(long, value_name = "P")]
+    /// Injection: probability, 0 to 1, that a game gets a flag fall on purpose [default: 0]
+    #[arg(long, value_name = "P", value_parser = |s: &str| limits::INJECT_FLAG.parse(s))]
     pub inject_flag: Option<f64>,
     /// Injection: stall (one flag falls), both (both fall, the first unnoticed until the second), at-mate (the mater flags just before its mating move) [default: stall]
     #[arg(long, value_enum)]
     pub inject_flag_mode: Option<FlagMode>,
-    /// Injection: how long past its flag a held move is released, a range in ms [default: 0..500]
-    #[arg(long, value_name = "LOW..HIGH")]
+    /// Injection: how long past its flag a held move is released, a range in ms, each end 0 to 600000 [default: 0..500]
+    #[arg(long, value_name = "LOW..HIGH", value_parser = limits::ms_range)]
     pub flag_overshoot_ms: Option<MsRange>,
-    /// Injection, `both`: the time between the two flag falls, a range in ms [default: 0..2000]
-    #[arg(long, value_name = "LOW..HIGH")]
+    /// Injection, `both`: the time between the two flag falls, a range in ms, each end 0 to 600000 [default: 0..2000]
+    #[arg(long, value_name = "LOW..HIGH", value_parser = limits::ms_range)]
     pub flag_gap_ms: Option<MsRange>,
     /// Sequential test for a two-engine match (normalized Elo, pentanomial GSPRT as fishtest):
-    /// elo0=0,elo1=5,alpha=0.05,beta=0.05; the run stops when a bound is crossed
+    /// elo0=0,elo1=5,alpha=0.05,beta=0.05; elo0 < elo1, each from -200 to 200; alpha and beta
+    /// above 0, their sum below 1; the run stops when a bound is crossed [default: off]
     #[arg(long, value_name = "elo0=,elo1=,alpha=,beta=")]
     pub sprt: Option<Sprt>,
     /// Continue an interrupted run in its results folder, as it was planned (run.json).
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
-    /// Play only the K-th of N disjoint slices of the schedule (whole pairs of games).
-    #[arg(long, value_name = "K/N")]
+    /// Play only the K-th of N disjoint slices of the schedule (whole pairs of games);
+    /// 1 <= K <= N, N from 1 to 10000.
+    #[arg(long, value_name = "K/N", value_parser = limits::shard)]
     pub shard: Option<Shard>,
     /// Print a line per finished game above the progress bar.
     #[arg(long, short)]

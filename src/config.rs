@@ -36,8 +36,12 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize};
 use toml::Spanned;
 
+use crate::cli::limits::{self, Limit};
+use crate::inject::MsRange;
+use crate::report::Sprt;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
+use crate::tournament::plan::Shard;
 
 /// The built-in engines `blitz-arena engine NAME` can run.
 pub const BUILTIN_ENGINES: &[&str] =
@@ -72,6 +76,7 @@ const RUN_KEYS: &[&str] = &[
     "inject-flag",
     "inject-flag-mode",
     "flag-overshoot-ms",
+    "flag-gap-ms",
     "sprt",
     "resume",
     "shard",
@@ -81,11 +86,11 @@ const RUN_KEYS: &[&str] = &[
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read: `engines.toml: cannot read: No such file or directory (os error 2)`.
-    #[error("{}: cannot read: {source}", path.display())]
+    /// The I/O error is in the message and not a `source`, so `{:#}` does not repeat it.
+    #[error("{}: cannot read: {error}", path.display())]
     Read {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A TOML syntax error, or a value of the wrong type: `engines.toml:12:5: run.games: ...`.
     #[error("{place}: {message}")]
@@ -250,22 +255,21 @@ value_enum_display! {
 }
 
 /// The `[run]` table: every run option, named as its command-line flag; `None` = not set
-/// here. Values are checked as they are read (a probability in 0..=1, `games` and
-/// `concurrency` at least 1); the option-specific strings (`flag-overshoot-ms`, `sprt`,
-/// `shard`) are left to their owners to parse.
+/// here. Values are checked as they are read, against the same ranges as the command line
+/// ([`limits`]), so a bad one is reported with its `file:line:column`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", expecting = "a table")]
 pub struct RunTable {
     #[serde(default, deserialize_with = "de_parsed")]
     pub tc: Option<TimeControl>,
-    #[serde(default, deserialize_with = "de_at_least_one_u32")]
+    #[serde(default, deserialize_with = "de_games")]
     pub games: Option<u32>,
     /// Relative to the TOML file's folder (made absolute by [`load_roster`]).
     #[serde(default)]
     pub openings: Option<PathBuf>,
     #[serde(default)]
     pub openings_order: Option<OpeningsOrder>,
-    #[serde(default, deserialize_with = "de_at_least_one_usize")]
+    #[serde(default, deserialize_with = "de_concurrency")]
     pub concurrency: Option<usize>,
     #[serde(default)]
     pub ruleset: Option<Ruleset>,
@@ -274,52 +278,52 @@ pub struct RunTable {
     pub seed: Option<u64>,
     #[serde(default)]
     pub out: Option<PathBuf>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_max_moves")]
     pub max_moves: Option<u32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_nodes")]
     pub nodes: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_depth")]
     pub depth: Option<u32>,
     /// Given as a string, `movenumber=40,movecount=8,score=10`.
-    #[serde(default, deserialize_with = "de_parsed")]
+    #[serde(default, deserialize_with = "de_draw_adjudication")]
     pub draw_adjudication: Option<DrawAdjudication>,
     /// Given as a string, `movecount=3,score=1000`.
-    #[serde(default, deserialize_with = "de_parsed")]
+    #[serde(default, deserialize_with = "de_resign_adjudication")]
     pub resign_adjudication: Option<ResignAdjudication>,
     /// Milliseconds.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_time_margin")]
     pub time_margin: Option<u64>,
-    #[serde(default, deserialize_with = "de_non_negative")]
+    #[serde(default, deserialize_with = "de_flag_notice_ms")]
     pub flag_notice_ms: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_claim_ms")]
     pub claim_ms: Option<u64>,
-    #[serde(default, deserialize_with = "de_probability")]
+    #[serde(default, deserialize_with = "de_illegal_notice")]
     pub illegal_notice: Option<f64>,
     #[serde(default)]
     pub claim_draws: Option<ClaimDraws>,
-    #[serde(default, deserialize_with = "de_probability")]
+    #[serde(default, deserialize_with = "de_inject_illegal")]
     pub inject_illegal: Option<f64>,
     /// An array of strings, or one comma-separated string as on the command line.
     #[serde(default, deserialize_with = "de_list")]
     pub illegal_kinds: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "de_probability")]
+    #[serde(default, deserialize_with = "de_inject_flag")]
     pub inject_flag: Option<f64>,
     #[serde(default)]
     pub inject_flag_mode: Option<FlagMode>,
     /// A range of milliseconds, `0..500`.
-    #[serde(default)]
-    pub flag_overshoot_ms: Option<String>,
+    #[serde(default, deserialize_with = "de_ms_range")]
+    pub flag_overshoot_ms: Option<MsRange>,
     /// `both`: the range of the time between the two flag falls, in ms.
-    #[serde(default)]
-    pub flag_gap_ms: Option<String>,
+    #[serde(default, deserialize_with = "de_ms_range")]
+    pub flag_gap_ms: Option<MsRange>,
     /// `elo0=0,elo1=5,alpha=0.05,beta=0.05`.
-    #[serde(default)]
-    pub sprt: Option<String>,
+    #[serde(default, deserialize_with = "de_parsed")]
+    pub sprt: Option<Sprt>,
     #[serde(default)]
     pub resume: Option<PathBuf>,
     /// `K/N`.
-    #[serde(default)]
-    pub shard: Option<String>,
+    #[serde(default, deserialize_with = "de_shard")]
+    pub shard: Option<Shard>,
 }
 
 impl RunTable {
@@ -376,40 +380,85 @@ where
     s.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
-fn de_at_least_one_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    match u32::deserialize(d)? {
-        0 => Err(serde::de::Error::custom("must be at least 1")),
-        n => Ok(Some(n)),
-    }
+/// A string parsed and checked by a function of [`limits`] (`K/N`, `LOW..HIGH`, ...).
+fn de_checked<'de, D, T>(d: D, parse: fn(&str) -> Result<T, String>) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let s = String::deserialize(d)?;
+    parse(&s).map(Some).map_err(serde::de::Error::custom)
 }
 
-fn de_at_least_one_usize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
-    match usize::deserialize(d)? {
-        0 => Err(serde::de::Error::custom("must be at least 1")),
-        n => Ok(Some(n)),
-    }
+fn de_ms_range<'de, D: Deserializer<'de>>(d: D) -> Result<Option<MsRange>, D::Error> {
+    de_checked(d, limits::ms_range)
 }
 
-fn de_probability<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    let p = f64::deserialize(d)?;
-    if (0.0..=1.0).contains(&p) {
-        Ok(Some(p))
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "{p} is not a probability (give a number from 0 to 1)"
-        )))
-    }
+fn de_shard<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shard>, D::Error> {
+    de_checked(d, limits::shard)
 }
 
-fn de_non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    let x = f64::deserialize(d)?;
-    if x.is_finite() && x >= 0.0 {
-        Ok(Some(x))
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "{x} must be zero or positive"
-        )))
-    }
+fn de_draw_adjudication<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<DrawAdjudication>, D::Error> {
+    de_checked(d, limits::draw_adjudication)
+}
+
+fn de_resign_adjudication<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<ResignAdjudication>, D::Error> {
+    de_checked(d, limits::resign_adjudication)
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// A TOML number checked against the range its command-line flag has.
+fn limited<'de, D, T>(d: D, limit: &Limit<T>) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Copy + PartialOrd + fmt::Display + FromStr,
+{
+    let text = match Number::deserialize(d) {
+        Ok(Number::Int(n)) => n.to_string(),
+        Ok(Number::Float(x)) => x.to_string(),
+        Err(_) => {
+            return Err(serde::de::Error::custom(format!(
+                "expected a {} from {}",
+                limit.noun,
+                limit.range_text()
+            )))
+        }
+    };
+    limit
+        .parse(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+macro_rules! de_limited {
+    ($($name:ident: $ty:ty = $limit:path;)*) => {$(
+        fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<$ty>, D::Error> {
+            limited(d, &$limit)
+        }
+    )*};
+}
+
+de_limited! {
+    de_games: u32 = limits::GAMES;
+    de_concurrency: usize = limits::CONCURRENCY;
+    de_max_moves: u32 = limits::MAX_MOVES;
+    de_nodes: u64 = limits::NODES;
+    de_depth: u32 = limits::DEPTH;
+    de_time_margin: u64 = limits::TIME_MARGIN;
+    de_flag_notice_ms: f64 = limits::FLAG_NOTICE_MS;
+    de_claim_ms: u64 = limits::CLAIM_MS;
+    de_illegal_notice: f64 = limits::ILLEGAL_NOTICE;
+    de_inject_illegal: f64 = limits::INJECT_ILLEGAL;
+    de_inject_flag: f64 = limits::INJECT_FLAG;
 }
 
 #[derive(Deserialize)]
@@ -485,9 +534,9 @@ struct RawEngine {
 /// Reads and validates engines.toml. Does not check that the engines' programs exist: see
 /// [`check_launch`], for the engines a run needs.
 pub fn load_roster(path: &Path) -> Result<Roster, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     parse_roster(&text, path)
 }
@@ -1031,8 +1080,8 @@ args = ["--crash-after", "5"]
         assert_eq!(run.claim_draws, Some(ClaimDraws::Never));
         assert_eq!(run.illegal_kinds, Some(vec!["a".into(), "b".into()]));
         assert_eq!(run.inject_flag_mode, Some(FlagMode::AtMate));
-        assert_eq!(run.flag_overshoot_ms.as_deref(), Some("0..500"));
-        assert_eq!(run.shard.as_deref(), Some("1/3"));
+        assert_eq!(run.flag_overshoot_ms, Some(MsRange { low: 0, high: 500 }));
+        assert_eq!(run.shard, Some(Shard { index: 1, count: 3 }));
 
         let sf = r.engine("sf-16.1").unwrap();
         assert_eq!(
@@ -1095,9 +1144,15 @@ args = ["--crash-after", "5"]
         let e = err("[run]\ntc = \"5 minutes\"\n");
         assert!(e.contains("2:6: run.tc: bad time control"), "{e}");
         let e = err("[run]\ninject-flag = 1.5\n");
-        assert!(e.contains("not a probability"), "{e}");
+        assert!(
+            e.contains("run.inject-flag: 1.5 is out of range: give a probability from 0 to 1"),
+            "{e}"
+        );
         let e = err("[run]\nconcurrency = 0\n");
-        assert!(e.contains("run.concurrency: must be at least 1"), "{e}");
+        assert!(
+            e.contains("run.concurrency: 0 is out of range: give a number from 1 to 1024"),
+            "{e}"
+        );
         let e = err("[run]\nruleset = \"lichess\"\n");
         assert!(e.contains("2:11: run.ruleset: unknown variant"), "{e}");
         let e = err("[run]\ndraw-adjudication = \"movenumber=x\"\n");
@@ -1118,6 +1173,8 @@ args = ["--crash-after", "5"]
             ),
             "{e}"
         );
+        // Every [run] key is listed, the last one added too.
+        assert!(e.contains("flag-overshoot-ms, flag-gap-ms, sprt"), "{e}");
         let e = err("[engines.sf]\ncmd = \"sf\"\noption = {}\n");
         assert!(
             e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc)"),

@@ -1,19 +1,24 @@
 //! blitz-arena's command line: parse, call the library, map the outcome to an exit code.
 //!
-//! Exit codes: 0 done; 1 an error (one line on stderr); 2 a usage error (clap); 3 `check`
+//! Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad command line (clap's errors,
+//! values out of range, options that contradict each other: [`app::UsageError`]); 3 `check`
 //! found a failing engine; 130 / 143 interrupted by SIGINT / SIGTERM (finished games saved).
 
 use std::process::ExitCode;
 
-use blitz_arena::app::{self, Finish};
+use blitz_arena::app::{self, Finish, UsageError};
 use blitz_arena::cli::{Cli, Command};
 use blitz_arena::tournament::Format;
+use clap::error::ErrorKind;
 use clap::Parser;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return bad_command_line(e),
+    };
     if let Command::Engine { name, args } = &cli.command {
         // A built-in engine runs on plain threads: no runtime, a fast start.
         return match blitz_arena::builtin::run(name, args) {
@@ -41,8 +46,8 @@ async fn async_main(command: Command) -> ExitCode {
             let names = std::iter::once(engine).chain(vs).collect();
             app::tournament(Format::Gauntlet, names, run, cancel).await
         }
-        Command::RoundRobin { engines, run } => {
-            app::tournament(Format::RoundRobin, engines, run, cancel).await
+        Command::RoundRobin { names, run } => {
+            app::tournament(Format::RoundRobin, names, run, cancel).await
         }
         Command::Check { names, roster } => app::check(names, &roster).await,
         Command::Stats { results } => app::stats(&results),
@@ -96,5 +101,49 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
 fn fail(e: &anyhow::Error) -> ExitCode {
     // One line: the error and its causes.
     eprintln!("blitz-arena: error: {e:#}");
-    ExitCode::FAILURE
+    if e.downcast_ref::<UsageError>().is_some() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Help and version as clap writes them; any other bad command line is one line on
+/// stderr, like every other error, and exit code 2.
+fn bad_command_line(e: clap::Error) -> ExitCode {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        // Help on stdout (exit 0), or on stderr with exit 2 for a bare `blitz-arena`.
+        e.exit();
+    }
+    eprintln!("blitz-arena: error: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// clap's multi-line message (error, tip, usage, "For more information") as one line.
+fn one_line(message: &str) -> String {
+    let mut out = String::new();
+    for line in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("For more information") {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        if let Some(usage) = line.strip_prefix("Usage: ") {
+            out.push_str(&format!(" (usage: {usage})"));
+        } else if out.is_empty() {
+            out.push_str(line);
+        } else if out.ends_with(':') {
+            out.push(' ');
+            out.push_str(line);
+        } else {
+            out.push_str("; ");
+            out.push_str(line);
+        }
+    }
+    out.push_str(" (see --help)");
+    out
 }

@@ -40,6 +40,20 @@ pub fn say_line(line: &str) {
     }
 }
 
+/// A command line that cannot run although clap parsed it (options that contradict each
+/// other, a shard with no games, too many games): exit code 2, like clap's own errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Returns a [`UsageError`] from the enclosing function.
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        return Err($crate::app::UsageError(format!($($arg)*)).into())
+    };
+}
+pub(crate) use usage;
+
 /// How a command ended, for the exit code.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Finish {

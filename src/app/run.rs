@@ -9,12 +9,12 @@ use anyhow::bail;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::{say, Finish};
-use crate::cli::RunArgs;
+use super::{say, usage, Finish};
+use crate::cli::{limits, RunArgs};
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
-use crate::inject::{InjectConfig, MsRange};
+use crate::inject::InjectConfig;
 use crate::openings::{self, Opening};
 use crate::report::{self, GameRow, InjectionSummary, ResultsDir, Sprt, Summary};
 use crate::rules::illegal::IllegalKind;
@@ -40,6 +40,13 @@ pub async fn tournament(
     let book = load_book(&plan)?;
     let mut schedule = plan.schedule(book.len());
     let planned = schedule.len();
+    if let (Some(shard), true) = (plan.shard, schedule.is_empty()) {
+        let full = plan.full_schedule(book.len());
+        let pairs = full.iter().map(|p| p.pair).max().unwrap_or(0);
+        usage!(
+            "--shard {shard} holds no games: the schedule's {pairs} pair(s) of games go to the first {pairs} shard(s); use at most {pairs} shard(s) or more --games"
+        );
+    }
 
     // Every engine must start and shake hands before the first game: a missing binary, an
     // engine that never says uciok, or an unknown option stops the run here, with one line.
@@ -184,8 +191,16 @@ fn new_plan(
     }
     let engines = players(&roster, names)?;
     let games = args.games.or(table.games).unwrap_or(2);
-    if games == 0 {
-        bail!("--games must be at least 1");
+    let encounters = match format {
+        Format::Gauntlet => engines.len() - 1,
+        Format::RoundRobin => engines.len() * (engines.len() - 1) / 2,
+    } as u64;
+    let total = encounters * u64::from(games);
+    if total > limits::RUN_GAMES {
+        usage!(
+            "{encounters} pairings x {games} games is {total} games; a run holds at most {} (give fewer --games, or split the run)",
+            limits::RUN_GAMES
+        );
     }
     let openings = match args.openings.as_ref().or(table.openings.as_ref()) {
         Some(path) => Some(std::path::absolute(path)?),
@@ -193,15 +208,12 @@ fn new_plan(
     };
     let openings_digest = openings.as_deref().map(plan::digest).transpose()?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let concurrency = args.concurrency.or(table.concurrency).unwrap_or(cpus);
-    if concurrency == 0 {
-        bail!("--concurrency must be at least 1");
-    }
-    let shard = match (args.shard, &table.shard) {
-        (Some(shard), _) => Some(shard),
-        (None, Some(text)) => Some(text.parse::<Shard>().map_err(anyhow::Error::msg)?),
-        (None, None) => None,
-    };
+    let concurrency = args
+        .concurrency
+        .or(table.concurrency)
+        .unwrap_or(cpus)
+        .min(limits::CONCURRENCY.max);
+    let shard = args.shard.or(table.shard);
     let out = args
         .out
         .clone()
@@ -214,25 +226,15 @@ fn new_plan(
             out.display()
         );
     }
-    let sprt = match (args.sprt, &table.sprt) {
-        (Some(sprt), _) => Some(sprt),
-        (None, Some(text)) => Some(text.parse::<Sprt>().map_err(anyhow::Error::msg)?),
-        (None, None) => None,
-    };
+    let sprt = args.sprt.or(table.sprt);
     if sprt.is_some() && engines.len() != 2 {
-        bail!("--sprt tests one engine against one other: give exactly two engines");
+        usage!("--sprt tests one engine against one other: give exactly two engines");
     }
     let watchers = Watchers {
         flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
         claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
         illegal_notice: args.illegal_notice.or(table.illegal_notice).unwrap_or(1.0),
     };
-    if !watchers.flag_notice_ms.is_finite() || watchers.flag_notice_ms < 0.0 {
-        bail!("--flag-notice-ms must be zero or positive");
-    }
-    if !(0.0..=1.0).contains(&watchers.illegal_notice) {
-        bail!("--illegal-notice is a probability: between 0 and 1");
-    }
     let inject = inject_config(args, table)?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -280,7 +282,6 @@ fn resumed_plan(
     args: &RunArgs,
     dir: &Path,
 ) -> anyhow::Result<RunPlan> {
-    let mut plan = RunPlan::load(dir)?;
     let given = [
         ("--tc", args.tc.is_some()),
         ("--games", args.games.is_some()),
@@ -309,11 +310,12 @@ fn resumed_plan(
         ("--flag-gap-ms", args.flag_gap_ms.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
-        bail!(
+        usage!(
             "--resume continues the run as planned in {}; drop {flag}",
             dir.join(RUN_JSON).display()
         );
     }
+    let mut plan = RunPlan::load(dir)?;
     if plan.format != format {
         bail!(
             "{} is a {} run, not a {}",
@@ -362,16 +364,6 @@ fn load_book(plan: &RunPlan) -> anyhow::Result<Vec<Opening>> {
 /// The fault-injection options, from the command line over `[run]`.
 fn inject_config(args: &RunArgs, table: &RunTable) -> anyhow::Result<InjectConfig> {
     let defaults = InjectConfig::default();
-    let range = |arg: Option<MsRange>,
-                 text: &Option<String>,
-                 default: MsRange|
-     -> anyhow::Result<MsRange> {
-        match (arg, text) {
-            (Some(r), _) => Ok(r),
-            (None, Some(t)) => t.parse().map_err(anyhow::Error::msg),
-            (None, None) => Ok(default),
-        }
-    };
     let kinds = match (&args.illegal_kinds, &table.illegal_kinds) {
         (Some(kinds), _) => kinds.clone(),
         (None, Some(names)) => names
@@ -388,21 +380,15 @@ fn inject_config(args: &RunArgs, table: &RunTable) -> anyhow::Result<InjectConfi
             .inject_flag_mode
             .or(table.inject_flag_mode)
             .unwrap_or_default(),
-        overshoot_ms: range(
-            args.flag_overshoot_ms,
-            &table.flag_overshoot_ms,
-            defaults.overshoot_ms,
-        )?,
-        gap_ms: range(args.flag_gap_ms, &table.flag_gap_ms, defaults.gap_ms)?,
+        overshoot_ms: args
+            .flag_overshoot_ms
+            .or(table.flag_overshoot_ms)
+            .unwrap_or(defaults.overshoot_ms),
+        gap_ms: args
+            .flag_gap_ms
+            .or(table.flag_gap_ms)
+            .unwrap_or(defaults.gap_ms),
     };
-    for (flag, p) in [
-        ("--inject-illegal", config.illegal),
-        ("--inject-flag", config.flag),
-    ] {
-        if !(0.0..=1.0).contains(&p) {
-            bail!("{flag} is a probability: between 0 and 1");
-        }
-    }
     if config.kinds.is_empty() {
         bail!("--illegal-kinds: give at least one kind");
     }

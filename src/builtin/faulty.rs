@@ -30,6 +30,41 @@ const KNOWN: &[&str] = &[
     "--say-think",
 ];
 
+/// `blitz-arena engine --help` shows this: the flags, and how the arena rules each fault.
+pub const HELP: &str = "\
+`faulty` plays random legal moves and misbehaves on purpose, as its flags say (in engines.toml:
+args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine freely.
+
+  --crash-after N        exits with status 101 at its move N+1: engine-crash, it loses
+  --hang-after N         from move N+1 never answers anything again: its flag falls and it
+                         does not answer stop: engine-stall, it loses
+  --ignore-stop-after N  from move N+1 searches forever and ignores stop: engine-stall, it loses
+  --illegal-after N      plays one illegal move, at its move N+1 (see below)
+  --null-after N         answers `bestmove 0000` at its move N+1: ruled as an illegal move
+  --slow-move-ms MS      sleeps MS before every move: it loses on time (flag) when MS exceeds
+                         its clock
+  --garbage              prints junk (binary, `info depth 300`, unknown commands) before every
+                         move: nothing happens, the game goes on
+  --huge-line BYTES      prints a line of BYTES bytes before every move: lines over 64 KiB
+                         are dropped as they stream in; the game goes on
+  --slow-start MS        sleeps MS before answering `uci`: fine under 10 s; over it, the run
+                         stops before the first game
+  --no-uciok             never sends `uciok`: the run stops before the first game
+  --seed N               seeds its random moves (0 = entropy)
+
+An illegal move (or 0000) that the opponent's watcher notices (always, unless
+--illegal-notice is below 1) is ruled by --ruleset:
+  fide      taken back, the opponent gets +1 minute, play goes on (FIDE 7.5.5); a second
+            illegal move would lose, but `faulty` plays one per game
+  house     illegal-move: the offender loses (H3.4; 0000: H16)
+  generic   illegal-move: the offender loses, or a draw if the opponent could not mate (G§3)
+  wbca      illegal-move: the offender loses, or a draw if the opponent has no mating
+            material (WBCA 14)
+  uscf      illegal-move: the offender loses, or a draw if the opponent has no mating
+            material (USCF 7d)
+  online    illegal-move: the offender loses at once
+Not noticed, the move stands and play goes on from the illegal position.";
+
 /// The misbehaviours, as parsed from the command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Flags {

@@ -18,6 +18,9 @@ use anyhow::bail;
 
 use engine::{Engine, Out};
 
+/// The flags of `faulty` and how the arena rules each fault (`blitz-arena engine --help`).
+pub use faulty::HELP as FAULTY_HELP;
+
 /// Names accepted by `blitz-arena engine NAME`.
 pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty", "script"];
 

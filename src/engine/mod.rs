@@ -71,6 +71,13 @@ pub enum EngineError {
         option: String,
         known: String,
     },
+    #[error("engine {name}: UCI option {option:?} cannot be {value:?}: it takes {allowed}")]
+    BadOptionValue {
+        name: String,
+        option: String,
+        value: String,
+        allowed: String,
+    },
 }
 
 /// What an engine answered to `go`.
@@ -206,7 +213,14 @@ impl Engine {
                     .join(", "),
             });
         };
-        let line = format!("setoption name {} value {value}\n", known.name);
+        let line = known
+            .setoption(value)
+            .map_err(|allowed| EngineError::BadOptionValue {
+                name: self.name.clone(),
+                option: known.name.clone(),
+                value: value.to_string(),
+                allowed,
+            })?;
         self.send(&line).await
     }
 

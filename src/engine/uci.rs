@@ -130,6 +130,86 @@ pub struct UciOption {
     pub name: String,
     /// `type default [min max] [vars]`, as a short human description.
     pub description: String,
+    /// What values it takes.
+    pub kind: OptionKind,
+}
+
+/// The type of a UCI option and the values it allows (UCI protocol, "option").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true` or `false`.
+    Check,
+    /// An integer from `min` to `max` (either may be missing from the declaration).
+    Spin { min: Option<i64>, max: Option<i64> },
+    /// One of the declared `var`s.
+    Combo { vars: Vec<String> },
+    /// Pressed by `setoption name NAME`, without a value.
+    Button,
+    /// Any text.
+    String,
+    /// A declaration the arena could not read: any value is sent as given.
+    Unparsed,
+}
+
+impl UciOption {
+    /// Checks a configured value against the option's declared type, min/max and vars;
+    /// `Err` says what the option allows (`a whole number from 1 to 1024`).
+    pub fn check_value(&self, value: &str) -> Result<(), String> {
+        let ok = match &self.kind {
+            OptionKind::Check => matches!(value, "true" | "false"),
+            OptionKind::Spin { min, max } => value
+                .trim()
+                .parse::<i64>()
+                .is_ok_and(|v| min.is_none_or(|min| v >= min) && max.is_none_or(|max| v <= max)),
+            OptionKind::Combo { vars } => vars.iter().any(|var| var.eq_ignore_ascii_case(value)),
+            // A button takes no value; `true` (press it) reads naturally in TOML.
+            OptionKind::Button => matches!(value, "" | "true"),
+            OptionKind::String | OptionKind::Unparsed => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.allowed())
+        }
+    }
+
+    /// The `setoption` command that gives the option `value`, once [`Self::check_value`]
+    /// accepts it.
+    pub fn setoption(&self, value: &str) -> Result<String, String> {
+        self.check_value(value)?;
+        Ok(match &self.kind {
+            OptionKind::Button => format!("setoption name {}\n", self.name),
+            OptionKind::Spin { .. } => {
+                format!("setoption name {} value {}\n", self.name, value.trim())
+            }
+            // The engine's own spelling of the var.
+            OptionKind::Combo { vars } => {
+                let var = vars.iter().find(|v| v.eq_ignore_ascii_case(value));
+                format!(
+                    "setoption name {} value {}\n",
+                    self.name,
+                    var.map_or(value, String::as_str)
+                )
+            }
+            _ => format!("setoption name {} value {value}\n", self.name),
+        })
+    }
+
+    /// What the option allows, in words.
+    fn allowed(&self) -> String {
+        match &self.kind {
+            OptionKind::Check => "true or false".to_string(),
+            OptionKind::Spin { min, max } => match (min, max) {
+                (Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
+                (Some(min), None) => format!("a whole number from {min}"),
+                (None, Some(max)) => format!("a whole number up to {max}"),
+                (None, None) => "a whole number".to_string(),
+            },
+            OptionKind::Combo { vars } => format!("one of: {}", vars.join(", ")),
+            OptionKind::Button => "no value (it is a button: give true to press it)".to_string(),
+            OptionKind::String | OptionKind::Unparsed => "any text".to_string(),
+        }
+    }
 }
 
 /// Parses an `option name ... type ...` line.
@@ -154,6 +234,7 @@ pub fn parse_option(line: &str) -> Option<UciOption> {
             (!name.is_empty()).then(|| UciOption {
                 name: name.to_string(),
                 description: "(unparsed)".to_string(),
+                kind: OptionKind::Unparsed,
             })
         }
     }
@@ -161,10 +242,11 @@ pub fn parse_option(line: &str) -> Option<UciOption> {
 
 fn describe(config: UciOptionConfig) -> UciOption {
     let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    let (name, description) = match config {
+    let (name, description, kind) = match config {
         UciOptionConfig::Check { name, default } => (
             name,
             format!("check default {}", show(default.map(|d| d.to_string()))),
+            OptionKind::Check,
         ),
         UciOptionConfig::Spin {
             name,
@@ -179,17 +261,25 @@ fn describe(config: UciOptionConfig) -> UciOption {
                 show(min.map(|d| d.to_string())),
                 show(max.map(|d| d.to_string()))
             ),
+            OptionKind::Spin { min, max },
         ),
         UciOptionConfig::Combo { name, default, var } => (
             name,
             format!("combo default {} var {}", show(default), var.join(" / ")),
+            OptionKind::Combo { vars: var },
         ),
-        UciOptionConfig::Button { name } => (name, "button".to_string()),
-        UciOptionConfig::String { name, default } => {
-            (name, format!("string default {}", show(default)))
-        }
+        UciOptionConfig::Button { name } => (name, "button".to_string(), OptionKind::Button),
+        UciOptionConfig::String { name, default } => (
+            name,
+            format!("string default {}", show(default)),
+            OptionKind::String,
+        ),
     };
-    UciOption { name, description }
+    UciOption {
+        name,
+        description,
+        kind,
+    }
 }
 
 #[cfg(test)]
@@ -261,5 +351,61 @@ mod tests {
         let o = parse_option("option name Weird Thing type spin default x").unwrap();
         assert_eq!(o.name, "Weird Thing");
         assert_eq!(parse_option("optional"), None);
+    }
+
+    fn option(line: &str) -> UciOption {
+        parse_option(line).unwrap()
+    }
+
+    #[test]
+    fn spin_values_are_integers_in_the_declared_range() {
+        let hash = option("option name Hash type spin default 16 min 1 max 33554432");
+        assert_eq!(hash.check_value("16"), Ok(()));
+        assert_eq!(hash.check_value("1"), Ok(()));
+        assert_eq!(hash.check_value("33554432"), Ok(()));
+        let allowed = Err("a whole number from 1 to 33554432".to_string());
+        assert_eq!(hash.check_value("lots"), allowed);
+        assert_eq!(hash.check_value("99999999999"), allowed);
+        assert_eq!(hash.check_value("0"), allowed);
+        assert_eq!(hash.check_value("1.5"), allowed);
+        assert_eq!(
+            hash.setoption(" 64").unwrap(),
+            "setoption name Hash value 64\n"
+        );
+        let threads = option("option name Threads type spin default 1 min 1 max 1024");
+        assert!(threads.check_value("0").is_err());
+    }
+
+    #[test]
+    fn check_combo_button_and_string_values() {
+        let ponder = option("option name Ponder type check default false");
+        assert_eq!(ponder.check_value("true"), Ok(()));
+        assert_eq!(ponder.check_value("false"), Ok(()));
+        assert_eq!(ponder.check_value("yes"), Err("true or false".to_string()));
+        let combo = option(
+            "option name King Safety Curve type combo default Quadratic var Quadratic var Linear",
+        );
+        assert_eq!(combo.check_value("Linear"), Ok(()));
+        assert_eq!(
+            combo.check_value("Cubic"),
+            Err("one of: Quadratic, Linear".to_string())
+        );
+        // The engine's own spelling is sent.
+        assert_eq!(
+            combo.setoption("linear").unwrap(),
+            "setoption name King Safety Curve value Linear\n"
+        );
+        let button = option("option name Clear Hash type button");
+        assert_eq!(
+            button.setoption("true").unwrap(),
+            "setoption name Clear Hash\n"
+        );
+        assert!(button.check_value("42").is_err());
+        let text = option("option name SyzygyPath type string default <empty>");
+        assert_eq!(text.check_value("/tb/a b"), Ok(()));
+        // An unreadable declaration does not stop a run: the value is sent as given.
+        let weird = option("option name Weird Thing type colour default red");
+        assert_eq!(weird.kind, OptionKind::Unparsed);
+        assert_eq!(weird.check_value("anything"), Ok(()));
     }
 }

@@ -1,0 +1,681 @@
+//! The command line as README writes it: every command form runs; every numeric option has a
+//! range that `--help` and README show and that is enforced with one line and exit code 2;
+//! a bad `[run]` value is a config error with its file:line; UCI option values are checked
+//! against what the engine declares; the `faulty` example runs as README shows it.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use blitz_arena::cli::limits;
+use common::*;
+
+const README: &str = include_str!("../README.md");
+
+const BUILTINS: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.random]
+builtin = "random"
+[engines.greedy]
+builtin = "greedy"
+"#;
+
+/// The arguments of a command README shows, checked to be in README word for word.
+fn readme_command(line: &str) -> Vec<&str> {
+    assert!(README.contains(line), "README no longer shows: {line}");
+    line.strip_prefix("blitz-arena ")
+        .expect("a blitz-arena command")
+        .split_whitespace()
+        .collect()
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        stderr(out)
+    );
+}
+
+/// Exit code `code` and exactly one line on stderr that contains every needle.
+fn assert_one_line(out: &Output, code: i32, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in: {err}");
+    }
+}
+
+/// The single results folder a run without `--out` left under `results/`.
+fn only_results_folder(s: &Scratch) -> std::path::PathBuf {
+    let folders: Vec<_> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    folders[0].clone()
+}
+
+#[test]
+fn round_robin_runs_as_readme_writes_it() {
+    let s = Scratch::new("round-robin");
+    s.write("engines.toml", BUILTINS);
+    let out = s.run(&readme_command(
+        "blitz-arena round-robin instant greedy random --tc 10s+0.1s --games 2 --max-moves 20",
+    ));
+    assert_ok(&out);
+    let dir = only_results_folder(&s);
+    assert!(dir.to_string_lossy().ends_with("-round-robin"), "{dir:?}");
+    let rows = csv_rows(&dir.join("games.csv"));
+    assert_eq!(rows.len(), 6, "three pairings, two games each");
+    // Every pair of engines met twice, once with each colour.
+    let mut colours: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for row in &rows {
+        *colours
+            .entry((row["white"].clone(), row["black"].clone()))
+            .or_default() += 1;
+    }
+    for (a, b) in [
+        ("instant", "greedy"),
+        ("instant", "random"),
+        ("greedy", "random"),
+    ] {
+        assert_eq!(colours.get(&(a.into(), b.into())), Some(&1), "{colours:?}");
+        assert_eq!(colours.get(&(b.into(), a.into())), Some(&1), "{colours:?}");
+    }
+    let text = stdout(&out);
+    for engine in ["instant", "greedy", "random"] {
+        assert!(text.contains(engine), "standings without {engine}: {text}");
+    }
+    assert!(text.contains("invariants: held in all 6 games"), "{text}");
+    assert!(dir.join("summary.csv").exists());
+}
+
+/// Runs `blitz-arena engine ARGS` with `input` on stdin.
+fn engine_session(s: &Scratch, args: &[&str], input: &str) -> Output {
+    let mut child = s
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn every_command_readme_lists_runs_in_the_form_it_shows() {
+    let s = Scratch::new("commands");
+    s.write("engines.toml", BUILTINS);
+
+    // The synopsis: each subcommand README lists exists and has help.
+    let synopsis = README
+        .split("## Commands")
+        .nth(1)
+        .and_then(|rest| rest.split("```").nth(1))
+        .expect("README's command synopsis");
+    let subcommands: Vec<&str> = synopsis
+        .lines()
+        .filter_map(|l| l.strip_prefix("blitz-arena "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        subcommands,
+        [
+            "gauntlet",
+            "round-robin",
+            "check",
+            "rules",
+            "stats",
+            "adjudicate",
+            "merge",
+            "engine"
+        ]
+    );
+    for sub in &subcommands {
+        let help = s.run(&[sub, "--help"]);
+        assert_ok(&help);
+        assert!(stdout(&help).contains("Usage: blitz-arena"), "{sub}");
+    }
+
+    // gauntlet ENGINE --vs OPP[,OPP...], as two shards of one run ...
+    let shard = |k: &str| {
+        let out_dir = format!("shard{k}");
+        let shard = format!("{k}/2");
+        s.run(&[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random,greedy",
+            "--tc",
+            "10s+0",
+            "--games",
+            "2",
+            "--max-moves",
+            "5",
+            "--seed",
+            "3",
+            "--shard",
+            &shard,
+            "--out",
+            &out_dir,
+        ])
+    };
+    assert_ok(&shard("1"));
+    assert_ok(&shard("2"));
+    // ... merge DIR... --out DIR ...
+    assert_ok(&s.run(&["merge", "shard1", "shard2", "--out", "all"]));
+    assert_eq!(csv_rows(&s.path("all/games.csv")).len(), 4);
+    // ... stats RESULTS... ...
+    let stats = s.run(&["stats", "all", "shard1/games.csv"]);
+    assert_ok(&stats);
+    assert!(stdout(&stats).contains("instant"), "{}", stdout(&stats));
+    // ... adjudicate RESULTS --ruleset NAME.
+    assert_ok(&s.run(&["adjudicate", "all", "--ruleset", "house"]));
+
+    // check [ENGINE...] [--engines FILE]
+    let check = s.run(&["check"]);
+    assert_ok(&check);
+    for engine in ["instant", "random", "greedy"] {
+        assert!(
+            stdout(&check).contains(&format!("{engine}: ok")),
+            "{}",
+            stdout(&check)
+        );
+    }
+    std::fs::rename(s.path("engines.toml"), s.path("roster.toml")).unwrap();
+    let check = s.run(&["check", "random", "--engines", "roster.toml"]);
+    assert_ok(&check);
+    assert!(stdout(&check).contains("option Seed"), "{}", stdout(&check));
+
+    // rules [RULESET]
+    let all = s.run(&["rules"]);
+    assert_ok(&all);
+    let one = s.run(&["rules", "online"]);
+    assert_ok(&one);
+    assert!(stdout(&one).len() < stdout(&all).len());
+
+    // engine NAME [ARGS]
+    let session = "uci\nisready\nposition startpos\ngo movetime 50\n";
+    for args in [
+        &["engine", "instant"][..],
+        &["engine", "faulty", "--seed", "3"],
+    ] {
+        let out = engine_session(&s, args, session);
+        assert_ok(&out);
+        let text = stdout(&out);
+        for reply in ["uciok", "readyok", "bestmove "] {
+            assert!(text.contains(reply), "{args:?}: {reply} not in {text}");
+        }
+    }
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+/// A numeric option, a value just inside its range and values outside it.
+struct Case {
+    flag: &'static str,
+    range: String,
+    inside: String,
+    outside: &'static [&'static str],
+}
+
+fn cases() -> Vec<Case> {
+    fn case<T: Copy + PartialOrd + std::fmt::Display + std::str::FromStr>(
+        limit: limits::Limit<T>,
+        inside: T,
+        outside: &'static [&'static str],
+    ) -> Case {
+        Case {
+            flag: limit.option,
+            range: limit.range_text(),
+            inside: inside.to_string(),
+            outside,
+        }
+    }
+    vec![
+        case(
+            limits::GAMES,
+            limits::GAMES.max,
+            &["0", "1000001", "4294967295"],
+        ),
+        case(limits::CONCURRENCY, 1, &["0", "1025"]),
+        case(limits::SEED, u64::MAX, &["18446744073709551616", "x"]),
+        case(limits::MAX_MOVES, 1, &["0", "10001"]),
+        case(limits::NODES, 1, &["0", "1000000000001"]),
+        case(limits::DEPTH, 255, &["0", "256"]),
+        case(
+            limits::TIME_MARGIN,
+            600_000,
+            &["600001", "9223372036854775"],
+        ),
+        case(limits::FLAG_NOTICE_MS, 600_000.0, &["600001", "NaN", "inf"]),
+        case(limits::CLAIM_MS, 600_000, &["600001"]),
+        case(limits::ILLEGAL_NOTICE, 0.0, &["1.5"]),
+        case(limits::INJECT_ILLEGAL, 1.0, &["1.5"]),
+        case(limits::INJECT_FLAG, 1.0, &["1.01"]),
+    ]
+}
+
+/// What `--help` says about one option (clap wraps its lines).
+fn help_of(help: &str, flag: &str) -> String {
+    let words: Vec<&str> = help.split_whitespace().collect();
+    let start = words
+        .iter()
+        .position(|w| *w == format!("--{flag}"))
+        .unwrap_or_else(|| panic!("--{flag} not in --help"));
+    let end = words[start + 1..]
+        .iter()
+        .position(|w| w.starts_with("--"))
+        .map_or(words.len(), |n| start + 1 + n);
+    words[start..end].join(" ")
+}
+
+/// README's row of the option table for `--flag`.
+fn readme_row(flag: &str) -> &'static str {
+    README
+        .lines()
+        .find(|l| {
+            l.starts_with(&format!("| `--{flag} ")) || l.starts_with(&format!("| `--{flag}`"))
+        })
+        .unwrap_or_else(|| panic!("README's option table has no row for --{flag}"))
+}
+
+#[test]
+fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enforces() {
+    let s = Scratch::new("ranges");
+    s.write("engines.toml", BUILTINS);
+    let help = stdout(&s.run(&["gauntlet", "--help"]));
+    for case in cases() {
+        let flag = format!("--{}", case.flag);
+        assert!(
+            help_of(&help, case.flag).contains(&case.range),
+            "--help of {flag} does not say {}: {}",
+            case.range,
+            help_of(&help, case.flag)
+        );
+        assert!(
+            readme_row(case.flag).contains(&case.range),
+            "README's row for {flag} does not say {}",
+            case.range
+        );
+        // In range: parsed, and the run then stops at the unknown engine (exit 1).
+        let inside = s.run(&["gauntlet", "nobody", "--vs", "random", &flag, &case.inside]);
+        assert_one_line(&inside, 1, &["unknown engine `nobody`"]);
+        for value in case.outside {
+            let out = s.run(&["gauntlet", "instant", "--vs", "random", &flag, value]);
+            assert_one_line(&out, 2, &[&flag, &case.range]);
+        }
+    }
+    // The values with a structure: each number in range.
+    for (flag, value, says) in [
+        ("--tc", "20000000m", "time is too large"),
+        ("--tc", "0+0", "no time at all"),
+        (
+            "--flag-overshoot-ms",
+            "0..18446744073709551615",
+            "0 to 600000",
+        ),
+        ("--flag-overshoot-ms", "0..600001", "0 to 600000"),
+        ("--flag-gap-ms", "0..600001", "0 to 600000"),
+        ("--shard", "5/4", "1 <= K <= N"),
+        ("--shard", "1/10001", "1 to 10000"),
+        (
+            "--draw-adjudication",
+            "movecount=0",
+            "movecount=0: must be from 1 to 10000",
+        ),
+        ("--draw-adjudication", "score=100001", "from 0 to 100000"),
+        (
+            "--resign-adjudication",
+            "movecount=4294967295",
+            "from 1 to 10000",
+        ),
+        (
+            "--sprt",
+            "elo0=0,elo1=5,alpha=0,beta=0.05",
+            "alpha must be between 0 and 1",
+        ),
+    ] {
+        let out = s.run(&["gauntlet", "instant", "--vs", "random", flag, value]);
+        assert_one_line(&out, 2, &[flag, says]);
+    }
+    for (flag, says) in [
+        ("tc", "0 to 1000000000000 ms"),
+        ("flag-overshoot-ms", "0 to 600000"),
+        ("flag-gap-ms", "0 to 600000"),
+        ("shard", "1 to 10000"),
+        ("draw-adjudication", "1 to 10000"),
+        ("resign-adjudication", "0 to 100000"),
+        ("sprt", "-200 to 200"),
+    ] {
+        assert!(help_of(&help, flag).contains(says), "--help of --{flag}");
+        assert!(readme_row(flag).contains(says), "README's row of --{flag}");
+    }
+    assert!(!s.path("results").exists(), "no run started");
+}
+
+#[test]
+fn a_bad_command_line_exits_2_and_any_other_error_1() {
+    let s = Scratch::new("exit-codes");
+    s.write("engines.toml", BUILTINS);
+    let gauntlet = |extra: &[&str]| {
+        let mut args = vec!["gauntlet", "instant", "--vs", "random", "--tc", "10s+0"];
+        args.extend_from_slice(extra);
+        s.run(&args)
+    };
+    // Values clap reads.
+    assert_one_line(&gauntlet(&["--games", "0"]), 2, &["--games"]);
+    assert_one_line(&gauntlet(&["--concurrency", "0"]), 2, &["--concurrency"]);
+    assert_one_line(
+        &gauntlet(&["--inject-illegal", "1.5"]),
+        2,
+        &["--inject-illegal"],
+    );
+    assert_one_line(&gauntlet(&["--colour", "blue"]), 2, &["--colour"]);
+    assert_one_line(&s.run(&["gauntlet", "instant"]), 2, &["--vs"]);
+    // --vs is comma-separated: a second name after a space is not an opponent.
+    assert_one_line(&gauntlet(&["greedy"]), 2, &["'greedy'"]);
+    // Options that cannot go together, and runs that cannot be played as asked.
+    assert_one_line(
+        &s.run(&[
+            "round-robin",
+            "instant",
+            "random",
+            "greedy",
+            "--sprt",
+            "elo0=0,elo1=5,alpha=0.05,beta=0.05",
+        ]),
+        2,
+        &["--sprt", "two engines"],
+    );
+    assert_one_line(
+        &s.run(&[
+            "gauntlet", "instant", "--vs", "random", "--resume", "nowhere", "--tc", "1+0",
+        ]),
+        2,
+        &["drop --tc"],
+    );
+    assert_one_line(
+        &s.run(&[
+            "round-robin",
+            "instant",
+            "random",
+            "greedy",
+            "--games",
+            "400000",
+        ]),
+        2,
+        &[
+            "3 pairings x 400000 games is 1200000 games",
+            "at most 1000000",
+        ],
+    );
+    // A shard that holds no game: 2 games are one pair, so shard 4/4 would play nothing.
+    assert_one_line(
+        &gauntlet(&["--games", "2", "--shard", "4/4", "--out", "empty"]),
+        2,
+        &["--shard 4/4 holds no games", "use at most 1 shard"],
+    );
+    assert!(!s.path("empty").exists());
+    // Everything else is 1.
+    let missing = gauntlet(&["--engines", "missing.toml"]);
+    assert_one_line(&missing, 1, &["missing.toml: cannot read: No such file"]);
+    assert_eq!(
+        stderr(&missing).matches("No such file").count(),
+        1,
+        "said once"
+    );
+    assert_one_line(
+        &gauntlet(&["--openings", "missing.epd"]),
+        1,
+        &["missing.epd"],
+    );
+    assert_one_line(&s.run(&["stats", "nowhere"]), 1, &["nowhere"]);
+    assert!(!s.path("results").exists(), "no run started");
+}
+
+#[test]
+fn a_bad_run_table_value_is_a_config_error_with_its_line() {
+    let s = Scratch::new("run-table");
+    for (line, says) in [
+        (
+            "max-moves = 0",
+            "run.max-moves: 0 is out of range: give a number from 1 to 10000",
+        ),
+        (
+            "games = 4294967295",
+            "run.games: 4294967295 is out of range",
+        ),
+        ("games = -2", "run.games: -2 is out of range"),
+        ("concurrency = 2.5", "run.concurrency: 2.5 is out of range"),
+        ("time-margin = 9223372036854775", "run.time-margin"),
+        (
+            "flag-notice-ms = \"slow\"",
+            "run.flag-notice-ms: expected a number from 0 to 600000",
+        ),
+        (
+            "inject-illegal = 1.5",
+            "run.inject-illegal: 1.5 is out of range",
+        ),
+        (
+            "flag-overshoot-ms = \"0..18446744073709551615\"",
+            "run.flag-overshoot-ms",
+        ),
+        ("flag-gap-ms = \"0..600001\"", "run.flag-gap-ms"),
+        ("shard = \"1/10001\"", "run.shard"),
+        (
+            "draw-adjudication = \"movecount=0\"",
+            "run.draw-adjudication: movecount=0",
+        ),
+        ("sprt = \"elo0=5,elo1=0,alpha=0.05,beta=0.05\"", "run.sprt"),
+    ] {
+        s.write("engines.toml", &format!("[run]\n{line}\n{BUILTINS}"));
+        let out = s.run(&["gauntlet", "instant", "--vs", "random"]);
+        assert_one_line(&out, 1, &["engines.toml:2:", says]);
+    }
+    assert!(!s.path("results").exists(), "no run started");
+}
+
+/// `check` on a roster, and a gauntlet between two of its engines.
+fn check_and_play(s: &Scratch, good: &str, bad: &str) -> (Output, Output) {
+    let check = s.run(&["check", good, bad]);
+    let play = s.run(&["gauntlet", good, "--vs", bad, "--out", "never"]);
+    assert!(!s.path("never").exists(), "no results folder");
+    (check, play)
+}
+
+#[test]
+fn uci_option_values_are_checked_against_the_declared_type_and_range() {
+    let s = Scratch::new("uci-options");
+    s.write(
+        "engines.toml",
+        r#"
+[engines.fine]
+builtin = "minimax"
+options = { Hash = 1024, MoveOverhead = 0 }
+[engines.big-hash]
+builtin = "minimax"
+options = { Hash = 2048 }
+[engines.word-seed]
+builtin = "random"
+options = { Seed = "lots" }
+[engines.maybe-960]
+builtin = "script"
+args = ["--moves", "e2e4"]
+options = { UCI_Chess960 = "maybe" }
+"#,
+    );
+    for (bad, says) in [
+        (
+            "big-hash",
+            r#"engine big-hash: UCI option "Hash" cannot be "2048": it takes a whole number from 1 to 1024"#,
+        ),
+        (
+            "word-seed",
+            r#"engine word-seed: UCI option "Seed" cannot be "lots": it takes a whole number from 0 to 2147483647"#,
+        ),
+        (
+            "maybe-960",
+            r#"engine maybe-960: UCI option "UCI_Chess960" cannot be "maybe": it takes true or false"#,
+        ),
+    ] {
+        let (check, play) = check_and_play(&s, "fine", bad);
+        assert_eq!(check.status.code(), Some(3), "{}", stdout(&check));
+        assert!(stdout(&check).contains("fine: ok"), "{}", stdout(&check));
+        assert!(
+            stdout(&check).contains(&format!("{bad}: FAILED: {says}")),
+            "{}",
+            stdout(&check)
+        );
+        assert_one_line(&play, 1, &[says]);
+    }
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn stockfish_and_glaurung_option_values_are_checked() {
+    let (sf, glaurung) = ("/usr/games/stockfish", "/usr/games/glaurung");
+    if !Path::new(sf).exists() || !Path::new(glaurung).exists() {
+        eprintln!("skipped: {sf} or {glaurung} is not installed");
+        return;
+    }
+    let s = Scratch::new("uci-options-real");
+    s.write(
+        "engines.toml",
+        &format!(
+            r#"
+[engines.sf]
+cmd = "{sf}"
+options = {{ Hash = 16, Threads = 1, Ponder = false, "Clear Hash" = true, SyzygyPath = "/tmp" }}
+[engines.sf-lots]
+cmd = "{sf}"
+options = {{ Hash = "lots" }}
+[engines.sf-huge]
+cmd = "{sf}"
+options = {{ Hash = 99999999999 }}
+[engines.sf-threads]
+cmd = "{sf}"
+options = {{ Threads = 0 }}
+[engines.glaurung]
+cmd = "{glaurung}"
+options = {{ "King Safety Curve" = "Linear" }}
+[engines.glaurung-cubic]
+cmd = "{glaurung}"
+options = {{ "King Safety Curve" = "Cubic" }}
+"#
+        ),
+    );
+    for (good, bad, says) in [
+        (
+            "sf",
+            "sf-lots",
+            r#"UCI option "Hash" cannot be "lots": it takes a whole number from 1 to 33554432"#,
+        ),
+        (
+            "sf",
+            "sf-huge",
+            r#"UCI option "Hash" cannot be "99999999999": it takes a whole number from 1 to 33554432"#,
+        ),
+        (
+            "sf",
+            "sf-threads",
+            r#"UCI option "Threads" cannot be "0": it takes a whole number from 1 to 1024"#,
+        ),
+        (
+            "glaurung",
+            "glaurung-cubic",
+            r#"UCI option "King Safety Curve" cannot be "Cubic": it takes one of: Quadratic, Linear"#,
+        ),
+    ] {
+        let (check, play) = check_and_play(&s, good, bad);
+        assert_eq!(check.status.code(), Some(3), "{}", stdout(&check));
+        assert!(
+            stdout(&check).contains(&format!("{good}: ok")),
+            "{}",
+            stdout(&check)
+        );
+        assert!(
+            stdout(&check).contains(&format!("{bad}: FAILED: engine {bad}: {says}")),
+            "{}",
+            stdout(&check)
+        );
+        assert_one_line(&play, 1, &[says]);
+    }
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
+#[test]
+fn the_faulty_example_runs_as_readme_shows_it() {
+    let s = Scratch::new("faulty-example");
+    let toml = README
+        .split("cat > faulty.toml <<'TOML'\n")
+        .nth(1)
+        .and_then(|rest| rest.split("TOML\n").next())
+        .expect("README's faulty.toml");
+    s.write("faulty.toml", toml);
+    let fide = s.run(&readme_command(
+        "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --max-moves 20 --ruleset fide --out faulty-fide",
+    ));
+    assert_ok(&fide);
+    // FIDE 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
+    // game goes on (with these seeds, to the --max-moves draw).
+    let rows = csv_rows(&s.path("faulty-fide/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row["illegal_moves"], "1", "{row:?}");
+        assert_eq!(row["termination"], "max-moves", "{row:?}");
+        let random_left: i64 = if row["white"] == "random" {
+            row["white_ms_left"].parse().unwrap()
+        } else {
+            row["black_ms_left"].parse().unwrap()
+        };
+        assert!(random_left > 60_000, "random got its minute: {row:?}");
+    }
+    let house = s.run(&readme_command(
+        "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --ruleset house --out faulty-house",
+    ));
+    assert_ok(&house);
+    let rows = csv_rows(&s.path("faulty-house/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row["termination"], "illegal-move", "{row:?}");
+        assert!(row["rule"].contains("H3.4"), "{row:?}");
+        let random_won = (row["white"] == "random" && row["result"] == "1-0")
+            || (row["black"] == "random" && row["result"] == "0-1");
+        assert!(random_won, "{row:?}");
+    }
+    // `engine faulty --help` lists the flags and what each ruleset does.
+    let help = s.run(&["engine", "faulty", "--help"]);
+    assert_ok(&help);
+    let text = stdout(&help);
+    for flag in [
+        "--crash-after",
+        "--hang-after",
+        "--ignore-stop-after",
+        "--illegal-after",
+        "--null-after",
+        "--slow-move-ms",
+        "--garbage",
+        "--huge-line",
+        "--slow-start",
+        "--no-uciok",
+        "--seed",
+    ] {
+        assert!(text.contains(flag), "{flag} not in: {text}");
+    }
+    for ruling in ["FIDE 7.5.5", "H3.4", "G§3", "WBCA 14", "USCF 7d", "online"] {
+        assert!(text.contains(ruling), "{ruling} not in: {text}");
+    }
+}
