@@ -1,0 +1,273 @@
+//! Reading a results folder back, one game at a time: an index of `events.jsonl` (where each
+//! game's record lies), and `reconcile`, which makes an interrupted run's folder whole again
+//! before it is resumed. Both stream the files: memory holds the index, the `games.csv` rows
+//! and one record at a time, never the whole event log.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail};
+
+use super::csv::{read_rows_reporting, GameRow};
+use super::folder::{create_new, open_read, tmp_path, EVENTS_JSONL, GAMES_CSV, GAMES_PGN};
+use super::results::Rendered;
+use super::tally::Tally;
+use crate::event::GameRecord;
+
+/// Where each game's record lies in an `events.jsonl`. A game written twice (replayed after an
+/// interrupted write) is found at its last record; a torn last line is left out.
+pub struct EventsIndex {
+    path: PathBuf,
+    file: Option<File>,
+    at: HashMap<u64, (u64, usize)>,
+    /// What was left out, in words: a torn last line, records written twice.
+    pub notes: Vec<String>,
+}
+
+/// The one field the index reads of each line.
+#[derive(serde::Deserialize)]
+struct GameNumber {
+    game: u64,
+}
+
+impl EventsIndex {
+    /// Indexes `path`; a missing file holds no game. A bad line that is not a torn last line
+    /// is an error naming it.
+    pub fn scan(path: &Path) -> anyhow::Result<EventsIndex> {
+        let mut index = EventsIndex {
+            path: path.to_path_buf(),
+            file: None,
+            at: HashMap::new(),
+            notes: Vec::new(),
+        };
+        let file = match open_read(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(index),
+            Err(e) => bail!("cannot read {}: {e}", path.display()),
+        };
+        let cannot = |e: std::io::Error| anyhow!("cannot read {}: {e}", path.display());
+        let mut reader = std::io::BufReader::new(file.try_clone().map_err(cannot)?);
+        let mut line = Vec::new();
+        let (mut offset, mut number, mut replayed) = (0u64, 0usize, 0usize);
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line).map_err(cannot)?;
+            if n == 0 {
+                break;
+            }
+            number += 1;
+            let complete = line.ends_with(b"\n");
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            if !text.trim_ascii().is_empty() {
+                let parsed = if complete {
+                    serde_json::from_slice::<GameNumber>(text).map(|g| g.game)
+                } else {
+                    // A last line without its newline counts only if it is a whole record.
+                    serde_json::from_slice::<GameRecord>(text).map(|r| r.game)
+                };
+                match parsed {
+                    Ok(game) => {
+                        if index.at.insert(game, (offset, text.len())).is_some() {
+                            replayed += 1;
+                        }
+                    }
+                    Err(_) if !complete => index.notes.push(format!(
+                        "dropped a half-written last line ({n} bytes) left by an interrupted run"
+                    )),
+                    Err(e) => bail!("{}: line {number}: {e}", path.display()),
+                }
+            }
+            offset += n as u64;
+        }
+        if replayed > 0 {
+            index.notes.push(format!(
+                "{replayed} games were written twice: kept the last record of each"
+            ));
+        }
+        index.file = Some(file);
+        Ok(index)
+    }
+
+    /// Games indexed.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The record of `game`, read from the file; `None` if the file holds none.
+    pub fn record(&self, game: u64) -> anyhow::Result<Option<GameRecord>> {
+        let (Some(&(offset, len)), Some(file)) = (self.at.get(&game), &self.file) else {
+            return Ok(None);
+        };
+        let mut bytes = vec![0u8; len];
+        file.read_exact_at(&mut bytes, offset)
+            .map_err(|e| anyhow!("cannot read {}: {e}", self.path.display()))?;
+        let record = serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow!("{}: game {game}: {e}", self.path.display()))?;
+        Ok(Some(record))
+    }
+}
+
+/// A folder made whole again: the games it holds, counted, and what had to be repaired (one
+/// line per file, worth a warning).
+pub struct Reconciled {
+    pub tally: Tally,
+    pub repairs: Vec<String>,
+}
+
+/// Makes a results folder consistent after an interruption, before a run is resumed: the
+/// games in `games.csv` (written last, so the truth) are the finished games, and
+/// `events.jsonl` and `games.pgn` are rewritten to hold exactly those, in the same order. A
+/// game that reached the events or the PGN but not the CSV is dropped, to be played again.
+/// Every kept game must pass `check` (it is the game the plan schedules under its number), or
+/// the folder is refused. A folder without a `games.csv` holds no game.
+pub fn reconcile(
+    dir: &Path,
+    check: impl Fn(&GameRecord) -> Result<(), String>,
+) -> anyhow::Result<Reconciled> {
+    let csv_path = dir.join(GAMES_CSV);
+    let mut tally = Tally::default();
+    if csv_path.symlink_metadata().is_err() {
+        return Ok(Reconciled {
+            tally,
+            repairs: Vec::new(),
+        });
+    }
+    open_read(&csv_path).map_err(|e| anyhow!("cannot read {}: {e}", csv_path.display()))?;
+    let (rows, torn_csv) = read_rows_reporting(&csv_path)?;
+    let mut seen = HashSet::with_capacity(rows.len());
+    if let Some(row) = rows.iter().find(|r| !seen.insert(r.game)) {
+        bail!(
+            "{}: game {} is listed twice; the folder cannot be resumed",
+            csv_path.display(),
+            row.game
+        );
+    }
+    drop(seen);
+    let events = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
+    let pgn_path = dir.join(GAMES_PGN);
+    let old_pgn_len = pgn_path.symlink_metadata().map_or(0, |m| m.len());
+
+    let mut out = Rewrite::start(dir)?;
+    let mut missing = 0;
+    for row in &rows {
+        let Some(record) = events.record(row.game)? else {
+            missing += 1;
+            continue;
+        };
+        if let Err(why) = check(&record) {
+            out.abandon();
+            bail!(
+                "{}: game {} on disk is not the game this run's plan schedules: {why}; the folder cannot be resumed",
+                dir.display(),
+                record.game
+            );
+        }
+        let rendered = Rendered::of(&record)?;
+        out.write(&rendered)?;
+        tally.add(&record, rendered.row);
+    }
+    if missing > 0 {
+        out.abandon();
+        bail!(
+            "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
+            dir.display(),
+            rows.len(),
+            rows.len() - missing
+        );
+    }
+    let new_pgn_len = out.finish()?;
+
+    let mut repairs = Vec::new();
+    if torn_csv > 0 {
+        repairs.push(format!(
+            "{GAMES_CSV}: dropped a half-written last line ({torn_csv} bytes) left by an interrupted run"
+        ));
+    }
+    let mut event_notes = events.notes.clone();
+    let unrecorded = events.len().saturating_sub(rows.len());
+    if unrecorded > 0 {
+        event_notes.push(format!(
+            "dropped {unrecorded} games missing from games.csv (interrupted before they were recorded; they are played again)"
+        ));
+    }
+    if !event_notes.is_empty() {
+        repairs.push(format!("{EVENTS_JSONL}: {}", event_notes.join("; ")));
+    }
+    if old_pgn_len > new_pgn_len {
+        repairs.push(format!(
+            "{GAMES_PGN}: dropped {} bytes of games missing from games.csv or half-written",
+            old_pgn_len - new_pgn_len
+        ));
+    }
+    Ok(Reconciled { tally, repairs })
+}
+
+/// The three files written anew through temporary files (created new, never through a link),
+/// renamed over the old ones once all is written.
+struct Rewrite {
+    files: Vec<(PathBuf, PathBuf, BufWriter<File>)>,
+    pgn_len: u64,
+}
+
+impl Rewrite {
+    fn start(dir: &Path) -> anyhow::Result<Rewrite> {
+        let mut rewrite = Rewrite {
+            files: Vec::new(),
+            pgn_len: 0,
+        };
+        for name in [EVENTS_JSONL, GAMES_PGN, GAMES_CSV] {
+            let path = dir.join(name);
+            let tmp = tmp_path(&path);
+            match create_new(&tmp) {
+                Ok(file) => rewrite.files.push((path, tmp, BufWriter::new(file))),
+                Err(e) => {
+                    rewrite.abandon();
+                    bail!("cannot write {}: {e}", tmp.display());
+                }
+            }
+        }
+        rewrite.put(2, GameRow::csv_header().as_bytes())?;
+        Ok(rewrite)
+    }
+
+    fn put(&mut self, i: usize, bytes: &[u8]) -> anyhow::Result<()> {
+        let (_, tmp, file) = &mut self.files[i];
+        file.write_all(bytes)
+            .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))
+    }
+
+    fn write(&mut self, game: &Rendered) -> anyhow::Result<()> {
+        self.put(0, game.json.as_bytes())?;
+        self.put(1, game.pgn.as_bytes())?;
+        self.pgn_len += game.pgn.len() as u64;
+        self.put(2, &game.csv)
+    }
+
+    /// Flushes, syncs and renames every file over its original; returns the new PGN's length.
+    fn finish(mut self) -> anyhow::Result<u64> {
+        for (path, tmp, file) in std::mem::take(&mut self.files) {
+            let file = file
+                .into_inner()
+                .map_err(|e| anyhow!("cannot write {}: {}", tmp.display(), e.error()))?;
+            file.sync_data()
+                .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
+            std::fs::rename(&tmp, &path)
+                .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(self.pgn_len)
+    }
+
+    /// Removes the temporary files, leaving the folder as it was.
+    fn abandon(&mut self) {
+        for (_, tmp, _) in self.files.drain(..) {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
