@@ -140,13 +140,15 @@ pub fn reconcile(
         });
     }
     open_read(&csv_path).map_err(|e| anyhow!("cannot read {}: {e}", csv_path.display()))?;
+    // Only the game numbers are kept: the rows are made again from the records.
     let (rows, torn_csv) = read_rows_reporting(&csv_path)?;
-    let mut seen = HashSet::with_capacity(rows.len());
-    if let Some(row) = rows.iter().find(|r| !seen.insert(r.game)) {
+    let games: Vec<u64> = rows.iter().map(|r| r.game).collect();
+    drop(rows);
+    let mut seen = HashSet::with_capacity(games.len());
+    if let Some(game) = games.iter().find(|&&g| !seen.insert(g)) {
         bail!(
-            "{}: game {} is listed twice; the folder cannot be resumed",
-            csv_path.display(),
-            row.game
+            "{}: game {game} is listed twice; the folder cannot be resumed",
+            csv_path.display()
         );
     }
     drop(seen);
@@ -156,8 +158,8 @@ pub fn reconcile(
 
     let mut out = Rewrite::start(dir)?;
     let mut missing = 0;
-    for row in &rows {
-        let Some(record) = events.record(row.game)? else {
+    for &game in &games {
+        let Some(record) = events.record(game)? else {
             missing += 1;
             continue;
         };
@@ -178,8 +180,8 @@ pub fn reconcile(
         bail!(
             "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
             dir.display(),
-            rows.len(),
-            rows.len() - missing
+            games.len(),
+            games.len() - missing
         );
     }
     let new_pgn_len = out.finish()?;
@@ -191,7 +193,7 @@ pub fn reconcile(
         ));
     }
     let mut event_notes = events.notes.clone();
-    let unrecorded = events.len().saturating_sub(rows.len());
+    let unrecorded = events.len().saturating_sub(games.len());
     if unrecorded > 0 {
         event_notes.push(format!(
             "dropped {unrecorded} games missing from games.csv (interrupted before they were recorded; they are played again)"
