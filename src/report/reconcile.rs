@@ -84,7 +84,12 @@ impl EventsIndex {
         }
         if replayed > 0 {
             index.notes.push(format!(
-                "{replayed} games were written twice: kept the last record of each"
+                "{} written twice: kept the last record of each",
+                if replayed == 1 {
+                    "1 game was".to_string()
+                } else {
+                    format!("{replayed} games were")
+                }
             ));
         }
         index.file = Some(file);
@@ -196,7 +201,8 @@ pub fn reconcile(
     let unrecorded = events.len().saturating_sub(games.len());
     if unrecorded > 0 {
         event_notes.push(format!(
-            "dropped {unrecorded} games missing from games.csv (interrupted before they were recorded; they are played again)"
+            "dropped {unrecorded} game{} missing from games.csv (interrupted before they were recorded; they are played again)",
+            if unrecorded == 1 { "" } else { "s" }
         ));
     }
     if !event_notes.is_empty() {
@@ -271,5 +277,123 @@ impl Rewrite {
         for (_, tmp, _) in self.files.drain(..) {
             let _ = std::fs::remove_file(tmp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Side, Termination};
+    use crate::report::pgn::game_pgn;
+    use crate::report::pgn::tests::{scholars_mate, Builder};
+    use crate::report::results::ResultsDir;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "blitz-arena-reconcile-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn flag_game(n: u64, seed: u64) -> GameRecord {
+        let mut r = Builder::new(n, "alpha", "beta")
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .flag(Side::White, 300)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        r.seed = seed;
+        r
+    }
+
+    fn line(r: &GameRecord) -> String {
+        serde_json::to_string(r).unwrap() + "\n"
+    }
+
+    #[test]
+    fn only_the_games_of_games_csv_are_kept_and_each_repair_is_said() {
+        let dir = temp_dir("keep");
+        let (first, second) = (scholars_mate(), flag_game(2, 42));
+        {
+            let mut results = ResultsDir::create(&dir).unwrap();
+            results.append(&first).unwrap();
+            results.append(&second).unwrap();
+        }
+        // Game 2 replayed (its second record differs), then game 3 reached the events and
+        // the PGN but not games.csv, then a torn line.
+        let mut replayed = second.clone();
+        replayed.started = "later".into();
+        let third = flag_game(3, 42);
+        let mut events = std::fs::read_to_string(dir.join(EVENTS_JSONL)).unwrap();
+        events += &(line(&replayed) + &line(&third) + "{\"game\":4,");
+        std::fs::write(dir.join(EVENTS_JSONL), events).unwrap();
+        let mut pgn = std::fs::read_to_string(dir.join(GAMES_PGN)).unwrap();
+        pgn += &game_pgn(&third);
+        std::fs::write(dir.join(GAMES_PGN), pgn).unwrap();
+
+        let done = reconcile(&dir, |_| Ok(())).unwrap();
+        assert_eq!(done.tally.rows.len(), 2);
+        assert_eq!(done.tally.rows[1], GameRow::from_record(&replayed));
+        assert_eq!(done.repairs.len(), 2, "{:?}", done.repairs);
+        assert!(
+            done.repairs[0]
+                .starts_with("events.jsonl: dropped a half-written last line (10 bytes)"),
+            "{:?}",
+            done.repairs
+        );
+        assert!(done.repairs[0].contains("1 game was written twice"));
+        assert!(done.repairs[0].contains("dropped 1 game missing from games.csv"));
+        assert!(
+            done.repairs[1].starts_with("games.pgn: dropped "),
+            "{:?}",
+            done.repairs
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(GAMES_PGN)).unwrap(),
+            game_pgn(&first) + &game_pgn(&replayed)
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(EVENTS_JSONL)).unwrap(),
+            line(&first) + &line(&replayed)
+        );
+        // A second pass finds nothing to repair.
+        assert!(reconcile(&dir, |_| Ok(())).unwrap().repairs.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_game_that_fails_the_check_leaves_the_folder_untouched() {
+        let dir = temp_dir("refuse");
+        {
+            let mut results = ResultsDir::create(&dir).unwrap();
+            results.append(&scholars_mate()).unwrap();
+            results.append(&flag_game(2, 7)).unwrap();
+        }
+        let before: Vec<Vec<u8>> = [GAMES_CSV, GAMES_PGN, EVENTS_JSONL]
+            .iter()
+            .map(|f| std::fs::read(dir.join(f)).unwrap())
+            .collect();
+        let check = |r: &GameRecord| {
+            if r.seed == 7 {
+                Err("its seed is 7, the plan's is 42".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let msg = format!("{:#}", reconcile(&dir, check).err().unwrap());
+        assert!(
+            msg.contains("game 2 on disk is not the game this run's plan schedules: its seed is 7"),
+            "{msg}"
+        );
+        for (f, bytes) in [GAMES_CSV, GAMES_PGN, EVENTS_JSONL].iter().zip(before) {
+            assert_eq!(std::fs::read(dir.join(f)).unwrap(), bytes, "{f}");
+            assert!(!dir.join(format!("{f}.tmp")).exists());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
