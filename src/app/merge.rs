@@ -1,5 +1,6 @@
 //! `merge DIR... --out DIR`: joins the results folders of the shards of one run into one
-//! folder whose files and statistics are those of all its games.
+//! folder whose files and statistics are those of all its games. The shards' plans carry the
+//! opening book's positions, so the book file need not be where the shards found it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,8 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::{say, Finish};
-use crate::report::{self, GameRow, ResultsDir, Summary};
-use crate::tournament::plan::{RunPlan, RUN_JSON};
+use crate::report::csv::read_rows_reporting;
+use crate::report::{folder, EventsIndex, FolderLock, ResultsDir, Summary, Tally};
+use crate::report::{EVENTS_JSONL, GAMES_CSV};
+use crate::tournament::plan::RunPlan;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     let plans: Vec<RunPlan> = dirs
@@ -38,63 +41,86 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
             );
         }
     }
-    if out.join(RUN_JSON).exists() || out.join(report::GAMES_CSV).exists() {
-        bail!(
-            "{} holds results already; merge into a new folder",
-            out.display()
-        );
-    }
+    folder::check_unused(out)?;
 
-    // Only the games in each folder's games.csv count (it is written last).
-    let mut records = Vec::new();
-    let mut origin: HashMap<u64, &Path> = HashMap::new();
-    for dir in dirs {
-        let finished: std::collections::HashSet<u64> =
-            report::read_rows(dir)?.iter().map(|r| r.game).collect();
-        for record in report::load_records(dir)? {
-            if !finished.contains(&record.game) {
-                continue;
-            }
-            if let Some(other) = origin.insert(record.game, dir) {
+    // Only the games in each folder's games.csv count (it is written last). The records stay on
+    // disk: an index says where each one is, and they are copied one at a time.
+    let mut sources = Vec::with_capacity(dirs.len());
+    let mut games: Vec<(u64, usize)> = Vec::new();
+    let mut origin: HashMap<u64, usize> = HashMap::new();
+    for (k, dir) in dirs.iter().enumerate() {
+        let (rows, torn) = read_rows_reporting(dir)?;
+        if torn > 0 {
+            eprintln!(
+                "warning: {}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
+                dir.display()
+            );
+        }
+        let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
+        if !index.notes.is_empty() {
+            eprintln!(
+                "warning: {}: {EVENTS_JSONL}: {}",
+                dir.display(),
+                index.notes.join("; ")
+            );
+        }
+        for row in rows {
+            if let Some(other) = origin.insert(row.game, k) {
                 bail!(
                     "game {} is in both {} and {}",
-                    record.game,
-                    other.display(),
+                    row.game,
+                    dirs[other].display(),
                     dir.display()
                 );
             }
-            records.push(record);
+            games.push((row.game, k));
         }
+        sources.push(index);
     }
-    records.sort_by_key(|r| r.game);
+    games.sort_unstable();
 
     let mut merged = first.clone();
     merged.shard = None;
-    let book_len = match &merged.openings {
-        Some(path) => crate::openings::load_openings(path)?.len(),
-        None => 1,
-    };
-    let planned = merged.full_schedule(book_len).len();
+    let book = merged.load_book()?;
+    let planned = merged.full_schedule(book.len()).len();
+    let check = merged.game_check(&book);
 
-    let mut results = ResultsDir::create(out)?;
-    let mut rows: Vec<GameRow> = Vec::with_capacity(records.len());
-    for record in &records {
-        rows.push(results.append(record)?.row);
+    let (out, _) = folder::make_folder(out, false)?;
+    let _lock = FolderLock::acquire(&out)?;
+    folder::check_unused(&out)?;
+    merged.save(&out)?;
+    let mut results = ResultsDir::create(&out)?;
+    let mut tally = Tally::default();
+    for &(game, k) in &games {
+        let Some(record) = sources[k].record(game)? else {
+            bail!(
+                "game {game} is in {} but not in its {EVENTS_JSONL}",
+                dirs[k].join(GAMES_CSV).display()
+            );
+        };
+        if let Err(why) = check(&record) {
+            bail!(
+                "{}: game {game} is not the game the run's plan schedules: {why}",
+                dirs[k].display()
+            );
+        }
+        let written = results.append(&record)?;
+        tally.add(&record, written.row);
     }
-    merged.save(out)?;
-    let summary = Summary::from_rows(&rows);
+    let mut summary = Summary::from_rows(&tally.rows);
+    summary.with_phases(&tally.phases);
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
     say!(
         "merged {} folders: {} of the run's {planned} games; results: {}",
         dirs.len(),
-        records.len(),
+        games.len(),
         out.display()
     );
-    if records.len() < planned {
+    if games.len() < planned {
         eprintln!(
             "warning: {} of the run's games are missing (unfinished or missing shards)",
-            planned - records.len()
+            planned - games.len()
         );
     }
     Ok(Finish::Done)

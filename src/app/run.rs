@@ -16,7 +16,7 @@ use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
 use crate::openings::{self, Opening};
-use crate::report::{self, GameRow, InjectionSummary, ResultsDir, Sprt, Summary};
+use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
 use crate::timecontrol::TimeControl;
@@ -28,16 +28,19 @@ pub async fn tournament(
     format: Format,
     names: Vec<String>,
     args: RunArgs,
-    cancel: watch::Receiver<bool>,
+    mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finish> {
-    let (plan, out, resuming) = match &args.resume {
-        Some(dir) => (resumed_plan(format, &names, &args, dir)?, dir.clone(), true),
+    let (plan, out, default_name, resuming) = match &args.resume {
+        Some(dir) => {
+            let plan = resumed_plan(format, &names, &args, dir)?;
+            (plan, dir.clone(), false, true)
+        }
         None => {
-            let (plan, out) = new_plan(format, &names, &args)?;
-            (plan, out, false)
+            let (plan, out, default_name) = new_plan(format, &names, &args)?;
+            (plan, out, default_name, false)
         }
     };
-    let book = load_book(&plan)?;
+    let book = plan.load_book()?;
     let mut schedule = plan.schedule(book.len());
     let planned = schedule.len();
     if let (Some(shard), true) = (plan.shard, schedule.is_empty()) {
@@ -47,24 +50,50 @@ pub async fn tournament(
             "--shard {shard} holds no games: the schedule's {pairs} pair(s) of games go to the first {pairs} shard(s); use at most {pairs} shard(s) or more --games"
         );
     }
+    // A resumed run's folder is locked at once, so that a second run of it stops before it
+    // starts anything (the lock is held until this run ends).
+    let resume_lock = resuming.then(|| FolderLock::acquire(&out)).transpose()?;
 
     // Every engine must start and shake hands before the first game: a missing binary, an
     // engine that never says uciok, or an unknown option stops the run here, with one line.
+    // Ctrl-C stops it at once, and a new run has written nothing yet.
     let timeouts = Timeouts::default();
-    preflight(&plan.engines, timeouts).await?;
+    tokio::select! {
+        checked = preflight(&plan.engines, timeouts) => checked?,
+        _ = cancel.wait_for(|c| *c) => {
+            eprintln!("interrupted while starting the engines: no game was played, nothing was written");
+            return Ok(Finish::Interrupted);
+        }
+    }
 
-    let previous = if resuming {
-        report::reconcile(&out)?
-    } else {
-        Vec::new()
+    // The folder of a new run is made only now, and locked before anything is written in it.
+    let (out, created, _lock) = match resume_lock {
+        Some(lock) => (out, false, lock),
+        None => {
+            let (dir, created) = folder::make_folder(&out, default_name)?;
+            let lock = FolderLock::acquire(&dir)?;
+            folder::check_unused(&dir)?;
+            (dir, created, lock)
+        }
     };
+    let previous = if resuming {
+        let reconciled = report::reconcile(&out, plan.game_check(&book))?;
+        for repair in &reconciled.repairs {
+            eprintln!("warning: {}: {repair}", out.display());
+        }
+        reconciled.tally
+    } else {
+        Tally::default()
+    };
+    plan.save(&out)?;
     let mut results = ResultsDir::create(&out)?;
     for repair in results.repairs() {
-        eprintln!("warning: {repair}");
+        eprintln!("warning: {}: {repair}", out.display());
     }
-    plan.save(&out)?;
-    let done: HashSet<u64> = previous.iter().map(|r| r.game).collect();
+    let done: HashSet<u64> = previous.rows.iter().map(|r| r.game).collect();
     schedule.retain(|p| !done.contains(&p.game));
+    let played_before = done.len();
+    drop(done);
 
     let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
     eprintln!(
@@ -89,7 +118,7 @@ pub async fn tournament(
             format!(" | time margin {} ms (off the rules)", plan.time_margin_ms)
         },
         if resuming {
-            format!(" | resuming: {} games already played", previous.len())
+            format!(" | resuming: {played_before} games already played")
         } else {
             String::new()
         },
@@ -100,9 +129,8 @@ pub async fn tournament(
         .as_deref()
         .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
         .transpose()?;
-    let previous_rows: Vec<GameRow> = previous.iter().map(GameRow::from_record).collect();
     let mut progress = Progress::new(planned, args.verbose);
-    progress.resume_from(previous.len());
+    progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
     let run = Run {
         plan: plan.clone(),
@@ -111,26 +139,36 @@ pub async fn tournament(
         timeouts,
         sprt,
     };
-    let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
+    let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();
     let cpu = cpu_time().saturating_sub(cpu_before);
+    let tally = &outcome.tally;
+    if outcome.interrupted && tally.rows.is_empty() && !resuming {
+        // Stopped before any game finished: the folder holds nothing worth keeping.
+        drop(results);
+        folder::remove_run(&out, created);
+        eprintln!(
+            "interrupted before any game finished: nothing was kept ({} removed)",
+            out.display()
+        );
+        return Ok(Finish::Interrupted);
+    }
 
-    let mut summary = Summary::from_rows(&outcome.rows);
-    // Think time by game phase and the injections need the events of every game, the resumed
-    // ones included.
-    let records = report::load_records(results.dir()).unwrap_or_default();
-    summary.with_phases(&records);
+    let mut summary = Summary::from_rows(&tally.rows);
+    // Think time by game phase and the injections, counted game by game (the resumed ones
+    // included) from the events.
+    summary.with_phases(&tally.phases);
     if let Some(sprt) = &sprt {
         summary.with_sprt(sprt, &plan.engines[0].name);
     }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
-    let injections = InjectionSummary::from_records(&records);
+    let injections = &tally.injections;
     if !injections.is_empty() {
         say!("{}", injections.to_text());
     }
     if outcome.violations.is_empty() {
-        say!("invariants: held in all {} games", outcome.rows.len());
+        say!("invariants: held in all {} games", tally.rows.len());
     } else {
         say!("invariants: BROKEN in {} places:", outcome.violations.len());
         for (game, broken) in &outcome.violations {
@@ -166,7 +204,7 @@ pub async fn tournament(
     if outcome.interrupted {
         eprintln!(
             "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
-            outcome.rows.len(),
+            tally.rows.len(),
             results.dir().display(),
             results.dir().display()
         );
@@ -180,7 +218,7 @@ fn new_plan(
     format: Format,
     names: &[String],
     args: &RunArgs,
-) -> anyhow::Result<(RunPlan, PathBuf)> {
+) -> anyhow::Result<(RunPlan, PathBuf, bool)> {
     let roster = config::load_roster(&args.engines)?;
     let table = &roster.run;
     if let Some(dir) = &table.resume {
@@ -214,18 +252,11 @@ fn new_plan(
         .unwrap_or(cpus)
         .min(limits::CONCURRENCY.max);
     let shard = args.shard.or(table.shard);
-    let out = args
-        .out
-        .clone()
-        .or_else(|| table.out.clone())
-        .unwrap_or_else(|| default_out(format, shard));
-    if out.join(RUN_JSON).exists() || out.join(report::GAMES_CSV).exists() {
-        bail!(
-            "{} holds a run already: continue it with --resume {}, or choose another --out",
-            out.display(),
-            out.display()
-        );
-    }
+    let given_out = args.out.clone().or_else(|| table.out.clone());
+    let default_name = given_out.is_none();
+    let out = given_out.unwrap_or_else(|| default_out(format, shard));
+    // Checked again under the folder's lock, once the engines have started.
+    folder::check_unused(&out)?;
     let sprt = args.sprt.or(table.sprt);
     if sprt.is_some() && engines.len() != 2 {
         usage!("--sprt tests one engine against one other: give exactly two engines");
@@ -242,6 +273,15 @@ fn new_plan(
         engines,
         tc: args.tc.or(table.tc).unwrap_or(TimeControl::G5),
         games,
+        book: openings
+            .as_deref()
+            .map(|path| -> anyhow::Result<_> {
+                Ok(openings::load_openings(path)?
+                    .iter()
+                    .map(Opening::record)
+                    .collect())
+            })
+            .transpose()?,
         openings,
         openings_digest,
         openings_order: args
@@ -271,7 +311,7 @@ fn new_plan(
         sprt: sprt.map(|s| s.to_string()),
         concurrency,
     };
-    Ok((plan, out))
+    Ok((plan, out, default_name))
 }
 
 /// The plan stored in `dir`: the run continues exactly as it was planned. Only the
@@ -343,22 +383,6 @@ fn resumed_plan(
         plan.concurrency = concurrency.max(1);
     }
     Ok(plan)
-}
-
-/// The opening book of a plan, checked against the digest it was planned with.
-fn load_book(plan: &RunPlan) -> anyhow::Result<Vec<Opening>> {
-    let Some(path) = &plan.openings else {
-        return Ok(vec![Opening::startpos()]);
-    };
-    if let Some(expected) = &plan.openings_digest {
-        if &plan::digest(path)? != expected {
-            bail!(
-                "{}: the opening book changed since the run was planned; the remaining games would not be the planned ones",
-                path.display()
-            );
-        }
-    }
-    Ok(openings::load_openings(path)?)
 }
 
 /// The fault-injection options, from the command line over `[run]`.

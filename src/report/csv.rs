@@ -33,6 +33,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
+use super::folder::{torn_tail_len, GAMES_CSV};
 use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::rules::Ruleset;
 
@@ -257,15 +258,31 @@ impl GameRow {
 /// whole, newline included): it is dropped. A file that is not a games.csv is an error that
 /// names the first missing column; a damaged row elsewhere is an error that names its line.
 pub fn read_rows(path: &Path) -> anyhow::Result<Vec<GameRow>> {
+    Ok(read_rows_reporting(path)?.0)
+}
+
+/// [`read_rows`], and the length in bytes of the torn last line it dropped (0 if none). The
+/// file is streamed: only the rows are kept.
+pub fn read_rows_reporting(path: &Path) -> anyhow::Result<(Vec<GameRow>, u64)> {
     let joined;
     let path = if path.is_dir() {
-        joined = path.join(super::results::GAMES_CSV);
+        joined = path.join(GAMES_CSV);
         joined.as_path()
     } else {
         path
     };
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_rows(&bytes).with_context(|| path.display().to_string())
+    let cannot = |e: std::io::Error| anyhow!("cannot read {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let torn = torn_tail_len(&file).map_err(cannot)?;
+    let len = file.metadata().map_err(cannot)?.len();
+    let rows = if len <= GameRow::csv_header().len() as u64 {
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        parse_rows(&bytes)
+    } else {
+        parse_from(std::io::BufReader::new(file), torn > 0)
+    };
+    let rows = rows.with_context(|| path.display().to_string())?;
+    Ok((rows, torn))
 }
 
 fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
@@ -273,10 +290,14 @@ fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
         // Empty, or a header torn before its newline: no games yet.
         return Ok(Vec::new());
     }
-    let torn = !bytes.ends_with(b"\n");
+    parse_from(bytes, !bytes.ends_with(b"\n"))
+}
+
+/// The rows of a games.csv read from `reader`; `torn`: its last line has no newline (dropped).
+fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<GameRow>> {
     let mut reader = ::csv::ReaderBuilder::new()
         .flexible(true)
-        .from_reader(bytes);
+        .from_reader(reader);
     let headers = reader
         .headers()
         .map_err(|e| anyhow!("not a games.csv: cannot read the header: {e}"))?
@@ -292,21 +313,7 @@ fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
             );
         }
     }
-    let mut records: Vec<(u64, Result<::csv::StringRecord, ::csv::Error>)> = Vec::new();
-    let mut record = ::csv::StringRecord::new();
-    loop {
-        let line = reader.position().line();
-        match reader.read_record(&mut record) {
-            Ok(true) => records.push((line, Ok(record.clone()))),
-            Ok(false) => break,
-            Err(e) => records.push((line, Err(e))),
-        }
-    }
-    if torn {
-        records.pop();
-    }
-    let mut rows = Vec::with_capacity(records.len());
-    for (line, record) in records {
+    let to_row = |line: u64, record: Result<::csv::StringRecord, ::csv::Error>| {
         let record = record.map_err(|e| anyhow!("line {line}: {e}"))?;
         if record.len() != headers.len() {
             bail!(
@@ -315,10 +322,30 @@ fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
                 headers.len()
             );
         }
-        let row: GameRow = record
-            .deserialize(Some(&headers))
-            .map_err(|e| anyhow!("line {line}: {e}"))?;
-        rows.push(row);
+        record
+            .deserialize::<GameRow>(Some(&headers))
+            .map_err(|e| anyhow!("line {line}: {e}"))
+    };
+    // Each record is turned into a row once the next one is read: the last one is dropped
+    // when it is torn.
+    let mut rows = Vec::new();
+    let mut pending = None;
+    let mut record = ::csv::StringRecord::new();
+    loop {
+        let line = reader.position().line();
+        let read = match reader.read_record(&mut record) {
+            Ok(true) => Ok(record.clone()),
+            Ok(false) => break,
+            Err(e) => Err(e),
+        };
+        if let Some((line, read)) = pending.replace((line, read)) {
+            rows.push(to_row(line, read)?);
+        }
+    }
+    if let Some((line, read)) = pending {
+        if !torn {
+            rows.push(to_row(line, read)?);
+        }
     }
     Ok(rows)
 }

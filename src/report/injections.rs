@@ -25,35 +25,41 @@ impl InjectionSummary {
     pub fn from_records(records: &[GameRecord]) -> InjectionSummary {
         let mut summary = InjectionSummary::default();
         for record in records {
-            let ending = record
-                .outcome()
-                .map(|o| (o.termination.to_string(), o.rule.to_string()))
-                .unwrap_or_else(|| ("unfinished".to_string(), String::new()));
-            for (_, _, what) in record.injections() {
-                let entry = summary
-                    .injected
-                    .entry((record.ruleset.to_string(), what.label()))
-                    .or_default();
-                entry.0 += 1;
-                *entry.1.entry(ending.clone()).or_default() += 1;
-            }
-            for event in &record.events {
-                match event {
-                    Event::FlagFall { .. } => summary.flags_fallen += 1,
-                    Event::Notice {
-                        what: Claimable::Flag,
-                        ..
-                    } => summary.flags_noticed += 1,
-                    Event::IllegalMove { .. } => summary.illegal_moves += 1,
-                    Event::Notice {
-                        what: Claimable::IllegalMove,
-                        ..
-                    } => summary.illegal_noticed += 1,
-                    _ => {}
-                }
-            }
+            summary.add(record);
         }
         summary
+    }
+
+    /// Counts one more game (a run adds each game as it ends and keeps only the counts).
+    pub fn add(&mut self, record: &GameRecord) {
+        let summary = self;
+        let ending = record
+            .outcome()
+            .map(|o| (o.termination.to_string(), o.rule.to_string()))
+            .unwrap_or_else(|| ("unfinished".to_string(), String::new()));
+        for (_, _, what) in record.injections() {
+            let entry = summary
+                .injected
+                .entry((record.ruleset.to_string(), what.label()))
+                .or_default();
+            entry.0 += 1;
+            *entry.1.entry(ending.clone()).or_default() += 1;
+        }
+        for event in &record.events {
+            match event {
+                Event::FlagFall { .. } => summary.flags_fallen += 1,
+                Event::Notice {
+                    what: Claimable::Flag,
+                    ..
+                } => summary.flags_noticed += 1,
+                Event::IllegalMove { .. } => summary.illegal_moves += 1,
+                Event::Notice {
+                    what: Claimable::IllegalMove,
+                    ..
+                } => summary.illegal_noticed += 1,
+                _ => {}
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -3,20 +3,26 @@
 //! `summary.csv`.
 
 pub mod csv;
+pub mod folder;
 pub mod injections;
 pub mod pgn;
+pub mod phases;
+pub mod reconcile;
 pub mod results;
 pub mod sprt;
 pub mod stats;
+pub mod tally;
 
 pub use self::csv::{read_rows, GameRow, COLUMNS};
+pub use self::folder::{FolderLock, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV};
 pub use self::injections::InjectionSummary;
 pub use self::pgn::game_pgn;
-pub use self::results::{
-    load_records, reconcile, Rendered, ResultsDir, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV,
-};
+pub use self::phases::{phase_times, Phase, PhaseTimes};
+pub use self::reconcile::{reconcile, EventsIndex, Reconciled};
+pub use self::results::{load_records, Rendered, ResultsDir};
 pub use self::sprt::{Sprt, SprtError, SprtStatus};
 pub use self::stats::{
-    elo_from_score, erf, erfc, pentanomial, phase_times, EngineStats, PairingStats, PentaStats,
-    Phase, PhaseTimes, SprtOutcome, Summary, Wdl, SUMMARY_COLUMNS,
+    elo_from_score, erf, erfc, pentanomial, EngineStats, PairingStats, PentaStats, SprtOutcome,
+    Summary, Wdl, SUMMARY_COLUMNS,
 };
+pub use self::tally::Tally;

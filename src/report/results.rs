@@ -7,21 +7,17 @@
 //! left behind, a torn last entry is cut off (and reported by [`ResultsDir::repairs`]), so that
 //! the next game starts on a clean line.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
 
 use super::csv::{GameRow, COLUMNS};
+use super::folder::{open_append, torn_tail_len, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV};
 use super::pgn::game_pgn;
 use super::stats::Summary;
 use crate::event::GameRecord;
-
-pub const GAMES_CSV: &str = "games.csv";
-pub const GAMES_PGN: &str = "games.pgn";
-pub const EVENTS_JSONL: &str = "events.jsonl";
-pub const SUMMARY_CSV: &str = "summary.csv";
 
 /// One game as it goes into the three files: rendered once, written, and returned so the
 /// caller can use (and check) exactly what was written.
@@ -29,8 +25,8 @@ pub struct Rendered {
     pub row: GameRow,
     pub pgn: String,
     /// The `events.jsonl` line and the `games.csv` line, newlines included.
-    json: String,
-    csv: Vec<u8>,
+    pub(super) json: String,
+    pub(super) csv: Vec<u8>,
 }
 
 impl Rendered {
@@ -66,17 +62,12 @@ impl ResultsDir {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow!("cannot create the results folder {}: {e}", dir.display()))?;
         let open = |name: &str| {
-            OpenOptions::new()
-                .read(true)
-                .append(true)
-                .create(true)
-                .open(dir.join(name))
-                .map_err(|e| {
-                    anyhow!(
-                        "cannot write to the results folder {}: {name}: {e}",
-                        dir.display()
-                    )
-                })
+            open_append(&dir.join(name)).map_err(|e| {
+                anyhow!(
+                    "cannot write to the results folder {}: {name}: {e}",
+                    dir.display()
+                )
+            })
         };
         let mut repairs = Vec::new();
         let io_err = |name: &str, e: std::io::Error| {
@@ -155,47 +146,36 @@ fn read_all(file: &mut File) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(true);
-    }
-    let mut last = [0u8];
-    file.seek(SeekFrom::Start(len - 1))?;
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
-}
-
 /// A CSV line without its newline is a torn row (rows are written whole): cut it off.
 fn repair_csv(file: &mut File) -> std::io::Result<Option<String>> {
-    if ends_with_newline(file)? {
+    let torn = torn_tail_len(file)?;
+    if torn == 0 {
         return Ok(None);
     }
-    let bytes = read_all(file)?;
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    file.set_len(keep as u64)?;
+    file.set_len(file.metadata()?.len() - torn)?;
     Ok(Some(format!(
-        "dropped a half-written last line ({} bytes) left by an interrupted run",
-        bytes.len() - keep
+        "dropped a half-written last line ({torn} bytes) left by an interrupted run"
     )))
 }
 
 /// A JSON line without its newline is complete if it parses (a cut object never does): then
 /// its newline is added; otherwise it is cut off.
 fn repair_jsonl(file: &mut File) -> std::io::Result<Option<String>> {
-    if ends_with_newline(file)? {
+    use std::os::unix::fs::FileExt;
+    let torn = torn_tail_len(file)?;
+    if torn == 0 {
         return Ok(None);
     }
-    let bytes = read_all(file)?;
-    let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if serde_json::from_slice::<GameRecord>(&bytes[start..]).is_ok() {
+    let start = file.metadata()?.len() - torn;
+    let mut tail = vec![0u8; torn as usize];
+    file.read_exact_at(&mut tail, start)?;
+    if serde_json::from_slice::<GameRecord>(&tail).is_ok() {
         file.write_all(b"\n")?;
         return Ok(Some("added the missing newline after the last game".into()));
     }
-    file.set_len(start as u64)?;
+    file.set_len(start)?;
     Ok(Some(format!(
-        "dropped a half-written last line ({} bytes) left by an interrupted run",
-        bytes.len() - start
+        "dropped a half-written last line ({torn} bytes) left by an interrupted run"
     )))
 }
 
@@ -325,58 +305,6 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
     Ok(records)
 }
 
-/// Makes a results folder consistent after an interruption, before a run is resumed: the
-/// games in `games.csv` (written last, so the truth) are the finished games, and
-/// `events.jsonl` and `games.pgn` are rewritten to hold exactly those, in the same order. A
-/// game that reached the events or the PGN but not the CSV is dropped, to be played again.
-/// Returns the finished games. A folder without a `games.csv` holds none.
-pub fn reconcile(dir: &Path) -> anyhow::Result<Vec<GameRecord>> {
-    let csv_path = dir.join(GAMES_CSV);
-    if !csv_path.exists() {
-        return Ok(Vec::new());
-    }
-    let rows = super::csv::read_rows(&csv_path)?;
-    let events_path = dir.join(EVENTS_JSONL);
-    let mut records = if events_path.exists() {
-        load_records(&events_path)?
-    } else {
-        Vec::new()
-    };
-    let finished: std::collections::HashSet<u64> = rows.iter().map(|r| r.game).collect();
-    records.retain(|r| finished.contains(&r.game));
-    if records.len() != rows.len() {
-        bail!(
-            "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
-            dir.display(),
-            rows.len(),
-            records.len()
-        );
-    }
-    let order: std::collections::HashMap<u64, usize> =
-        rows.iter().enumerate().map(|(i, r)| (r.game, i)).collect();
-    records.sort_by_key(|r| order[&r.game]);
-    let mut csv = GameRow::csv_header().into_bytes();
-    let mut pgn = String::new();
-    let mut jsonl = String::new();
-    for record in &records {
-        let rendered = Rendered::of(record)?;
-        csv.extend(rendered.csv);
-        pgn.push_str(&rendered.pgn);
-        jsonl.push_str(&rendered.json);
-    }
-    for (name, bytes) in [
-        (GAMES_CSV, csv),
-        (GAMES_PGN, pgn.into_bytes()),
-        (EVENTS_JSONL, jsonl.into_bytes()),
-    ] {
-        let path = dir.join(name);
-        let tmp = dir.join(format!("{name}.tmp"));
-        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(records)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,6 +312,7 @@ mod tests {
     use crate::report::csv::read_rows;
     use crate::report::pgn::tests::{python_chess, replay, scholars_mate, Builder};
     use crate::report::stats::Summary;
+    use std::fs::OpenOptions;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir =

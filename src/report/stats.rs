@@ -48,11 +48,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::Context;
-
 use super::csv::GameRow;
+use super::phases::{Phase, PhaseTimes};
 use super::sprt::{Sprt, SprtStatus, NELO_PER_T};
-use crate::event::{Event, GameRecord, GameResult, Side, Termination};
+use crate::event::{GameResult, Side, Termination};
 use crate::timecontrol::TimeControl;
 
 /// The two-sided 95 % quantile of the normal distribution.
@@ -341,90 +340,6 @@ pub fn pentanomial(rows: &[GameRow], a: &str, b: &str) -> ([u32; 5], u32) {
     (counts, unpaired)
 }
 
-/// A phase of the game, by the move number on the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Phase {
-    /// Moves 1 to 15.
-    Opening,
-    /// Moves 16 to 40.
-    Middlegame,
-    /// Move 41 and later.
-    Endgame,
-}
-
-impl Phase {
-    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Middlegame, Phase::Endgame];
-
-    /// The phase of full move `number` (1-based).
-    pub fn of_move(number: u32) -> Phase {
-        match number {
-            0..=15 => Phase::Opening,
-            16..=40 => Phase::Middlegame,
-            _ => Phase::Endgame,
-        }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Opening => "opening",
-            Phase::Middlegame => "middlegame",
-            Phase::Endgame => "endgame",
-        }
-    }
-}
-
-/// One engine's legal moves and think time in each phase, indexed by `Phase::index`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PhaseTimes {
-    pub moves: [u64; 3],
-    pub think_us: [i64; 3],
-}
-
-impl PhaseTimes {
-    /// Mean think time per move in `phase`, in ms; `None` without moves there.
-    pub fn mean_ms(&self, phase: Phase) -> Option<f64> {
-        let i = phase.index();
-        (self.moves[i] > 0).then(|| self.think_us[i] as f64 / 1000.0 / self.moves[i] as f64)
-    }
-}
-
-/// Think time by game phase, per engine, from the `Move` events of finished games (records cut
-/// off before their end are left out, as in the summary). Move numbers are those on the board:
-/// they start from the opening position's FEN move number and count the book moves.
-pub fn phase_times(records: &[GameRecord]) -> BTreeMap<String, PhaseTimes> {
-    let mut out: BTreeMap<String, PhaseTimes> = BTreeMap::new();
-    for record in records {
-        if record.outcome().is_none() {
-            continue;
-        }
-        // The root position's side to move and full move number (FEN fields 2 and 6).
-        let (black_first, first_move) = record.opening.fen.as_deref().map_or((false, 1), |fen| {
-            let fields: Vec<&str> = fen.split_whitespace().collect();
-            let black = fields.get(1) == Some(&"b");
-            let number = fields.get(5).and_then(|n| n.parse::<u32>().ok());
-            (black, number.unwrap_or(1).max(1))
-        });
-        // Plies from the root, book moves included.
-        let mut ply = record.opening.moves.len() as u32;
-        for event in &record.events {
-            let Event::Move { side, think_us, .. } = event else {
-                continue;
-            };
-            let number = first_move + (ply + u32::from(black_first)) / 2;
-            let phase = Phase::of_move(number).index();
-            let times = out.entry(record.engine(*side).to_string()).or_default();
-            times.moves[phase] += 1;
-            times.think_us[phase] += think_us;
-            ply += 1;
-        }
-    }
-    out
-}
-
 /// The state of an SPRT on a two-engine match, from the tested engine's side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SprtOutcome {
@@ -700,10 +615,9 @@ impl Summary {
         summary
     }
 
-    /// Adds think time by game phase (`phase_times` of these records) to every engine, for
-    /// the text and `summary.csv`; without it they say that phases need the events.
-    pub fn with_phases(&mut self, records: &[GameRecord]) {
-        let times = phase_times(records);
+    /// Adds think time by game phase (the `phase_times` of the run's records) to every
+    /// engine, for the text and `summary.csv`; without it they say that phases need the events.
+    pub fn with_phases(&mut self, times: &BTreeMap<String, PhaseTimes>) {
         for e in &mut self.engines {
             e.phases = Some(times.get(&e.name).copied().unwrap_or_default());
         }
@@ -1036,10 +950,7 @@ impl Summary {
         let bytes = w
             .into_inner()
             .map_err(|e| anyhow::anyhow!("cannot write summary.csv: {}", e.error()))?;
-        let tmp = path.with_extension("csv.tmp");
-        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        super::folder::replace(path, &bytes)
     }
 }
 
@@ -1179,6 +1090,8 @@ fn table(header: &[&str], left: &[usize], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::{Event, GameRecord};
+    use crate::report::phases::{phase_times, Phase};
     use crate::rules::Ruleset;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -1836,7 +1749,7 @@ mod tests {
                 r
             })
             .collect();
-        s.with_phases(&records);
+        s.with_phases(&phase_times(&records));
         let sprt: Sprt = "elo0=0,elo1=5,alpha=0.05,beta=0.05".parse().unwrap();
         assert!(s.with_sprt(&sprt, "alpha"));
         let outcome = s.sprt.as_ref().unwrap();

@@ -16,7 +16,7 @@ use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
 use crate::openings::Opening;
-use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus};
+use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus, Tally};
 pub use plan::RunPlan;
 pub use progress::Progress;
 pub use schedule::{Format, Pairing};
@@ -60,7 +60,8 @@ impl Run {
 
 /// What a run produced.
 pub struct Outcome {
-    pub rows: Vec<GameRow>,
+    /// Every finished game, the resumed ones included: rows and running totals.
+    pub tally: Tally,
     /// The run was stopped (Ctrl-C, SIGTERM) before its schedule was done.
     pub interrupted: bool,
     /// Broken invariants: (game, what is wrong). Empty when every game was ruled soundly.
@@ -114,12 +115,13 @@ impl Overhead {
 
 /// Plays the whole schedule (or until `cancel` turns true), appending each finished game to
 /// `results` as it ends. `previous` are the games a resumed run had already played: they count
-/// in the standings and the outcome.
+/// in the standings and the outcome. Each game's record is dropped once it is written and
+/// counted.
 pub async fn run(
     run: Run,
     results: &mut ResultsDir,
     progress: &mut Progress,
-    previous: Vec<GameRow>,
+    previous: Tally,
     cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Outcome> {
     let run = Arc::new(run);
@@ -139,8 +141,8 @@ pub async fn run(
     }
     drop(tx);
 
-    let mut rows = previous;
-    rows.reserve(run.schedule.len());
+    let mut tally = previous;
+    tally.rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
     let mut sprt_stop = None;
     let sprt_status = |rows: &[GameRow]| {
@@ -156,7 +158,7 @@ pub async fn run(
             )
         })
     };
-    if let Some((status, llr, _)) = sprt_status(&rows) {
+    if let Some((status, llr, _)) = sprt_status(&tally.rows) {
         if status.is_finished() {
             // A resumed run whose test had already ended plays nothing more.
             stop_taking.store(true, Ordering::SeqCst);
@@ -171,9 +173,10 @@ pub async fn run(
             violations.push((record.game, broken));
         }
         overhead.add(&record);
-        rows.push(written.row);
-        let sprt_line = sprt_status(&rows);
-        progress.game_finished(&record, &rows, sprt_line.as_ref().map(|s| s.2.as_str()));
+        tally.add(&record, written.row);
+        let sprt_line = sprt_status(&tally.rows);
+        let row = tally.rows.last().expect("just added");
+        progress.game_finished(&record, row, sprt_line.as_ref().map(|s| s.2.as_str()));
         if let Some((status, llr, _)) = sprt_line {
             if status.is_finished() && sprt_stop.is_none() {
                 // Games in progress finish and are recorded; no new game starts.
@@ -187,7 +190,7 @@ pub async fn run(
     }
     let interrupted = *cancel.borrow();
     Ok(Outcome {
-        rows,
+        tally,
         violations,
         interrupted,
         sprt_stop,

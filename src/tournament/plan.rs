@@ -1,22 +1,28 @@
 //! The plan of a run, stored as `run.json` in its results folder: everything that decides which
-//! games are played and how. `--resume` continues a run from it, and `merge` checks that the
-//! folders it joins are shards of one run.
+//! games are played and how, the opening book's positions included. `--resume` continues a run
+//! from it (and checks every game on disk against it), and `merge` checks that the folders it
+//! joins are shards of one run.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess};
 
 use super::schedule::{self, Format, OpeningsOrder, Pairing};
 use crate::config::EngineConfig;
+use crate::event::{GameRecord, OpeningRecord};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
+use crate::openings::{self, Opening};
+use crate::report::folder;
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
 
-pub const RUN_JSON: &str = "run.json";
+pub use crate::report::folder::RUN_JSON;
 
 /// `--shard K/N`: the K-th (1-based) of N disjoint slices of the schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,9 +70,15 @@ pub struct RunPlan {
     pub engines: Vec<EngineConfig>,
     pub tc: TimeControl,
     pub games: u32,
-    /// The opening book (absolute path) and a digest of its content.
+    /// The opening book (absolute path, where it was when the run was planned) and a digest
+    /// of its content.
     pub openings: Option<PathBuf>,
     pub openings_digest: Option<String>,
+    /// The book's positions, as the games record them: the run, its resumption and `merge` go
+    /// by these, so the book file may move or go. Absent in plans of older versions (which
+    /// read the book from its path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book: Option<Vec<OpeningRecord>>,
     pub openings_order: OpeningsOrder,
     pub settings: RefereeSettings,
     #[serde(default)]
@@ -113,7 +125,14 @@ impl RunPlan {
             concurrency: 0,
             ..p.clone()
         };
-        let (a, b) = (strip(self), strip(other));
+        // The book is the same if its content is: where each shard found it does not matter.
+        let (mut a, mut b) = (strip(self), strip(other));
+        if a.openings_digest.is_some() && a.openings_digest == b.openings_digest {
+            b.openings.clone_from(&a.openings);
+            if a.book.is_none() || b.book.is_none() {
+                (a.book, b.book) = (None, None);
+            }
+        }
         if a == b {
             return Ok(());
         }
@@ -124,7 +143,9 @@ impl RunPlan {
             ("games", a.games != b.games),
             (
                 "openings",
-                a.openings != b.openings || a.openings_digest != b.openings_digest,
+                a.openings != b.openings
+                    || a.openings_digest != b.openings_digest
+                    || a.book != b.book,
             ),
             ("openings-order", a.openings_order != b.openings_order),
             ("rules and adjudication", a.settings != b.settings),
@@ -143,22 +164,106 @@ impl RunPlan {
         Err(format!("they differ in {}", names.join(", ")))
     }
 
+    /// The opening book: the positions stored in the plan, or (a plan of an older version)
+    /// the book file, which must not have changed since the run was planned.
+    pub fn load_book(&self) -> anyhow::Result<Vec<Opening>> {
+        if let Some(book) = &self.book {
+            return book.iter().map(opening_of).collect();
+        }
+        let Some(path) = &self.openings else {
+            return Ok(vec![Opening::startpos()]);
+        };
+        if let Some(expected) = &self.openings_digest {
+            if &digest(path)? != expected {
+                bail!(
+                    "{}: the opening book changed since the run was planned; the remaining games would not be the planned ones",
+                    path.display()
+                );
+            }
+        }
+        Ok(openings::load_openings(path)?)
+    }
+
+    /// A check of a game found on disk against this plan: it must be the game the plan
+    /// schedules under its number (this shard's), with the same pair, engines and colours,
+    /// opening, rules, time controls and seed. The error says what differs.
+    pub fn game_check<'a>(
+        &'a self,
+        book: &'a [Opening],
+    ) -> impl Fn(&GameRecord) -> Result<(), String> + 'a {
+        let schedule: std::collections::HashMap<u64, Pairing> = self
+            .schedule(book.len())
+            .into_iter()
+            .map(|p| (p.game, p))
+            .collect();
+        move |record: &GameRecord| {
+            let Some(p) = schedule.get(&record.game) else {
+                return Err(format!(
+                    "the plan has no game {}{}",
+                    record.game,
+                    self.shard
+                        .map(|s| format!(" in shard {s}"))
+                        .unwrap_or_default()
+                ));
+            };
+            let (white, black) = (&self.engines[p.white], &self.engines[p.black]);
+            let opening = book[p.opening].record();
+            let tc = |e: &EngineConfig| e.tc.unwrap_or(self.tc);
+            let differs = [
+                ("pair", record.pair.to_string(), p.pair.to_string()),
+                ("white", record.white.clone(), white.name.clone()),
+                ("black", record.black.clone(), black.name.clone()),
+                ("opening", record.opening.name.clone(), opening.name.clone()),
+                (
+                    "opening position",
+                    format!("{:?} {:?}", record.opening.fen, record.opening.moves),
+                    format!("{:?} {:?}", opening.fen, opening.moves),
+                ),
+                (
+                    "ruleset",
+                    record.ruleset.to_string(),
+                    self.settings.ruleset.to_string(),
+                ),
+                (
+                    "white's tc",
+                    record.tc_white.to_string(),
+                    tc(white).to_string(),
+                ),
+                (
+                    "black's tc",
+                    record.tc_black.to_string(),
+                    tc(black).to_string(),
+                ),
+                ("seed", record.seed.to_string(), self.seed.to_string()),
+            ];
+            match differs.iter().find(|(_, found, planned)| found != planned) {
+                Some((what, found, planned)) => {
+                    Err(format!("its {what} is {found}, the plan's is {planned}"))
+                }
+                None => Ok(()),
+            }
+        }
+    }
+
     pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(RUN_JSON);
         let text = serde_json::to_string_pretty(self).expect("a plan serialises");
-        let tmp = dir.join(format!("{RUN_JSON}.tmp"));
-        std::fs::write(&tmp, text + "\n")
-            .with_context(|| format!("{}: cannot write", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-        Ok(())
+        folder::replace(&dir.join(RUN_JSON), (text + "\n").as_bytes())
     }
 
     pub fn load(dir: &Path) -> anyhow::Result<RunPlan> {
         let path = dir.join(RUN_JSON);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match folder::open_read(&path)
+            .and_then(|f| std::io::read_to_string(std::io::BufReader::new(f)))
+        {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !dir.is_dir() {
+                    bail!("{}: no such results folder", dir.display());
+                }
+                let files = folder::arena_files(dir);
+                if !files.is_empty() {
+                    return Err(folder::no_plan_error(dir, &files));
+                }
                 bail!(
                     "{}: not a blitz-arena results folder (no {RUN_JSON})",
                     dir.display()
@@ -167,8 +272,26 @@ impl RunPlan {
             Err(e) => bail!("{}: cannot read: {e}", path.display()),
         };
         serde_json::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}: not a valid run plan: {e}", path.display()))
+            .map_err(|e| anyhow!("{}: not a valid run plan: {e}", path.display()))
     }
+}
+
+/// An opening as a plan stores it -> the opening the games start from.
+fn opening_of(record: &OpeningRecord) -> anyhow::Result<Opening> {
+    let root = match &record.fen {
+        None => Chess::default(),
+        Some(fen) => Fen::from_ascii(fen.as_bytes())
+            .map_err(|e| anyhow!("{fen}: {e}"))?
+            .into_position(CastlingMode::Standard)
+            .map_err(|e| anyhow!("{fen}: {e}"))
+            .context("run.json: a stored opening is not a legal position")?,
+    };
+    Ok(Opening {
+        name: record.name.clone(),
+        root,
+        root_fen: record.fen.clone(),
+        moves: record.moves.clone(),
+    })
 }
 
 /// A short digest of a file's content (FNV-1a, 64 bits): enough to notice that an opening book

@@ -15,6 +15,9 @@ pub struct Progress {
     done: usize,
     /// Print a line per game even on a terminal (above the bar).
     verbose: bool,
+    /// Points and games per engine so far, kept up to date game by game (a run of 100k games
+    /// must not recount them all after each one).
+    table: BTreeMap<String, (f64, u32)>,
 }
 
 impl Progress {
@@ -35,13 +38,15 @@ impl Progress {
             total,
             done: 0,
             verbose,
+            table: BTreeMap::new(),
         }
     }
 
-    /// Reports one finished game; `rows` are all games finished so far, for the standings.
-    pub fn game_finished(&mut self, record: &GameRecord, rows: &[GameRow], sprt: Option<&str>) {
+    /// Reports one finished game (`row` is its games.csv row, for the standings).
+    pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow, sprt: Option<&str>) {
         self.done += 1;
-        let mut standings = standings(rows);
+        count(&mut self.table, row);
+        let mut standings = standings(&self.table);
         if let Some(sprt) = sprt {
             standings.push_str(" | ");
             standings.push_str(sprt);
@@ -74,8 +79,12 @@ impl Progress {
     }
 
     /// Counts games a resumed run had already played.
-    pub fn resume_from(&mut self, done: usize) {
-        self.done = done;
+    pub fn resume_from(&mut self, rows: &[GameRow]) {
+        self.done = rows.len();
+        for row in rows {
+            count(&mut self.table, row);
+        }
+        let done = self.done;
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
         }
@@ -96,21 +105,22 @@ impl Progress {
     }
 }
 
-/// `minimax 5.5/7, greedy 1.0/4`: points over games, best first.
-fn standings(rows: &[GameRow]) -> String {
-    let mut table: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
-    for row in rows {
-        let Some(result) = row.result else {
-            continue;
-        };
-        let (w, b) = (result.points(Side::White), result.points(Side::Black));
-        for (name, points) in [(row.white.as_str(), w), (row.black.as_str(), b)] {
-            let entry = table.entry(name).or_default();
-            entry.0 += points;
-            entry.1 += 1;
-        }
+/// Adds one game to the points-and-games table.
+fn count(table: &mut BTreeMap<String, (f64, u32)>, row: &GameRow) {
+    let Some(result) = row.result else {
+        return;
+    };
+    let (w, b) = (result.points(Side::White), result.points(Side::Black));
+    for (name, points) in [(&row.white, w), (&row.black, b)] {
+        let entry = table.entry(name.clone()).or_default();
+        entry.0 += points;
+        entry.1 += 1;
     }
-    let mut list: Vec<_> = table.into_iter().collect();
+}
+
+/// `minimax 5.5/7, greedy 1.0/4`: points over games, best first.
+fn standings(table: &BTreeMap<String, (f64, u32)>) -> String {
+    let mut list: Vec<_> = table.iter().collect();
     list.sort_by(|a, b| (b.1 .0 / b.1 .1 as f64).total_cmp(&(a.1 .0 / a.1 .1 as f64)));
     list.iter()
         .map(|(name, (points, games))| format!("{name} {points:.1}/{games}"))

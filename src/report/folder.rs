@@ -1,0 +1,350 @@
+//! The results folder as a place on disk: the names of its files, which of them are the
+//! arena's, the lock a run holds on it from start to end, and how its files are opened (never
+//! through a symbolic link, temporary files only ever created new).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail};
+
+pub const GAMES_CSV: &str = "games.csv";
+pub const GAMES_PGN: &str = "games.pgn";
+pub const EVENTS_JSONL: &str = "events.jsonl";
+pub const SUMMARY_CSV: &str = "summary.csv";
+pub const RUN_JSON: &str = "run.json";
+/// Held locked (`flock`) by the run that uses the folder; it names that run.
+pub const LOCK: &str = "run.lock";
+
+/// The files a run writes; a folder holding any of them (or a temporary copy of one) belongs
+/// to a run. The lock file alone does not: it is left by every run, even one that wrote
+/// nothing.
+const ARENA_FILES: [&str; 5] = [RUN_JSON, GAMES_CSV, GAMES_PGN, EVENTS_JSONL, SUMMARY_CSV];
+
+/// The arena's files present in `dir` (a symbolic link by one of these names counts too).
+pub fn arena_files(dir: &Path) -> Vec<String> {
+    ARENA_FILES
+        .iter()
+        .flat_map(|name| [name.to_string(), format!("{name}.tmp")])
+        .filter(|name| dir.join(name).symlink_metadata().is_ok())
+        .collect()
+}
+
+/// Why a folder that holds arena files but no `run.json` can be neither resumed nor reused,
+/// and what to do: the same words from a new run and from `--resume`.
+pub fn no_plan_error(dir: &Path, files: &[String]) -> anyhow::Error {
+    let games = finished_lines(&dir.join(GAMES_CSV));
+    let what = if games == 0 {
+        format!(
+            "it holds no finished game: delete it (rm -r {}) and start again",
+            dir.display()
+        )
+    } else {
+        format!(
+            "its {games} finished games can still be read (blitz-arena stats {}); start a new run with another --out",
+            dir.display()
+        )
+    };
+    anyhow!(
+        "{} holds results files ({}) but no {RUN_JSON}, so it can be neither resumed nor reused; {what}",
+        dir.display(),
+        files.join(", ")
+    )
+}
+
+/// Complete lines of a `games.csv` after its header: its finished games (a row is always one
+/// line). 0 when it cannot be read.
+fn finished_lines(path: &Path) -> usize {
+    let Ok(file) = open_read(path) else {
+        return 0;
+    };
+    let mut lines = 0usize;
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    while let Ok(n) = std::io::BufRead::read_until(&mut reader, b'\n', &mut buf) {
+        if n == 0 || !buf.ends_with(b"\n") {
+            break;
+        }
+        lines += 1;
+        buf.clear();
+    }
+    lines.saturating_sub(1)
+}
+
+/// Checks that a new run may write into `dir`: it holds none of the arena's files.
+pub fn check_unused(dir: &Path) -> anyhow::Result<()> {
+    let files = arena_files(dir);
+    if files.is_empty() {
+        return Ok(());
+    }
+    if files.iter().any(|f| f == RUN_JSON) {
+        bail!(
+            "{} holds a run already: continue it with --resume {}, or choose another --out",
+            dir.display(),
+            dir.display()
+        );
+    }
+    Err(no_plan_error(dir, &files))
+}
+
+/// Makes the folder of a new run: a name the user gave may exist already (empty of arena
+/// files, checked under the lock); a default name is created exclusively, and when another run
+/// took it in the same second, `-2`, `-3`, ... is added. Returns the folder and whether this
+/// call created it.
+pub fn make_folder(dir: &Path, default_name: bool) -> anyhow::Result<(PathBuf, bool)> {
+    let cannot = |dir: &Path, e: std::io::Error| {
+        anyhow!("cannot create the results folder {}: {e}", dir.display())
+    };
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| cannot(dir, e))?;
+    }
+    for n in 1u32.. {
+        let candidate = if n == 1 {
+            dir.to_path_buf()
+        } else {
+            let mut name = dir.as_os_str().to_owned();
+            name.push(format!("-{n}"));
+            PathBuf::from(name)
+        };
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok((candidate, true)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && default_name => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && candidate.is_dir() => {
+                return Ok((candidate, false))
+            }
+            Err(e) => return Err(cannot(&candidate, e)),
+        }
+    }
+    unreachable!("some name is free")
+}
+
+/// Removes what a run wrote in `dir` (its files and the lock file), and `dir` itself when the
+/// run created it and nothing else is in it: for a run stopped before any game finished.
+pub fn remove_run(dir: &Path, created: bool) {
+    for name in ARENA_FILES.iter().chain([&LOCK]) {
+        for path in [dir.join(name), tmp_path(&dir.join(name))] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    if created {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// The exclusive lock a run holds on its results folder until it ends (`flock` on `run.lock`,
+/// released by the kernel however the process ends). The file says which process holds it.
+#[derive(Debug)]
+pub struct FolderLock {
+    _file: File,
+}
+
+impl FolderLock {
+    /// Takes the lock, or fails at once with one line naming the folder and the holder.
+    pub fn acquire(dir: &Path) -> anyhow::Result<FolderLock> {
+        let path = dir.join(LOCK);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| {
+                anyhow!(
+                    "cannot write to the results folder {}: {LOCK}: {e}",
+                    dir.display()
+                )
+            })?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                bail!("cannot lock the results folder {}: {e}", dir.display());
+            }
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            let holder = if holder.is_empty() {
+                "a run that is starting"
+            } else {
+                holder
+            };
+            bail!(
+                "{} is in use by another blitz-arena run ({holder}); wait for it to end, or choose another folder",
+                dir.display()
+            );
+        }
+        let me = format!(
+            "pid {}, since {}\n",
+            std::process::id(),
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+        );
+        file.set_len(0)
+            .and_then(|()| file.write_all(me.as_bytes()))
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+        Ok(FolderLock { _file: file })
+    }
+}
+
+/// Opens one of the folder's files for reading, refusing a symbolic link.
+pub fn open_read(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| symlink_error(path, e))?;
+    regular(path, file)
+}
+
+/// Opens (creating if needed) one of the folder's files for appending, refusing a symbolic
+/// link.
+pub fn open_append(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| symlink_error(path, e))?;
+    regular(path, file)
+}
+
+/// Creates `path` new (O_EXCL: never an existing file, never through a link). A leftover of
+/// an interrupted run by that name is removed first; a symbolic link is removed, not followed.
+pub fn create_new(path: &Path) -> std::io::Result<File> {
+    if path.symlink_metadata().is_ok() {
+        std::fs::remove_file(path)?;
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Writes `bytes` to `path` through a new temporary file renamed over it.
+pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = tmp_path(path);
+    let mut file = create_new(&tmp).map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+}
+
+/// The bytes after the last newline of a file: a torn last line (every line is written whole,
+/// newline included), or 0. Reads backwards from the end, never the whole file.
+pub fn torn_tail_len(file: &File) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let buf = &mut chunk[..(end - start) as usize];
+        file.read_exact_at(buf, start)?;
+        if let Some(i) = buf.iter().rposition(|&b| b == b'\n') {
+            return Ok(len - (start + i as u64 + 1));
+        }
+        end = start;
+    }
+    Ok(len)
+}
+
+/// `games.csv` -> `games.csv.tmp`.
+pub fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
+}
+
+fn symlink_error(path: &Path, e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        std::io::Error::other(format!(
+            "{} is a symbolic link; a results folder's files must be plain files",
+            path.display()
+        ))
+    } else {
+        e
+    }
+}
+
+fn regular(path: &Path, file: File) -> std::io::Result<File> {
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is not a plain file",
+            path.display()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("blitz-arena-folder-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_second_lock_names_the_holder_and_the_first_is_released_on_drop() {
+        let dir = temp_dir("lock");
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = FolderLock::acquire(&dir).unwrap();
+        let msg = format!("{:#}", FolderLock::acquire(&dir).unwrap_err());
+        assert!(
+            msg.contains("is in use by another blitz-arena run"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains(&format!("pid {}", std::process::id())),
+            "{msg}"
+        );
+        drop(first);
+        FolderLock::acquire(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn default_names_are_taken_exclusively() {
+        let base = temp_dir("names");
+        let dir = base.join("run");
+        let (a, created_a) = make_folder(&dir, true).unwrap();
+        let (b, created_b) = make_folder(&dir, true).unwrap();
+        assert!(created_a && created_b);
+        assert_eq!(a, dir);
+        assert_eq!(b, base.join("run-2"));
+        // A name the user gave is used as it is.
+        let (c, created_c) = make_folder(&dir, false).unwrap();
+        assert_eq!((c, created_c), (dir.clone(), false));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn links_are_never_followed() {
+        let dir = temp_dir("links");
+        std::fs::create_dir_all(&dir).unwrap();
+        let outside = dir.join("outside");
+        std::fs::write(&outside, "precious").unwrap();
+        let csv = dir.join(GAMES_CSV);
+        std::os::unix::fs::symlink(&outside, &csv).unwrap();
+        let msg = open_append(&csv).unwrap_err().to_string();
+        assert!(msg.contains("is a symbolic link"), "{msg}");
+        assert!(open_read(&csv).is_err());
+        std::os::unix::fs::symlink(&outside, tmp_path(&csv)).unwrap();
+        std::fs::remove_file(&csv).unwrap();
+        replace(&csv, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), "new");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,97 @@
+//! Think time by game phase (opening: moves 1-15, middlegame: 16-40, endgame: 41 and later,
+//! by the move number on the board, book moves included), from the `Move` events of
+//! `events.jsonl`.
+
+use std::collections::BTreeMap;
+
+use crate::event::{Event, GameRecord};
+
+/// A phase of the game, by the move number on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Moves 1 to 15.
+    Opening,
+    /// Moves 16 to 40.
+    Middlegame,
+    /// Move 41 and later.
+    Endgame,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Middlegame, Phase::Endgame];
+
+    /// The phase of full move `number` (1-based).
+    pub fn of_move(number: u32) -> Phase {
+        match number {
+            0..=15 => Phase::Opening,
+            16..=40 => Phase::Middlegame,
+            _ => Phase::Endgame,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening",
+            Phase::Middlegame => "middlegame",
+            Phase::Endgame => "endgame",
+        }
+    }
+}
+
+/// One engine's legal moves and think time in each phase, indexed by `Phase::index`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    pub moves: [u64; 3],
+    pub think_us: [i64; 3],
+}
+
+impl PhaseTimes {
+    /// Mean think time per move in `phase`, in ms; `None` without moves there.
+    pub fn mean_ms(&self, phase: Phase) -> Option<f64> {
+        let i = phase.index();
+        (self.moves[i] > 0).then(|| self.think_us[i] as f64 / 1000.0 / self.moves[i] as f64)
+    }
+}
+
+/// Think time by game phase, per engine, from the `Move` events of finished games (records cut
+/// off before their end are left out, as in the summary). Move numbers are those on the board:
+/// they start from the opening position's FEN move number and count the book moves.
+pub fn phase_times(records: &[GameRecord]) -> BTreeMap<String, PhaseTimes> {
+    let mut out = BTreeMap::new();
+    for record in records {
+        add_phase_times(&mut out, record);
+    }
+    out
+}
+
+/// Adds one game's moves to `phase_times` (a run adds each game as it ends, and keeps only
+/// these totals).
+pub fn add_phase_times(out: &mut BTreeMap<String, PhaseTimes>, record: &GameRecord) {
+    if record.outcome().is_none() {
+        return;
+    }
+    // The root position's side to move and full move number (FEN fields 2 and 6).
+    let (black_first, first_move) = record.opening.fen.as_deref().map_or((false, 1), |fen| {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let black = fields.get(1) == Some(&"b");
+        let number = fields.get(5).and_then(|n| n.parse::<u32>().ok());
+        (black, number.unwrap_or(1).max(1))
+    });
+    // Plies from the root, book moves included.
+    let mut ply = record.opening.moves.len() as u32;
+    for event in &record.events {
+        let Event::Move { side, think_us, .. } = event else {
+            continue;
+        };
+        let number = first_move + (ply + u32::from(black_first)) / 2;
+        let phase = Phase::of_move(number).index();
+        let times = out.entry(record.engine(*side).to_string()).or_default();
+        times.moves[phase] += 1;
+        times.think_us[phase] += think_us;
+        ply += 1;
+    }
+}

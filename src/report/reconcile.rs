@@ -1,0 +1,399 @@
+//! Reading a results folder back, one game at a time: an index of `events.jsonl` (where each
+//! game's record lies), and `reconcile`, which makes an interrupted run's folder whole again
+//! before it is resumed. Both stream the files: memory holds the index, the `games.csv` rows
+//! and one record at a time, never the whole event log.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail};
+
+use super::csv::{read_rows_reporting, GameRow};
+use super::folder::{create_new, open_read, tmp_path, EVENTS_JSONL, GAMES_CSV, GAMES_PGN};
+use super::results::Rendered;
+use super::tally::Tally;
+use crate::event::GameRecord;
+
+/// Where each game's record lies in an `events.jsonl`. A game written twice (replayed after an
+/// interrupted write) is found at its last record; a torn last line is left out.
+pub struct EventsIndex {
+    path: PathBuf,
+    file: Option<File>,
+    at: HashMap<u64, (u64, usize)>,
+    /// What was left out, in words: a torn last line, records written twice.
+    pub notes: Vec<String>,
+}
+
+/// The one field the index reads of each line.
+#[derive(serde::Deserialize)]
+struct GameNumber {
+    game: u64,
+}
+
+impl EventsIndex {
+    /// Indexes `path`; a missing file holds no game. A bad line that is not a torn last line
+    /// is an error naming it.
+    pub fn scan(path: &Path) -> anyhow::Result<EventsIndex> {
+        let mut index = EventsIndex {
+            path: path.to_path_buf(),
+            file: None,
+            at: HashMap::new(),
+            notes: Vec::new(),
+        };
+        let file = match open_read(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(index),
+            Err(e) => bail!("cannot read {}: {e}", path.display()),
+        };
+        let cannot = |e: std::io::Error| anyhow!("cannot read {}: {e}", path.display());
+        let mut reader = std::io::BufReader::new(file.try_clone().map_err(cannot)?);
+        let mut line = Vec::new();
+        let (mut offset, mut number, mut replayed) = (0u64, 0usize, 0usize);
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line).map_err(cannot)?;
+            if n == 0 {
+                break;
+            }
+            number += 1;
+            let complete = line.ends_with(b"\n");
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            if !text.trim_ascii().is_empty() {
+                let parsed = if complete {
+                    serde_json::from_slice::<GameNumber>(text).map(|g| g.game)
+                } else {
+                    // A last line without its newline counts only if it is a whole record.
+                    serde_json::from_slice::<GameRecord>(text).map(|r| r.game)
+                };
+                match parsed {
+                    Ok(game) => {
+                        if index.at.insert(game, (offset, text.len())).is_some() {
+                            replayed += 1;
+                        }
+                    }
+                    Err(_) if !complete => index.notes.push(format!(
+                        "dropped a half-written last line ({n} bytes) left by an interrupted run"
+                    )),
+                    Err(e) => bail!("{}: line {number}: {e}", path.display()),
+                }
+            }
+            offset += n as u64;
+        }
+        if replayed > 0 {
+            index.notes.push(format!(
+                "{} written twice: kept the last record of each",
+                if replayed == 1 {
+                    "1 game was".to_string()
+                } else {
+                    format!("{replayed} games were")
+                }
+            ));
+        }
+        index.file = Some(file);
+        Ok(index)
+    }
+
+    /// Games indexed.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The record of `game`, read from the file; `None` if the file holds none.
+    pub fn record(&self, game: u64) -> anyhow::Result<Option<GameRecord>> {
+        let (Some(&(offset, len)), Some(file)) = (self.at.get(&game), &self.file) else {
+            return Ok(None);
+        };
+        let mut bytes = vec![0u8; len];
+        file.read_exact_at(&mut bytes, offset)
+            .map_err(|e| anyhow!("cannot read {}: {e}", self.path.display()))?;
+        let record = serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow!("{}: game {game}: {e}", self.path.display()))?;
+        Ok(Some(record))
+    }
+}
+
+/// A folder made whole again: the games it holds, counted, and what had to be repaired (one
+/// line per file, worth a warning).
+pub struct Reconciled {
+    pub tally: Tally,
+    pub repairs: Vec<String>,
+}
+
+/// Makes a results folder consistent after an interruption, before a run is resumed: the
+/// games in `games.csv` (written last, so the truth) are the finished games, and
+/// `events.jsonl` and `games.pgn` are rewritten to hold exactly those, in the same order. A
+/// game that reached the events or the PGN but not the CSV is dropped, to be played again.
+/// Every kept game must pass `check` (it is the game the plan schedules under its number), or
+/// the folder is refused. A folder without a `games.csv` holds no game.
+pub fn reconcile(
+    dir: &Path,
+    check: impl Fn(&GameRecord) -> Result<(), String>,
+) -> anyhow::Result<Reconciled> {
+    let csv_path = dir.join(GAMES_CSV);
+    let mut tally = Tally::default();
+    if csv_path.symlink_metadata().is_err() {
+        return Ok(Reconciled {
+            tally,
+            repairs: Vec::new(),
+        });
+    }
+    open_read(&csv_path).map_err(|e| anyhow!("cannot read {}: {e}", csv_path.display()))?;
+    // Only the game numbers are kept: the rows are made again from the records.
+    let (rows, torn_csv) = read_rows_reporting(&csv_path)?;
+    let games: Vec<u64> = rows.iter().map(|r| r.game).collect();
+    drop(rows);
+    let mut seen = HashSet::with_capacity(games.len());
+    if let Some(game) = games.iter().find(|&&g| !seen.insert(g)) {
+        bail!(
+            "{}: game {game} is listed twice; the folder cannot be resumed",
+            csv_path.display()
+        );
+    }
+    drop(seen);
+    let events = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
+    let pgn_path = dir.join(GAMES_PGN);
+    let old_pgn_len = pgn_path.symlink_metadata().map_or(0, |m| m.len());
+
+    let mut out = Rewrite::start(dir)?;
+    let mut missing = 0;
+    for &game in &games {
+        let Some(record) = events.record(game)? else {
+            missing += 1;
+            continue;
+        };
+        if let Err(why) = check(&record) {
+            out.abandon();
+            bail!(
+                "{}: game {} on disk is not the game this run's plan schedules: {why}; the folder cannot be resumed",
+                dir.display(),
+                record.game
+            );
+        }
+        let rendered = Rendered::of(&record)?;
+        out.write(&rendered)?;
+        tally.add(&record, rendered.row);
+    }
+    if missing > 0 {
+        out.abandon();
+        bail!(
+            "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
+            dir.display(),
+            games.len(),
+            games.len() - missing
+        );
+    }
+    let new_pgn_len = out.finish()?;
+
+    let mut repairs = Vec::new();
+    if torn_csv > 0 {
+        repairs.push(format!(
+            "{GAMES_CSV}: dropped a half-written last line ({torn_csv} bytes) left by an interrupted run"
+        ));
+    }
+    let mut event_notes = events.notes.clone();
+    let unrecorded = events.len().saturating_sub(games.len());
+    if unrecorded > 0 {
+        event_notes.push(format!(
+            "dropped {unrecorded} game{} missing from games.csv (interrupted before they were recorded; they are played again)",
+            if unrecorded == 1 { "" } else { "s" }
+        ));
+    }
+    if !event_notes.is_empty() {
+        repairs.push(format!("{EVENTS_JSONL}: {}", event_notes.join("; ")));
+    }
+    if old_pgn_len > new_pgn_len {
+        repairs.push(format!(
+            "{GAMES_PGN}: dropped {} bytes of games missing from games.csv or half-written",
+            old_pgn_len - new_pgn_len
+        ));
+    }
+    Ok(Reconciled { tally, repairs })
+}
+
+/// The three files written anew through temporary files (created new, never through a link),
+/// renamed over the old ones once all is written.
+struct Rewrite {
+    files: Vec<(PathBuf, PathBuf, BufWriter<File>)>,
+    pgn_len: u64,
+}
+
+impl Rewrite {
+    fn start(dir: &Path) -> anyhow::Result<Rewrite> {
+        let mut rewrite = Rewrite {
+            files: Vec::new(),
+            pgn_len: 0,
+        };
+        for name in [EVENTS_JSONL, GAMES_PGN, GAMES_CSV] {
+            let path = dir.join(name);
+            let tmp = tmp_path(&path);
+            match create_new(&tmp) {
+                Ok(file) => rewrite.files.push((path, tmp, BufWriter::new(file))),
+                Err(e) => {
+                    rewrite.abandon();
+                    bail!("cannot write {}: {e}", tmp.display());
+                }
+            }
+        }
+        rewrite.put(2, GameRow::csv_header().as_bytes())?;
+        Ok(rewrite)
+    }
+
+    fn put(&mut self, i: usize, bytes: &[u8]) -> anyhow::Result<()> {
+        let (_, tmp, file) = &mut self.files[i];
+        file.write_all(bytes)
+            .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))
+    }
+
+    fn write(&mut self, game: &Rendered) -> anyhow::Result<()> {
+        self.put(0, game.json.as_bytes())?;
+        self.put(1, game.pgn.as_bytes())?;
+        self.pgn_len += game.pgn.len() as u64;
+        self.put(2, &game.csv)
+    }
+
+    /// Flushes, syncs and renames every file over its original; returns the new PGN's length.
+    fn finish(mut self) -> anyhow::Result<u64> {
+        for (path, tmp, file) in std::mem::take(&mut self.files) {
+            let file = file
+                .into_inner()
+                .map_err(|e| anyhow!("cannot write {}: {}", tmp.display(), e.error()))?;
+            file.sync_data()
+                .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
+            std::fs::rename(&tmp, &path)
+                .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(self.pgn_len)
+    }
+
+    /// Removes the temporary files, leaving the folder as it was.
+    fn abandon(&mut self) {
+        for (_, tmp, _) in self.files.drain(..) {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Side, Termination};
+    use crate::report::pgn::game_pgn;
+    use crate::report::pgn::tests::{scholars_mate, Builder};
+    use crate::report::results::ResultsDir;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "blitz-arena-reconcile-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn flag_game(n: u64, seed: u64) -> GameRecord {
+        let mut r = Builder::new(n, "alpha", "beta")
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .flag(Side::White, 300)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        r.seed = seed;
+        r
+    }
+
+    fn line(r: &GameRecord) -> String {
+        serde_json::to_string(r).unwrap() + "\n"
+    }
+
+    #[test]
+    fn only_the_games_of_games_csv_are_kept_and_each_repair_is_said() {
+        let dir = temp_dir("keep");
+        let (first, second) = (scholars_mate(), flag_game(2, 42));
+        {
+            let mut results = ResultsDir::create(&dir).unwrap();
+            results.append(&first).unwrap();
+            results.append(&second).unwrap();
+        }
+        // Game 2 replayed (its second record differs), then game 3 reached the events and
+        // the PGN but not games.csv, then a torn line.
+        let mut replayed = second.clone();
+        replayed.started = "later".into();
+        let third = flag_game(3, 42);
+        let mut events = std::fs::read_to_string(dir.join(EVENTS_JSONL)).unwrap();
+        events += &(line(&replayed) + &line(&third) + "{\"game\":4,");
+        std::fs::write(dir.join(EVENTS_JSONL), events).unwrap();
+        let mut pgn = std::fs::read_to_string(dir.join(GAMES_PGN)).unwrap();
+        pgn += &game_pgn(&third);
+        std::fs::write(dir.join(GAMES_PGN), pgn).unwrap();
+
+        let done = reconcile(&dir, |_| Ok(())).unwrap();
+        assert_eq!(done.tally.rows.len(), 2);
+        assert_eq!(done.tally.rows[1], GameRow::from_record(&replayed));
+        assert_eq!(done.repairs.len(), 2, "{:?}", done.repairs);
+        assert!(
+            done.repairs[0]
+                .starts_with("events.jsonl: dropped a half-written last line (10 bytes)"),
+            "{:?}",
+            done.repairs
+        );
+        assert!(done.repairs[0].contains("1 game was written twice"));
+        assert!(done.repairs[0].contains("dropped 1 game missing from games.csv"));
+        assert!(
+            done.repairs[1].starts_with("games.pgn: dropped "),
+            "{:?}",
+            done.repairs
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(GAMES_PGN)).unwrap(),
+            game_pgn(&first) + &game_pgn(&replayed)
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(EVENTS_JSONL)).unwrap(),
+            line(&first) + &line(&replayed)
+        );
+        // A second pass finds nothing to repair.
+        assert!(reconcile(&dir, |_| Ok(())).unwrap().repairs.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_game_that_fails_the_check_leaves_the_folder_untouched() {
+        let dir = temp_dir("refuse");
+        {
+            let mut results = ResultsDir::create(&dir).unwrap();
+            results.append(&scholars_mate()).unwrap();
+            results.append(&flag_game(2, 7)).unwrap();
+        }
+        let before: Vec<Vec<u8>> = [GAMES_CSV, GAMES_PGN, EVENTS_JSONL]
+            .iter()
+            .map(|f| std::fs::read(dir.join(f)).unwrap())
+            .collect();
+        let check = |r: &GameRecord| {
+            if r.seed == 7 {
+                Err("its seed is 7, the plan's is 42".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let msg = format!("{:#}", reconcile(&dir, check).err().unwrap());
+        assert!(
+            msg.contains("game 2 on disk is not the game this run's plan schedules: its seed is 7"),
+            "{msg}"
+        );
+        for (f, bytes) in [GAMES_CSV, GAMES_PGN, EVENTS_JSONL].iter().zip(before) {
+            assert_eq!(std::fs::read(dir.join(f)).unwrap(), bytes, "{f}");
+            assert!(!dir.join(format!("{f}.tmp")).exists());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

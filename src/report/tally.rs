@@ -1,0 +1,29 @@
+//! What a run keeps of its finished games: each game's `games.csv` row (what the standings,
+//! pairings and pentanomial tables are computed from) and running totals of what only the
+//! event records hold (think time by phase, injections). Never the records themselves, so a
+//! run's memory does not grow with the size of `events.jsonl`.
+
+use std::collections::BTreeMap;
+
+use super::csv::GameRow;
+use super::injections::InjectionSummary;
+use super::phases::{add_phase_times, PhaseTimes};
+use crate::event::GameRecord;
+
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// One row per finished game, in the order they were counted.
+    pub rows: Vec<GameRow>,
+    /// Think time by game phase, per engine.
+    pub phases: BTreeMap<String, PhaseTimes>,
+    pub injections: InjectionSummary,
+}
+
+impl Tally {
+    /// Counts one finished game: `row` is its `games.csv` row.
+    pub fn add(&mut self, record: &GameRecord, row: GameRow) {
+        add_phase_times(&mut self.phases, record);
+        self.injections.add(record);
+        self.rows.push(row);
+    }
+}

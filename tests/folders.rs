@@ -1,0 +1,412 @@
+//! Results folders that cannot be corrupted: a run writes only into a folder of its own, holds
+//! it locked while it runs, never writes through a symbolic link, resumes only its own games,
+//! says what it repaired, and leaves nothing when stopped before its first game.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const ENGINES: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.random]
+builtin = "random"
+options = { Seed = 3 }
+[engines.greedy]
+builtin = "greedy"
+"#;
+
+/// A quick run of `games` games per pairing into `out`.
+fn quick(s: &Scratch, first: &str, second: &str, games: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "gauntlet",
+        first,
+        "--vs",
+        second,
+        "--games",
+        games,
+        "--max-moves",
+        "8",
+        "--tc",
+        "10s+0.1s",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    s.run(&args)
+}
+
+fn ok(out: &Output) {
+    assert!(out.status.success(), "{}", stderr(out));
+}
+
+/// Exit code 1 and a single line on stderr; returns the line.
+fn refused(out: &Output) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err.trim_end().to_string()
+}
+
+fn read(s: &Scratch, name: &str) -> Vec<u8> {
+    std::fs::read(s.path(name)).unwrap()
+}
+
+/// Game numbers in a games.csv, each checked to appear once.
+fn game_numbers(s: &Scratch, csv: &str) -> BTreeSet<u64> {
+    let rows = csv_rows(&s.path(csv));
+    let games: BTreeSet<u64> = rows.iter().map(|r| r["game"].parse().unwrap()).collect();
+    assert_eq!(games.len(), rows.len(), "a game listed twice in {csv}");
+    games
+}
+
+/// Waits for a child for at most `limit`; kills it (and fails) if it is still running.
+fn wait_at_most(child: &mut Child, limit: Duration, what: &str) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = Vec::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        std::io::Read::read_to_end(&mut pipe, &mut stderr).unwrap();
+    }
+    Output {
+        status,
+        stdout: Vec::new(),
+        stderr,
+    }
+}
+
+#[test]
+fn a_new_run_refuses_a_folder_holding_files_it_did_not_create() {
+    let s = Scratch::new("foreign");
+    s.write("engines.toml", ENGINES);
+    std::fs::create_dir(s.path("res")).unwrap();
+    s.write("res/events.jsonl", "{\"not\": \"ours\"}\n");
+    let line = refused(&quick(&s, "instant", "random", "2", &["--out", "res"]));
+    assert!(
+        line.contains("res") && line.contains("no run.json"),
+        "{line}"
+    );
+    assert_eq!(read(&s, "res/events.jsonl"), b"{\"not\": \"ours\"}\n");
+    assert!(!s.path("res/games.csv").exists());
+    // An empty folder is fine.
+    std::fs::create_dir(s.path("empty")).unwrap();
+    ok(&quick(&s, "instant", "random", "2", &["--out", "empty"]));
+    assert_eq!(game_numbers(&s, "empty/games.csv").len(), 2);
+}
+
+#[test]
+fn a_folder_with_results_but_no_plan_gets_the_same_advice_from_a_new_run_and_resume() {
+    let s = Scratch::new("noplan");
+    s.write("engines.toml", ENGINES);
+    std::fs::create_dir(s.path("res")).unwrap();
+    let header = "game,pair,white,black,opening,ruleset,tc_white,tc_black,result,termination,\
+                  rule,plies,white_ms_left,black_ms_left,white_flag_ms,black_flag_ms,\
+                  illegal_moves,injected,duration_ms,seed,white_moves,black_moves,\
+                  white_think_ms,black_think_ms,started,detail\n";
+    s.write("res/games.csv", header);
+    let new = refused(&quick(&s, "instant", "random", "2", &["--out", "res"]));
+    let resume = refused(&s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "res"]));
+    assert_eq!(new, resume);
+    assert!(new.contains("no run.json"), "{new}");
+    assert!(
+        new.contains("no finished game") && new.contains("rm -r res"),
+        "{new}"
+    );
+    assert_eq!(read(&s, "res/games.csv"), header.as_bytes());
+}
+
+#[test]
+fn resume_refuses_games_that_belong_to_another_plan() {
+    let s = Scratch::new("otherplan");
+    s.write("engines.toml", ENGINES);
+    ok(&quick(&s, "instant", "random", "3", &["--out", "mine"]));
+    // The same engines, the other way round: the same game numbers, other colours.
+    ok(&quick(&s, "random", "instant", "3", &["--out", "theirs"]));
+    for name in ["games.csv", "events.jsonl", "games.pgn"] {
+        std::fs::copy(
+            s.path(&format!("theirs/{name}")),
+            s.path(&format!("mine/{name}")),
+        )
+        .unwrap();
+    }
+    let before = read(&s, "mine/games.csv");
+    let out = s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "mine"]);
+    let line = refused(&out);
+    assert!(
+        line.contains("is not the game this run's plan schedules"),
+        "{line}"
+    );
+    assert!(line.contains("white is random"), "{line}");
+    assert_eq!(read(&s, "mine/games.csv"), before, "files intact");
+    assert!(!s.path("mine/games.csv.tmp").exists());
+}
+
+/// A run that lasts long enough to be caught in the middle.
+fn start_long_run(s: &Scratch) -> Child {
+    s.command(&[
+        "gauntlet",
+        "greedy",
+        "--vs",
+        "random",
+        "--tc",
+        "1s+0",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--out",
+        "res",
+    ])
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn a_folder_in_use_is_refused_with_the_holder_named_and_left_intact() {
+    let s = Scratch::new("locked");
+    s.write("engines.toml", ENGINES);
+    let mut first = start_long_run(&s);
+    wait_for_games(&s, "res/games.csv", 1);
+    let holder = format!("pid {}", first.id());
+    for args in [
+        &["gauntlet", "greedy", "--vs", "random", "--resume", "res"][..],
+        &["gauntlet", "greedy", "--vs", "random", "--out", "res"][..],
+    ] {
+        let mut second = s.command(args).stderr(Stdio::piped()).spawn().unwrap();
+        let out = wait_at_most(&mut second, Duration::from_secs(20), "the second run");
+        let line = refused(&out);
+        assert!(line.contains("res"), "{line}");
+        if args.contains(&"--resume") {
+            assert!(line.contains(&holder), "{line}");
+            assert!(line.contains("in use by another blitz-arena run"), "{line}");
+        }
+    }
+    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
+    assert_eq!(first.wait().unwrap().code(), Some(130));
+    // The first run's files are whole: one header, every game once, the same games in the
+    // PGN, and the folder resumes.
+    let csv = String::from_utf8(read(&s, "res/games.csv")).unwrap();
+    assert_eq!(csv.matches("game,pair,white").count(), 1);
+    let games = game_numbers(&s, "res/games.csv");
+    assert_eq!(pgn_games(&s.path("res/games.pgn")).len(), games.len());
+    let stats = s.run(&["stats", "res"]);
+    ok(&stats);
+    assert!(
+        stdout(&stats).contains(&format!("{} games", games.len())),
+        "{}",
+        stdout(&stats)
+    );
+}
+
+#[test]
+fn two_new_runs_started_together_never_share_a_folder() {
+    let s = Scratch::new("together");
+    s.write("engines.toml", ENGINES);
+    let start = |extra: &[&str]| {
+        let mut args = vec![
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--games",
+            "20",
+            "--max-moves",
+            "8",
+            "--tc",
+            "10s+0.1s",
+            "--concurrency",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        s.command(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Default names: two folders, each with its own games.
+    let mut a = start(&["--seed", "1"]);
+    let mut b = start(&["--seed", "2"]);
+    ok(&wait_at_most(&mut a, Duration::from_secs(60), "run a"));
+    ok(&wait_at_most(&mut b, Duration::from_secs(60), "run b"));
+    let folders: Vec<_> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    for folder in &folders {
+        let games = game_numbers(&s, &format!("results/{folder}/games.csv"));
+        assert_eq!(games, (1..=20).collect(), "{folder}");
+    }
+    // The same --out: one run plays, the other stops with one line.
+    let mut a = start(&["--seed", "1", "--out", "same"]);
+    let mut b = start(&["--seed", "2", "--out", "same"]);
+    let outs = [
+        wait_at_most(&mut a, Duration::from_secs(60), "run a"),
+        wait_at_most(&mut b, Duration::from_secs(60), "run b"),
+    ];
+    let codes: Vec<_> = outs.iter().map(|o| o.status.code()).collect();
+    assert!(
+        codes.contains(&Some(0)) && codes.contains(&Some(1)),
+        "{codes:?}"
+    );
+    let loser = outs.iter().find(|o| o.status.code() == Some(1)).unwrap();
+    assert!(refused(loser).contains("same"));
+    let csv = String::from_utf8(read(&s, "same/games.csv")).unwrap();
+    assert_eq!(csv.matches("game,pair,white").count(), 1);
+    assert_eq!(game_numbers(&s, "same/games.csv"), (1..=20).collect());
+}
+
+#[test]
+fn resume_never_writes_through_a_symbolic_link() {
+    let s = Scratch::new("symlink");
+    s.write("engines.toml", ENGINES);
+    ok(&quick(&s, "instant", "random", "2", &["--out", "res"]));
+    let outside = s.write("outside.txt", "precious\n");
+    for name in [
+        "games.csv.tmp",
+        "events.jsonl.tmp",
+        "games.pgn.tmp",
+        "run.json.tmp",
+    ] {
+        std::os::unix::fs::symlink(&outside, s.path(&format!("res/{name}"))).unwrap();
+    }
+    let before = game_numbers(&s, "res/games.csv");
+    ok(&s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "res"]));
+    assert_eq!(
+        String::from_utf8_lossy(&read(&s, "outside.txt")),
+        "precious\n",
+        "the file outside the folder is untouched"
+    );
+    assert_eq!(game_numbers(&s, "res/games.csv"), before);
+    for name in ["games.csv", "events.jsonl", "games.pgn", "run.json"] {
+        let meta = s.path(&format!("res/{name}")).symlink_metadata().unwrap();
+        assert!(meta.file_type().is_file(), "{name} is a plain file");
+    }
+}
+
+#[test]
+fn torn_lines_are_reported_when_a_run_is_resumed() {
+    let s = Scratch::new("torn");
+    s.write("engines.toml", ENGINES);
+    ok(&quick(&s, "instant", "random", "2", &["--out", "res"]));
+    // A kill in the middle of writing a third game left half a line in each file.
+    let append = |name: &str, bytes: &[u8]| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(s.path(name))
+            .unwrap();
+        f.write_all(bytes).unwrap();
+    };
+    append("res/events.jsonl", b"{\"game\":3,\"pair\":2,\"whi");
+    append("res/games.csv", b"3,2,instant,rand");
+    append("res/games.pgn", b"[Event \"blitz-arena\"]\n[Site");
+    let out = s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "res"]);
+    ok(&out);
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 3, "one line per file: {err}");
+    assert!(
+        err.contains("games.csv: dropped a half-written last line (16 bytes)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("events.jsonl: dropped a half-written last line (23 bytes)"),
+        "{err}"
+    );
+    assert!(err.contains("games.pgn: dropped 27 bytes"), "{err}");
+    assert_eq!(game_numbers(&s, "res/games.csv").len(), 2);
+}
+
+#[test]
+fn merge_goes_by_the_positions_in_the_plan_when_the_book_has_moved() {
+    let s = Scratch::new("bookmoved");
+    s.write("engines.toml", ENGINES);
+    s.write(
+        "book.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 id \"e4\";\n\
+         rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1 id \"d4\";\n",
+    );
+    for k in 1..=2 {
+        let (shard, out) = (format!("{k}/2"), format!("shard{k}"));
+        ok(&quick(
+            &s,
+            "instant",
+            "random",
+            "4",
+            &["--openings", "book.epd", "--shard", &shard, "--out", &out],
+        ));
+    }
+    std::fs::rename(s.path("book.epd"), s.path("moved.epd")).unwrap();
+    let merged = s.run(&["merge", "shard1", "shard2", "--out", "merged"]);
+    ok(&merged);
+    assert_eq!(game_numbers(&s, "merged/games.csv"), (1..=4).collect());
+    let openings: BTreeSet<String> = csv_rows(&s.path("merged/games.csv"))
+        .into_iter()
+        .map(|r| r["opening"].clone())
+        .collect();
+    assert_eq!(openings.len(), 2, "{openings:?}");
+    // A shard resumes without the book file too.
+    ok(&s.run(&[
+        "gauntlet", "instant", "--vs", "random", "--resume", "shard1",
+    ]));
+}
+
+#[test]
+fn ctrl_c_during_the_handshakes_stops_at_once_and_leaves_nothing() {
+    let s = Scratch::new("handshake");
+    let script = s.write("mute.sh", "#!/bin/sh\nexec sleep 100\n");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}\n[engines.mute]\ncmd = \"{}\"\n",
+            script.display()
+        ),
+    );
+    for out in [None, Some("res")] {
+        let mut args = vec!["gauntlet", "mute", "--vs", "instant"];
+        if let Some(out) = out {
+            args.extend_from_slice(&["--out", out]);
+        }
+        let mut child = s.command(&args).stderr(Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let stopped = Instant::now();
+        let result = wait_at_most(&mut child, Duration::from_secs(5), "the arena after Ctrl-C");
+        assert!(
+            stopped.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            stopped.elapsed()
+        );
+        assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
+        assert!(!s.path("res").exists(), "no folder left");
+        assert!(!s.path("results").exists(), "no folder left");
+    }
+    let start = Instant::now();
+    while !s.leftovers().is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            s.leftovers()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
