@@ -181,7 +181,15 @@ impl Scratch {
     pub fn new(label: &str) -> Scratch {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!(
+        // A tmpfs when there is one: these tests write a file per input, and on a disk
+        // file system rewriting a file costs milliseconds.
+        let shm = std::path::Path::new("/dev/shm");
+        let base = if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!(
             "blitz-arena-fuzz-{label}-{}-{n}",
             std::process::id()
         ));
@@ -192,6 +200,14 @@ impl Scratch {
 
     pub fn path(&self, name: &str) -> std::path::PathBuf {
         self.0.join(name)
+    }
+
+    /// Writes a file afresh (removed first: truncating a file in place can flush it to disk).
+    pub fn write(&self, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path = self.path(name);
+        let _ = std::fs::remove_file(&path);
+        std::fs::write(&path, bytes).unwrap();
+        path
     }
 }
 

@@ -52,8 +52,7 @@ fn seeds() -> Vec<(Vec<u8>, &'static str)> {
 
 /// Loads the bytes as a book called `name`; an error must be one line naming the file.
 fn load_and_check(scratch: &Scratch, name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
-    let path = scratch.path(name);
-    std::fs::write(&path, bytes).unwrap();
+    let path = scratch.write(name, bytes);
     match load_openings(&path) {
         Ok(openings) => {
             prop_assert!(!openings.is_empty());
@@ -236,8 +235,7 @@ fn a_pgn_book_of_legal_games_is_read_move_for_move() {
                     .collect();
                 expected.push((format!("O{n}"), ucis));
             }
-            let path = scratch.path("legal.pgn");
-            std::fs::write(&path, &text).unwrap();
+            let path = scratch.write("legal.pgn", text.as_bytes());
             match load_openings(&path) {
                 Ok(openings) => {
                     prop_assert!(!ends_game, "a book opening that ends the game was taken");
@@ -287,8 +285,7 @@ fn an_epd_book_of_legal_positions_is_read_position_for_position() {
                     expected.push((format!("pos {n}"), fen));
                 }
             }
-            let path = scratch.path("legal.epd");
-            std::fs::write(&path, &text).unwrap();
+            let path = scratch.write("legal.epd", text.as_bytes());
             match load_openings(&path) {
                 Ok(openings) => {
                     prop_assert!(!ends_game, "a position where the game is over was taken");

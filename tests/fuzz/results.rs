@@ -57,12 +57,11 @@ fn complete_lines(text: &str, len: usize) -> usize {
 #[test]
 fn a_torn_games_csv_reads_exactly_its_complete_rows() {
     let scratch = Scratch::new("results-torn-csv");
-    let path = scratch.path(GAMES_CSV);
-    std::fs::write(&path, CSV).unwrap();
+    let path = scratch.write(GAMES_CSV, CSV.as_bytes());
     let all = read_rows(&path).unwrap();
     assert_eq!(all.len(), 8);
     check(0..=CSV.len(), |len| {
-        std::fs::write(&path, &CSV.as_bytes()[..len]).unwrap();
+        scratch.write(GAMES_CSV, &CSV.as_bytes()[..len]);
         let rows = read_rows(&path).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
         let complete = complete_lines(CSV, len).saturating_sub(1);
         prop_assert_eq!(&rows[..], &all[..complete]);
@@ -73,12 +72,11 @@ fn a_torn_games_csv_reads_exactly_its_complete_rows() {
 #[test]
 fn a_torn_events_jsonl_reads_exactly_its_complete_records() {
     let scratch = Scratch::new("results-torn-jsonl");
-    let path = scratch.path(EVENTS_JSONL);
-    std::fs::write(&path, EVENTS).unwrap();
+    let path = scratch.write(EVENTS_JSONL, EVENTS.as_bytes());
     let all = load_records(&path).unwrap();
     assert_eq!(all.len(), 8);
     check(0..=EVENTS.len(), |len| {
-        std::fs::write(&path, &EVENTS.as_bytes()[..len]).unwrap();
+        scratch.write(EVENTS_JSONL, &EVENTS.as_bytes()[..len]);
         let records = load_records(&path).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
         // A line cut just before its newline is whole, and is read.
         let whole_last = len < EVENTS.len() && EVENTS.as_bytes()[len] == b'\n';
@@ -91,7 +89,6 @@ fn a_torn_events_jsonl_reads_exactly_its_complete_records() {
 #[test]
 fn a_mutated_games_csv_reads_or_fails_in_one_line() {
     let scratch = Scratch::new("results-mutated-csv");
-    let path = scratch.path(GAMES_CSV);
     let header_and_rows: Vec<Vec<u8>> = {
         let lines: Vec<&str> = CSV.split_inclusive('\n').collect();
         let mut seeds = vec![CSV.as_bytes().to_vec()];
@@ -101,7 +98,7 @@ fn a_mutated_games_csv_reads_or_fails_in_one_line() {
         seeds
     };
     check(mutated_one_of(header_and_rows, 8), |bytes| {
-        std::fs::write(&path, &bytes).unwrap();
+        let path = scratch.write(GAMES_CSV, &bytes);
         match read_rows(&path) {
             Ok(rows) => use_rows(&scratch, &rows),
             Err(e) => error_line(&e),
@@ -113,13 +110,12 @@ fn a_mutated_games_csv_reads_or_fails_in_one_line() {
 #[test]
 fn a_mutated_events_jsonl_reads_or_fails_in_one_line() {
     let scratch = Scratch::new("results-mutated-jsonl");
-    let path = scratch.path(EVENTS_JSONL);
     let lines: Vec<Vec<u8>> = EVENTS
         .split_inclusive('\n')
         .map(|l| l.as_bytes().to_vec())
         .collect();
     check(mutated_one_of(lines, 8), |bytes| {
-        std::fs::write(&path, &bytes).unwrap();
+        let path = scratch.write(EVENTS_JSONL, &bytes);
         match load_records(&path) {
             Ok(records) => use_records(&records),
             Err(e) => error_line(&e),
@@ -212,9 +208,9 @@ fn a_damaged_results_folder_is_repaired_or_refused_in_one_line() {
             let dir = scratch.path("run");
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join(EVENTS_JSONL), &events).unwrap();
-            std::fs::write(dir.join(GAMES_PGN), &pgn).unwrap();
-            std::fs::write(dir.join(GAMES_CSV), &csv).unwrap();
+            scratch.write(&format!("run/{EVENTS_JSONL}"), &events);
+            scratch.write(&format!("run/{GAMES_PGN}"), &pgn);
+            scratch.write(&format!("run/{GAMES_CSV}"), &csv);
             let opened = ResultsDir::create(&dir).map(|r| {
                 for repair in r.repairs() {
                     assert_one_line(repair);
