@@ -133,21 +133,25 @@ fn lines_assembled_from_uci_tokens_never_panic() {
 /// walk stops before a move that would end the game, so there is always a move to pick (and
 /// no input is rejected, which a million-input run could not afford).
 fn position_and_move() -> impl Strategy<Value = (Chess, shakmaty::Move)> {
-    (proptest::collection::vec(any::<Index>(), 0..120), any::<Index>()).prop_map(|(path, pick)| {
-        let mut pos = Chess::default();
-        for i in path {
-            let moves = pos.legal_moves();
-            let mut next = pos.clone();
-            next.play_unchecked(moves[i.index(moves.len())]);
-            if next.legal_moves().is_empty() {
-                break;
+    (
+        proptest::collection::vec(any::<Index>(), 0..120),
+        any::<Index>(),
+    )
+        .prop_map(|(path, pick)| {
+            let mut pos = Chess::default();
+            for i in path {
+                let moves = pos.legal_moves();
+                let mut next = pos.clone();
+                next.play_unchecked(moves[i.index(moves.len())]);
+                if next.legal_moves().is_empty() {
+                    break;
+                }
+                pos = next;
             }
-            pos = next;
-        }
-        let moves = pos.legal_moves();
-        let m = moves[pick.index(moves.len())];
-        (pos, m)
-    })
+            let moves = pos.legal_moves();
+            let m = moves[pick.index(moves.len())];
+            (pos, m)
+        })
 }
 
 /// Whitespace an engine may put between tokens (the line splitter has removed the newline).
