@@ -17,7 +17,9 @@ use crate::event::{Score, SearchInfo};
 /// The move text of a `bestmove` line (`e2e4`, `0000`, `(none)`, or whatever the engine sent),
 /// or `None` if the line is not a `bestmove` line.
 pub fn parse_bestmove(line: &str) -> Option<&str> {
-    let mut tokens = line.split_ascii_whitespace();
+    // Any Unicode whitespace separates tokens, as the referee's `trim` has it: a vertical tab
+    // before the move is not part of the move.
+    let mut tokens = line.split_whitespace();
     if tokens.next() != Some("bestmove") {
         return None;
     }
@@ -176,6 +178,9 @@ mod tests {
         assert_eq!(parse_bestmove("  bestmove   a7a8q  "), Some("a7a8q"));
         assert_eq!(parse_bestmove("info depth 1"), None);
         assert_eq!(parse_bestmove("bestmoves e2e4"), None);
+        // Found by tests/fuzz: a vertical tab was kept as part of the move.
+        assert_eq!(parse_bestmove("bestmove \u{b}e2e4\u{b}ponder"), Some("e2e4"));
+        assert_eq!(parse_bestmove("\u{b}bestmove\u{a0}g8f6"), Some("g8f6"));
     }
 
     #[test]
