@@ -52,13 +52,14 @@ impl Default for TimeControl {
     }
 }
 
-/// Seconds with up to three decimals and no trailing zeros: `300`, `0.1`, `2.5`.
+/// Seconds with up to six decimals (the parser keeps microseconds) and no trailing zeros:
+/// `300`, `0.1`, `2.5`, `0.0001`.
 fn seconds_str(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms % 1000 == 0 {
-        format!("{}", ms / 1000)
+    let us = d.as_micros();
+    if us % 1_000_000 == 0 {
+        format!("{}", us / 1_000_000)
     } else {
-        let s = format!("{}.{:03}", ms / 1000, ms % 1000);
+        let s = format!("{}.{:06}", us / 1_000_000, us % 1_000_000);
         s.trim_end_matches('0').to_string()
     }
 }
@@ -66,8 +67,8 @@ fn seconds_str(d: Duration) -> String {
 impl fmt::Display for TimeControl {
     /// The canonical spelling that parses back to the same value: `5+0`, `10s+0.1s`, `G/5;d2`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let base = if self.base.as_millis() % 60_000 == 0 {
-            format!("{}", self.base.as_millis() / 60_000)
+        let base = if self.base.as_micros() % 60_000_000 == 0 {
+            format!("{}", self.base.as_micros() / 60_000_000)
         } else {
             format!("{}s", seconds_str(self.base))
         };
@@ -104,18 +105,20 @@ enum BareUnit {
 
 fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
     let s = s.trim();
-    let (number, scale_ms) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1.0)
+    // Scaled to microseconds in one multiplication, so that every spelling `Display` writes
+    // (up to six decimals of a second) reads back exactly.
+    let (number, scale_us) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e3)
     } else if let Some(n) = s.strip_suffix("min") {
-        (n, 60_000.0)
+        (n, 6e7)
     } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60_000.0)
+        (n, 6e7)
     } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1000.0)
+        (n, 1e6)
     } else {
         match bare {
-            BareUnit::Minutes => (s, 60_000.0),
-            BareUnit::Seconds => (s, 1000.0),
+            BareUnit::Minutes => (s, 6e7),
+            BareUnit::Seconds => (s, 1e6),
         }
     };
     let number = number.trim();
@@ -126,12 +129,12 @@ fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
     if !value.is_finite() || value < 0.0 {
         return Err("times must be zero or positive");
     }
-    let ms = value * scale_ms;
-    if ms > 1e12 {
+    let us = value * scale_us;
+    if us > 1e15 {
         return Err("time is too large");
     }
-    // Sub-millisecond values are rounded to the microsecond: clocks run on microseconds.
-    Ok(Duration::from_micros((ms * 1000.0).round() as u64))
+    // Sub-microsecond values are rounded to the microsecond: clocks run on microseconds.
+    Ok(Duration::from_micros(us.round() as u64))
 }
 
 impl FromStr for TimeControl {
@@ -272,5 +275,18 @@ mod tests {
         assert_eq!(tc("5+0").to_string(), "5+0");
         assert_eq!(tc("10s+0.1s").to_string(), "10s+0.1s");
         assert_eq!(tc("30s").to_string(), "30s+0");
+        // Found by tests/fuzz: sub-millisecond times were written as whole milliseconds, so
+        // `G/0.1001ms` was spelled `0+0`, which does not parse.
+        for s in [
+            "G/0.1001ms",
+            "0.5+0.2551",
+            "0+0.000001",
+            "999999999.999999s+1",
+        ] {
+            let t = tc(s);
+            assert_eq!(tc(&t.to_string()), t, "{s} -> {t}");
+        }
+        assert_eq!(tc("0.5+0.2551").to_string(), "30s+0.2551s");
+        assert_eq!(tc("G/0.1001ms").pgn_tag(), "0.0001");
     }
 }

@@ -1,24 +1,25 @@
-//! UCI line parsing: `bestmove` and `id` by hand; `info` and `option` lines through
-//! vampirc-uci behind a guard.
+//! UCI line parsing: `bestmove`, `id` and `info` by hand; `option` lines through vampirc-uci
+//! behind a guard.
 //!
-//! vampirc-uci is unmaintained: it panics on `info depth 300`, cannot read `bestmove (none)` or
-//! `0000`, and an unknown token (`wdl`) swallows the rest of an info line. So `bestmove` is
-//! parsed here, `info` lines are rebuilt from the tokens the arena knows before vampirc sees
-//! them, and every vampirc call runs under `catch_unwind`: an engine's output never panics the
-//! arena.
+//! vampirc-uci is unmaintained: it panics on `info depth 300`, truncates numbers past 12
+//! digits, cannot read `bestmove (none)` or `0000`, and an unknown token (`wdl`) swallows the
+//! rest of an info line. So only `option` lines go to vampirc, and every vampirc call runs
+//! under `catch_unwind`: an engine's output never panics the arena.
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use vampirc_uci::{UciInfoAttribute, UciMessage, UciOptionConfig};
+use vampirc_uci::{UciMessage, UciOptionConfig};
 
 use crate::event::{Score, SearchInfo};
 
 /// The move text of a `bestmove` line (`e2e4`, `0000`, `(none)`, or whatever the engine sent),
 /// or `None` if the line is not a `bestmove` line.
 pub fn parse_bestmove(line: &str) -> Option<&str> {
-    let mut tokens = line.split_ascii_whitespace();
+    // Any Unicode whitespace separates tokens, as the referee's `trim` has it: a vertical tab
+    // before the move is not part of the move.
+    let mut tokens = line.split_whitespace();
     if tokens.next() != Some("bestmove") {
         return None;
     }
@@ -54,70 +55,42 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     result
 }
 
-/// Rebuilds an `info` line from the three things the arena reads (depth, score, nodes), with
-/// values in the ranges vampirc-uci accepts. Everything else (`wdl`, `string`, `currmove`, the
-/// pv, junk) is dropped: vampirc's parser costs about 120,000 instructions on a line with a
-/// long pv, and on this short line a small fraction of that.
-fn sanitize_info(line: &str) -> Option<String> {
-    let mut tokens = line.split_ascii_whitespace().peekable();
+/// The score, depth and nodes of an `info` line; `None` if it has none of them or is not an
+/// info line. Read by hand: vampirc-uci truncates numbers past 12 digits (`nodes
+/// 1000000000000` became 100000000000) and panics on a depth past 255. A number too large for
+/// its field is dropped, a score is clamped to +-1,000,000 cp or mate in +-127; everything else
+/// (`wdl`, `currmove`, junk) is skipped, and the pv or free text ends what is read.
+pub fn parse_info(line: &str) -> Option<SearchInfo> {
+    let mut tokens = line.split_ascii_whitespace();
     if tokens.next() != Some("info") {
         return None;
     }
-    let mut out = String::from("info");
-    let number = |t: Option<&str>, max: i64| {
-        t.and_then(|t| t.parse::<i64>().ok())
-            .filter(|n| (0..=max).contains(n))
-    };
+    let mut info = SearchInfo::default();
     while let Some(token) = tokens.next() {
         match token {
             "depth" => {
-                if let Some(n) = number(tokens.next(), 255) {
-                    out.push_str(&format!(" depth {n}"));
+                if let Some(n) = tokens.next().and_then(|t| t.parse::<u32>().ok()) {
+                    info.depth = Some(n);
                 }
             }
             "nodes" => {
-                if let Some(n) = number(tokens.next(), i64::MAX) {
-                    out.push_str(&format!(" nodes {n}"));
+                if let Some(n) = tokens.next().and_then(|t| t.parse::<u64>().ok()) {
+                    info.nodes = Some(n);
                 }
             }
             "score" => {
                 let kind = tokens.next();
                 let value = tokens.next().and_then(|t| t.parse::<i64>().ok());
+                // Clamped so that `Score::as_cp` and its negation cannot overflow.
+                let clamp = |v: i64, limit: i64| v.clamp(-limit, limit) as i32;
                 match (kind, value) {
-                    (Some("cp"), Some(v)) => {
-                        out.push_str(&format!(" score cp {}", v.clamp(-1_000_000, 1_000_000)));
-                    }
-                    (Some("mate"), Some(v)) => {
-                        out.push_str(&format!(" score mate {}", v.clamp(-127, 127)));
-                    }
+                    (Some("cp"), Some(v)) => info.score = Some(Score::Cp(clamp(v, 1_000_000))),
+                    (Some("mate"), Some(v)) => info.score = Some(Score::Mate(clamp(v, 127))),
                     _ => {}
                 }
             }
             // The pv and free text end what the arena reads of a line.
             "pv" | "string" => break,
-            _ => {}
-        }
-    }
-    Some(out)
-}
-
-/// The score, depth and nodes of an `info` line; `None` if it has none of them or is not an
-/// info line.
-pub fn parse_info(line: &str) -> Option<SearchInfo> {
-    let clean = sanitize_info(line)?;
-    let message = guarded(|| vampirc_uci::parse_one(&clean))?;
-    let UciMessage::Info(attributes) = message else {
-        return None;
-    };
-    let mut info = SearchInfo::default();
-    for attribute in attributes {
-        match attribute {
-            UciInfoAttribute::Depth(d) => info.depth = Some(u32::from(d)),
-            UciInfoAttribute::Nodes(n) => info.nodes = Some(n),
-            UciInfoAttribute::Score { cp: Some(cp), .. } => info.score = Some(Score::Cp(cp)),
-            UciInfoAttribute::Score { mate: Some(m), .. } => {
-                info.score = Some(Score::Mate(i32::from(m)))
-            }
             _ => {}
         }
     }
@@ -295,6 +268,9 @@ mod tests {
         assert_eq!(parse_bestmove("  bestmove   a7a8q  "), Some("a7a8q"));
         assert_eq!(parse_bestmove("info depth 1"), None);
         assert_eq!(parse_bestmove("bestmoves e2e4"), None);
+        // Found by tests/fuzz: a vertical tab was kept as part of the move.
+        assert_eq!(parse_bestmove("bestmove \u{b}e2e4\u{b}ponder"), Some("e2e4"));
+        assert_eq!(parse_bestmove("\u{b}bestmove\u{a0}g8f6"), Some("g8f6"));
     }
 
     #[test]
@@ -312,11 +288,22 @@ mod tests {
 
     #[test]
     fn info_lines_that_break_vampirc_do_not_panic() {
-        // depth 300 overflows vampirc's u8: the depth is dropped, the rest survives.
+        // depth 300 overflows vampirc's u8; here it is read as sent.
         let info = parse_info("info depth 300 score cp 20 nodes 1000").unwrap();
         assert_eq!(
             (info.depth, info.score, info.nodes),
-            (None, Some(Score::Cp(20)), Some(1000))
+            (Some(300), Some(Score::Cp(20)), Some(1000))
+        );
+        // vampirc kept 12 digits of a number (found by tests/fuzz): nodes are read whole.
+        let info = parse_info("info depth 30 nodes 1000000000000 pv e2e4").unwrap();
+        assert_eq!(info.nodes, Some(1_000_000_000_000));
+        // A number too large for its field is dropped, not wrapped; a score is clamped.
+        let info =
+            parse_info("info depth 4294967296 nodes 18446744073709551616 score cp -9999999999")
+                .unwrap();
+        assert_eq!(
+            (info.depth, info.score, info.nodes),
+            (None, Some(Score::Cp(-1_000_000)), None)
         );
         // An unknown token (wdl) does not swallow the rest of the line.
         let info =

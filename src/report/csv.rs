@@ -110,7 +110,7 @@ fn ms(us: i64) -> i64 {
 
 /// Text for a single CSV line: line breaks become spaces, so that every row is one line and a
 /// torn write can only ever damage the last line of the file.
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
@@ -305,7 +305,8 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
     // `pair` came later than the other columns; files without it still read (pair 0).
     for column in COLUMNS.into_iter().filter(|c| *c != "pair") {
         if !headers.iter().any(|h| h == column) {
-            let found: Vec<&str> = headers.iter().take(8).collect();
+            // Quoted header fields can hold line breaks; the message stays on one line.
+            let found: Vec<String> = headers.iter().take(8).map(one_line).collect();
             let more = if headers.len() > 8 { ", ..." } else { "" };
             bail!(
                 "not a games.csv: missing column {column:?} (its header has: {}{more})",
@@ -314,7 +315,7 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
         }
     }
     let to_row = |line: u64, record: Result<::csv::StringRecord, ::csv::Error>| {
-        let record = record.map_err(|e| anyhow!("line {line}: {e}"))?;
+        let record = record.map_err(|e| anyhow!("line {line}: {}", one_line(&e.to_string())))?;
         if record.len() != headers.len() {
             bail!(
                 "line {line}: {} fields where the header has {}",
@@ -324,7 +325,7 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
         }
         record
             .deserialize::<GameRow>(Some(&headers))
-            .map_err(|e| anyhow!("line {line}: {e}"))
+            .map_err(|e| anyhow!("line {line}: {}", one_line(&e.to_string())))
     };
     // Each record is turned into a row once the next one is read: the last one is dropped
     // when it is torn.
@@ -512,6 +513,28 @@ mod tests {
             msg.contains("line 2: 3 fields where the header has 26"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn errors_about_fields_with_line_breaks_stay_on_one_line() {
+        // Found by tests/fuzz: a quoted header field held a line break, and the message
+        // quoting the header did too.
+        let e = parse_rows(b"game,\"pair\nwhite\",black\n1,2,3\n").unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(msg.contains("missing column"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg:?}");
+        // A bad value with a line break in a row: serde quotes it.
+        let mut file = GameRow::csv_header().into_bytes();
+        let row = String::from_utf8(
+            GameRow::from_record(&scholars_mate())
+                .to_csv_line()
+                .unwrap(),
+        )
+        .unwrap();
+        file.extend(row.replacen(",fide,", ",\"fi\nde\",", 1).as_bytes());
+        let msg = format!("{:#}", parse_rows(&file).unwrap_err());
+        assert!(msg.contains("line 2:"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg:?}");
     }
 
     #[test]

@@ -292,7 +292,13 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
         let record: GameRecord = match serde_json::from_str(line) {
             Ok(r) => r,
             Err(_) if torn_tail && i + 1 == lines.len() => break,
-            Err(e) => bail!("{}: line {}: {e}", path.display(), i + 1),
+            // serde quotes the bad value (`unknown variant ...`), which may hold a line break.
+            Err(e) => bail!(
+                "{}: line {}: {}",
+                path.display(),
+                i + 1,
+                super::csv::one_line(&e.to_string())
+            ),
         };
         match index.get(&record.game) {
             Some(&at) => records[at] = record,
@@ -523,6 +529,12 @@ mod tests {
         std::fs::write(&path, line(&a) + "{oops}\n" + &line(&b1)).unwrap();
         let msg = format!("{:#}", load_records(&path).unwrap_err());
         assert!(msg.contains("events.jsonl: line 2:"), "{msg}");
+        // Found by tests/fuzz: serde quotes a bad value, line breaks and all; the message
+        // stays on one line.
+        let bad = line(&a).replacen("\"ruleset\":\"fide\"", "\"ruleset\":\"fi\\nde\"", 1);
+        std::fs::write(&path, bad + &line(&b1)).unwrap();
+        let msg = format!("{:#}", load_records(&path).unwrap_err());
+        assert!(msg.contains("line 1:") && !msg.contains('\n'), "{msg:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
