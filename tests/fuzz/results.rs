@@ -4,8 +4,8 @@
 
 use blitz_arena::event::GameRecord;
 use blitz_arena::report::{
-    load_records, read_rows, reconcile, GameRow, InjectionSummary, Rendered, ResultsDir, Summary,
-    EVENTS_JSONL, GAMES_CSV, GAMES_PGN,
+    load_records, phase_times, read_rows, reconcile, GameRow, InjectionSummary, Rendered,
+    ResultsDir, Summary, EVENTS_JSONL, GAMES_CSV, GAMES_PGN,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -36,7 +36,7 @@ fn use_rows(scratch: &Scratch, rows: &[GameRow]) {
 fn use_records(records: &[GameRecord]) {
     let rows: Vec<GameRow> = records.iter().map(GameRow::from_record).collect();
     let mut summary = Summary::from_rows(&rows);
-    summary.with_phases(records);
+    summary.with_phases(&phase_times(records));
     let _ = summary.to_text();
     let _ = InjectionSummary::from_records(records).to_text();
     for record in records {
@@ -227,17 +227,21 @@ fn a_damaged_results_folder_is_repaired_or_refused_in_one_line() {
                 error_line(&e);
                 return Ok(());
             }
-            match reconcile(&dir) {
-                Ok(records) => {
+            match reconcile(&dir, |_| Ok(())) {
+                Ok(reconciled) => {
+                    for repair in &reconciled.repairs {
+                        assert_one_line(repair);
+                    }
                     // The folder now holds exactly those games, and reads back.
                     let rows =
                         read_rows(&dir).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
+                    let records =
+                        load_records(&dir).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
                     let games: Vec<u64> = records.iter().map(|r| r.game).collect();
                     let row_games: Vec<u64> = rows.iter().map(|r| r.game).collect();
                     prop_assert_eq!(&games, &row_games);
-                    let reread =
-                        load_records(&dir).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
-                    prop_assert_eq!(reread, records);
+                    let tallied: Vec<u64> = reconciled.tally.rows.iter().map(|r| r.game).collect();
+                    prop_assert_eq!(&games, &tallied);
                 }
                 Err(e) => error_line(&e),
             }
