@@ -103,6 +103,7 @@ pub async fn tournament(
         openings: book,
         timeouts,
         sprt,
+        tamper: crate::invariants::Tamper::from_env()?,
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
     progress.finish();
