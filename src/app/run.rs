@@ -30,6 +30,8 @@ pub async fn tournament(
     args: RunArgs,
     cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finish> {
+    // A test hook, None in use (see `invariants::Tamper`).
+    let tamper = crate::invariants::Tamper::from_env()?;
     let (plan, out, resuming) = match &args.resume {
         Some(dir) => (resumed_plan(format, &names, &args, dir)?, dir.clone(), true),
         None => {
@@ -103,7 +105,7 @@ pub async fn tournament(
         openings: book,
         timeouts,
         sprt,
-        tamper: crate::invariants::Tamper::from_env()?,
+        tamper,
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous_rows, cancel).await?;
     progress.finish();
