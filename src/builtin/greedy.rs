@@ -61,18 +61,12 @@ impl Engine for Greedy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
-    use shakmaty::{CastlingMode, Chess};
+    use shakmaty::Chess;
 
     fn best(fen: &str) -> String {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("position");
         let game = Game {
-            pos,
+            pos: crate::builtin::position(fen),
             ..Game::default()
         };
         let (out, _) = Out::buffer();

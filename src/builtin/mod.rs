@@ -50,6 +50,15 @@ fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
     })
 }
 
+/// The position a FEN describes, for the built-in engines' unit tests.
+#[cfg(test)]
+pub(crate) fn position(fen: &str) -> shakmaty::Chess {
+    fen.parse::<shakmaty::fen::Fen>()
+        .expect("fen")
+        .into_position(shakmaty::CastlingMode::Standard)
+        .expect("position")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,18 +190,13 @@ mod tests {
             .to_string()
     }
 
-    fn pos_of(fen: &str) -> Chess {
-        let args: Vec<&str> = ["fen"].into_iter().chain(fen.split_whitespace()).collect();
-        parse_position(&args, CastlingMode::Standard, false).0.pos
-    }
-
     #[test]
     fn finds_mate_in_two() {
         let fen = "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1";
         let (m, info) = search(&format!("fen {fen}"), "depth 4");
         assert_eq!(last_score(&info), "mate 2");
         // Every black reply must allow a mate in one.
-        let mut pos = pos_of(fen);
+        let mut pos = crate::builtin::position(fen);
         pos.play_unchecked(
             m.parse::<UciMove>()
                 .expect("uci")
