@@ -164,6 +164,7 @@ fn faulty_engines_are_ruled_and_the_run_goes_on() {
         r#"
 [engines.random]
 builtin = "random"
+tc = "30s+0"          # time odds: its games end by its opponents' faults, never its own flag
 [engines.crasher]
 builtin = "faulty"
 args = ["--crash-after", "3"]
