@@ -120,6 +120,93 @@ pub fn check(record: &GameRecord, written: &Rendered) -> Vec<String> {
     broken
 }
 
+/// A test hook (issue 15), not a feature: when the environment variable [`Tamper::VAR`] names
+/// one of these, `gauntlet` and `round-robin` corrupt every game it applies to after the
+/// referee has ruled it, so that end-to-end tests (tests/invariants.rs) can watch [`check`]
+/// catch a wrong ruling and the run exit non-zero. Unset, it does nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tamper {
+    /// A game that ended at the claim of an illegal move is given to the offender.
+    OffenderWins,
+    /// A FIDE penalty for an illegal move (+1 min to the claimant, 7.5.5) goes to the offender.
+    PenaltyToOffender,
+    /// The PGN is written with another result than the CSV row and the record.
+    PgnResult,
+}
+
+impl Tamper {
+    pub const VAR: &'static str = "BLITZ_ARENA_TEST_TAMPER";
+
+    /// The hook the environment asks for, if any.
+    pub fn from_env() -> anyhow::Result<Option<Tamper>> {
+        let Ok(value) = std::env::var(Self::VAR) else {
+            return Ok(None);
+        };
+        Ok(Some(match value.as_str() {
+            "offender-wins" => Tamper::OffenderWins,
+            "penalty-to-offender" => Tamper::PenaltyToOffender,
+            "pgn-result" => Tamper::PgnResult,
+            other => anyhow::bail!(
+                "{}={other:?}: expected offender-wins, penalty-to-offender or pgn-result",
+                Self::VAR
+            ),
+        }))
+    }
+
+    /// Corrupts the ruling in `record` (after the referee).
+    pub fn ruling(self, record: &mut GameRecord) {
+        let Some(i) = record.events.iter().rposition(|e| {
+            matches!(
+                e,
+                Event::Claim {
+                    what: Claimable::IllegalMove,
+                    ..
+                }
+            )
+        }) else {
+            return;
+        };
+        let Event::Claim { by, .. } = record.events[i] else {
+            unreachable!()
+        };
+        let next = record.events[i + 1..]
+            .iter_mut()
+            .find(|e| !matches!(e, Event::Notice { .. } | Event::Injected { .. }));
+        match (self, next) {
+            (Tamper::OffenderWins, Some(Event::End { result, .. })) => {
+                *result = crate::event::GameResult::win_for(by.other());
+            }
+            (Tamper::PenaltyToOffender, Some(Event::Penalty { side, .. })) => {
+                *side = by.other();
+            }
+            _ => {}
+        }
+    }
+
+    /// Corrupts the game as it is about to be written to the results folder.
+    pub fn rendering(self, written: &mut Rendered) {
+        if self != Tamper::PgnResult {
+            return;
+        }
+        let Some(result) = written.row.result else {
+            return;
+        };
+        let other = if result.as_str() == "1-0" {
+            "0-1"
+        } else {
+            "1-0"
+        };
+        let pgn = &mut written.pgn;
+        *pgn = pgn.replace(
+            &format!("[Result \"{}\"]", result.as_str()),
+            &format!("[Result \"{other}\"]"),
+        );
+        if let Some(at) = pgn.rfind(result.as_str()) {
+            pgn.replace_range(at..at + result.as_str().len(), other);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,71 +253,61 @@ mod tests {
     }
 
     #[test]
-    fn a_claimed_first_flag_that_wins_is_caught() {
-        let events = vec![
-            Event::FlagFall {
-                t_us: 1,
-                side: Side::White,
-            },
-            Event::Claim {
-                t_us: 2,
-                by: Side::Black,
-                what: Claimable::Flag,
-            },
-            end(GameResult::WhiteWins, Termination::Flag, "FIDE 6.9"),
+    fn flag_rulings_are_checked() {
+        let fall = |t_us, side| Event::FlagFall { t_us, side };
+        let claim = |t_us, by| Event::Claim {
+            t_us,
+            by,
+            what: Claimable::Flag,
+        };
+        let white_flag_claimed = || vec![fall(1, Side::White), claim(2, Side::Black)];
+        let both_flags = || {
+            vec![
+                fall(1, Side::White),
+                fall(5, Side::Black),
+                claim(6, Side::Black),
+            ]
+        };
+        let black_wins = |termination| end(GameResult::BlackWins, termination, "FIDE 6.9");
+        // (ruleset, events, what the check says: None when it holds, else a part of it)
+        let cases = [
+            (
+                Ruleset::Fide,
+                [
+                    white_flag_claimed(),
+                    vec![end(GameResult::WhiteWins, Termination::Flag, "FIDE 6.9")],
+                ]
+                .concat(),
+                Some("white won although its flag fell first and was claimed"),
+            ),
+            (
+                Ruleset::Fide,
+                [white_flag_claimed(), vec![black_wins(Termination::Flag)]].concat(),
+                None,
+            ),
+            // FIDE: the first of two fallen flags loses, to a side whose flag is down too.
+            (
+                Ruleset::Fide,
+                [both_flags(), vec![black_wins(Termination::BothFlags)]].concat(),
+                None,
+            ),
+            // The same under USCF is a broken ruling (8c: a draw).
+            (
+                Ruleset::Uscf,
+                [both_flags(), vec![black_wins(Termination::BothFlags)]].concat(),
+                Some("black won on time with its own flag down"),
+            ),
         ];
-        let broken = checked(&record(Ruleset::Fide, events));
-        assert!(
-            broken.iter().any(|b| b.contains("fell first")),
-            "{broken:?}"
-        );
-    }
-
-    #[test]
-    fn a_correct_flag_ruling_passes() {
-        let events = vec![
-            Event::FlagFall {
-                t_us: 1,
-                side: Side::White,
-            },
-            Event::Claim {
-                t_us: 2,
-                by: Side::Black,
-                what: Claimable::Flag,
-            },
-            end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9"),
-        ];
-        assert_eq!(
-            checked(&record(Ruleset::Fide, events)),
-            Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn fide_first_of_two_flags_may_lose_to_a_flagged_winner() {
-        let events = vec![
-            Event::FlagFall {
-                t_us: 1,
-                side: Side::White,
-            },
-            Event::FlagFall {
-                t_us: 5,
-                side: Side::Black,
-            },
-            Event::Claim {
-                t_us: 6,
-                by: Side::Black,
-                what: Claimable::Flag,
-            },
-            end(GameResult::BlackWins, Termination::BothFlags, "FIDE 6.9"),
-        ];
-        assert!(checked(&record(Ruleset::Fide, events.clone())).is_empty());
-        // The same under USCF is a broken ruling (8c: a draw).
-        let broken = checked(&record(Ruleset::Uscf, events));
-        assert!(
-            broken.iter().any(|b| b.contains("own flag down")),
-            "{broken:?}"
-        );
+        for (ruleset, events, expected) in cases {
+            let broken = checked(&record(ruleset, events.clone()));
+            match expected {
+                None => assert_eq!(broken, Vec::<String>::new(), "{ruleset:?} {events:?}"),
+                Some(what) => assert!(
+                    broken.iter().any(|b| b == what),
+                    "{ruleset:?} {events:?}: {broken:?}"
+                ),
+            }
+        }
     }
 
     #[test]

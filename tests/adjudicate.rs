@@ -23,17 +23,13 @@ args = ["--moves", "e1e3 e2e4"]   # a king jumping two squares
 "#;
 
 fn adjudicate(s: &Scratch, results: &str, ruleset: &str) -> String {
-    let out = s.run(&["adjudicate", results, "--ruleset", ruleset]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = s.run_ok(&["adjudicate", results, "--ruleset", ruleset]);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
     stdout(&out)
 }
 
 fn gauntlet(s: &Scratch, args: &[&str]) {
-    let mut all = vec!["gauntlet"];
-    all.extend_from_slice(args);
-    let out = s.run(&all);
-    assert!(out.status.success(), "{}", stderr(&out));
+    s.run_ok(&[&["gauntlet"], args].concat());
 }
 
 /// `sleeper` thinks 1.5 s on a 1 s clock: its flag falls at 1 s and its opponent's watcher
@@ -226,14 +222,6 @@ fn an_illegal_move_that_lost_online_is_undetermined_under_fide() {
     );
 }
 
-fn assert_one_line_error(out: &std::process::Output, needle: &str) {
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
-    let err = stderr(out);
-    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
-    assert!(err.contains(needle), "{needle:?} not in: {err}");
-    assert!(stdout(out).is_empty());
-}
-
 #[test]
 fn bad_results_get_one_clear_line() {
     let s = Scratch::new("adjudicate-bad");
@@ -288,8 +276,7 @@ fn bad_results_get_one_clear_line() {
 #[test]
 fn rules_prints_every_ruling_with_its_citation() {
     let s = Scratch::new("rules");
-    let out = s.run(&["rules", "uscf"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = s.run_ok(&["rules", "uscf"]);
     let uscf = stdout(&out);
     assert!(uscf.starts_with("uscf: US Chess rulebook chapter 11, Blitz (USCF 1..18)\n"));
     for needle in [
@@ -308,8 +295,7 @@ fn rules_prints_every_ruling_with_its_citation() {
     }
     assert!(!uscf.contains("fide:") && !uscf.contains("H13"), "{uscf}");
 
-    let out = s.run(&["rules"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = s.run_ok(&["rules"]);
     let all = stdout(&out);
     for ruleset in ["house", "generic", "wbca", "fide", "uscf", "online"] {
         assert_eq!(

@@ -112,18 +112,8 @@ impl Scenario {
             "res",
         ];
         args.extend(self.options.iter().map(String::as_str));
-        let out = s.run(&args);
-        assert!(
-            out.status.success(),
-            "{ruleset}: {}\n{}",
-            stderr(&out),
-            stdout(&out)
-        );
-        assert!(
-            s.leftovers().is_empty(),
-            "{ruleset}: engines left running: {:?}",
-            s.leftovers()
-        );
+        s.run_ok(&args);
+        s.assert_no_engines_left();
         let mut rows = csv_rows(&s.path("res/games.csv"));
         assert_eq!(rows.len(), 1, "{ruleset}: one game");
         let row = rows.remove(0);
@@ -1198,8 +1188,7 @@ fn a_null_move_is_illegal_everywhere() {
 // noticed illegal move, not `engine-crash`) and restarts it; no process is left behind.
 #[test]
 fn stockfish_crashing_on_an_illegal_position_is_its_claim() {
-    if !std::path::Path::new("/usr/games/stockfish").exists() {
-        eprintln!("not installed: /usr/games/stockfish (apt-get install stockfish); test skipped");
+    if !debian_engines(&["stockfish"]) {
         return;
     }
     let sc = Scenario {

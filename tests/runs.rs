@@ -64,9 +64,7 @@ fn games(
 fn run_with(s: &Scratch, extra: &[&str]) -> std::process::Output {
     let mut args = RUN.to_vec();
     args.extend_from_slice(extra);
-    let out = s.run(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    out
+    s.run_ok(&args)
 }
 
 #[test]
@@ -94,7 +92,7 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
     csv.push_str("99,50,minimax,ran");
     std::fs::write(s.path("killed/games.csv"), csv).unwrap();
 
-    let resumed = s.run(&[
+    let resumed = s.run_ok(&[
         "gauntlet",
         "minimax",
         "--vs",
@@ -102,7 +100,6 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         "--resume",
         "killed",
     ]);
-    assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(
         stderr(&resumed).contains(&format!("resuming: {before} games already played")),
         "{}",
@@ -121,10 +118,10 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
             .count(),
         24
     );
-    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+    s.assert_no_engines_left();
 
     // A finished run resumed plays nothing more; a changed plan is refused.
-    let again = s.run(&[
+    s.run_ok(&[
         "gauntlet",
         "minimax",
         "--vs",
@@ -132,7 +129,6 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         "--resume",
         "killed",
     ]);
-    assert!(again.status.success());
     assert_eq!(games(&s, "killed").len(), 24);
     let changed = s.run(&[
         "gauntlet",
@@ -144,17 +140,15 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         "--tc",
         "1+0",
     ]);
-    assert!(!changed.status.success());
-    assert!(
-        stderr(&changed).contains("drop --tc"),
-        "{}",
-        stderr(&changed)
-    );
+    assert_one_line_error(&changed, "drop --tc");
+    // A new run into a folder that holds one is refused, and leaves the folder as it was.
+    let before = folder_contents(&s.path("killed"));
     let reused = s.run(&["gauntlet", "minimax", "--vs", "random", "--out", "killed"]);
-    assert!(
-        stderr(&reused).contains("--resume killed"),
-        "{}",
-        stderr(&reused)
+    assert_one_line_error(&reused, "--resume killed");
+    assert_eq!(
+        folder_contents(&s.path("killed")),
+        before,
+        "the folder is unchanged"
     );
 }
 
@@ -190,8 +184,7 @@ fn three_shards_merged_equal_the_unsharded_run() {
         "every shard has work: {parts:?}"
     );
 
-    let merged = s.run(&["merge", "shard1", "shard2", "shard3", "--out", "merged"]);
-    assert!(merged.status.success(), "{}", stderr(&merged));
+    s.run_ok(&["merge", "shard1", "shard2", "shard3", "--out", "merged"]);
     assert_eq!(games(&s, "merged"), games(&s, "whole"));
     // The statistics of all games: the same standings as the unsharded run.
     let standings = |dir: &str| -> Vec<Vec<String>> {
@@ -209,7 +202,7 @@ fn three_shards_merged_equal_the_unsharded_run() {
     };
     assert_eq!(standings("merged"), standings("whole"));
     // `stats` over the shard folders reads the same games.
-    let stats = s.run(&["stats", "shard1", "shard2", "shard3"]);
+    let stats = s.run_ok(&["stats", "shard1", "shard2", "shard3"]);
     assert!(stdout(&stats).contains("24 games"), "{}", stdout(&stats));
 
     // Folders of different runs are not merged.
@@ -218,17 +211,16 @@ fn three_shards_merged_equal_the_unsharded_run() {
         .map(|a| if *a == "5" { "6" } else { a })
         .collect();
     other.extend_from_slice(&["--out", "other", "--shard", "1/3"]);
-    assert!(s.run(&other).status.success());
+    s.run_ok(&other);
     let bad = s.run(&["merge", "shard2", "other", "--out", "bad"]);
-    assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("seed"), "{}", stderr(&bad));
+    assert_one_line_error(&bad, "seed");
 }
 
 #[test]
 fn an_sprt_match_stops_by_itself_when_a_bound_is_crossed() {
     let s = Scratch::new("sprt");
     s.write("engines.toml", DETERMINISTIC);
-    let out = s.run(&[
+    let out = s.run_ok(&[
         "gauntlet",
         "minimax",
         "--vs",
@@ -250,7 +242,6 @@ fn an_sprt_match_stops_by_itself_when_a_bound_is_crossed() {
         "--out",
         "res",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
     let played = games(&s, "res").len();
     assert!(played < 100, "stopped early: {played} of 400 games");
     let text = stdout(&out);

@@ -30,6 +30,8 @@ pub async fn tournament(
     args: RunArgs,
     mut cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finish> {
+    // A test hook, None in use (see `invariants::Tamper`).
+    let tamper = crate::invariants::Tamper::from_env()?;
     let (plan, out, default_name, resuming) = match &args.resume {
         Some(dir) => {
             let plan = resumed_plan(format, &names, &args, dir)?;
@@ -138,6 +140,7 @@ pub async fn tournament(
         openings: book,
         timeouts,
         sprt,
+        tamper,
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();

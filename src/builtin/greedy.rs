@@ -61,18 +61,12 @@ impl Engine for Greedy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
-    use shakmaty::{CastlingMode, Chess};
+    use shakmaty::Chess;
 
     fn best(fen: &str) -> String {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("position");
         let game = Game {
-            pos,
+            pos: crate::builtin::position(fen),
             ..Game::default()
         };
         let (out, _) = Out::buffer();
@@ -84,22 +78,33 @@ mod tests {
     }
 
     #[test]
-    fn takes_the_most_valuable_capture() {
-        // The pawn can take a knight, the rook can take the queen.
-        assert_eq!(best("4k3/8/8/3q4/2n5/1P6/8/K2R4 w - - 0 1"), "d1d5");
-    }
-
-    #[test]
-    fn takes_with_the_least_valuable_attacker() {
-        // Queen and pawn both attack the rook on d5.
-        assert_eq!(best("4k3/8/8/3r4/4P3/8/8/K2Q4 w - - 0 1"), "e4d5");
-    }
-
-    #[test]
-    fn prefers_queen_promotion_to_a_minor_capture() {
-        assert_eq!(best("4k3/1P6/8/8/8/2n5/1P6/K7 w - - 0 1"), "b7b8q");
-        // But a queen capture still beats promoting.
-        assert_eq!(best("4k3/1P6/8/8/8/2q5/1P6/K7 w - - 0 1"), "b2c3");
+    fn captures_by_material_gained() {
+        // (position, the move, why)
+        let cases = [
+            (
+                "4k3/8/8/3q4/2n5/1P6/8/K2R4 w - - 0 1",
+                "d1d5",
+                "the pawn can take a knight, the rook the queen: the most valuable capture",
+            ),
+            (
+                "4k3/8/8/3r4/4P3/8/8/K2Q4 w - - 0 1",
+                "e4d5",
+                "queen and pawn both attack the rook: the least valuable attacker takes",
+            ),
+            (
+                "4k3/1P6/8/8/8/2n5/1P6/K7 w - - 0 1",
+                "b7b8q",
+                "a queen promotion beats a minor capture",
+            ),
+            (
+                "4k3/1P6/8/8/8/2q5/1P6/K7 w - - 0 1",
+                "b2c3",
+                "a queen capture beats promoting",
+            ),
+        ];
+        for (fen, expected, why) in cases {
+            assert_eq!(best(fen), expected, "{why}");
+        }
     }
 
     #[test]

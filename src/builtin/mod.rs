@@ -53,14 +53,41 @@ fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
     })
 }
 
+/// The position a FEN describes, for the built-in engines' unit tests.
+#[cfg(test)]
+pub(crate) fn position(fen: &str) -> shakmaty::Chess {
+    fen.parse::<shakmaty::fen::Fen>()
+        .expect("fen")
+        .into_position(shakmaty::CastlingMode::Standard)
+        .expect("position")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every name makes an engine that says `uciok` and answers a `go depth 1` from the start
+    /// position with a legal move.
     #[test]
-    fn every_name_creates_an_engine() {
+    fn every_name_creates_an_engine_that_plays_a_legal_move() {
+        use shakmaty::{Chess, Position};
+        use std::sync::atomic::AtomicBool;
         for name in NAMES {
-            assert!(create(name, &[]).is_ok(), "{name}");
+            let mut engine = create(name, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(engine.on_uci(), "{name} says uciok");
+            let mut limits = engine::Limits::new(std::time::Instant::now());
+            limits.depth = Some(1);
+            let (out, _) = Out::buffer();
+            let reply = engine.go(&Default::default(), &limits, &AtomicBool::new(false), &out);
+            // `script` sends its moves verbatim, as text.
+            let legal = match &reply {
+                engine::Reply::Move(Some(m)) => Chess::default().is_legal(*m),
+                engine::Reply::Text(uci) => uci
+                    .parse::<shakmaty::uci::UciMove>()
+                    .is_ok_and(|m| m.to_move(&Chess::default()).is_ok()),
+                _ => false,
+            };
+            assert!(legal, "{name}: {reply:?}");
         }
     }
 

@@ -15,8 +15,9 @@ use tokio::sync::{mpsc, watch};
 use crate::engine::{Engine, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
+use crate::invariants::Tamper;
 use crate::openings::Opening;
-use crate::report::{pentanomial, GameRow, ResultsDir, Sprt, SprtStatus, Tally};
+use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
 pub use plan::RunPlan;
 pub use progress::Progress;
 pub use schedule::{Format, Pairing};
@@ -33,6 +34,8 @@ pub struct Run {
     /// A sequential test of the first engine against the second: the run stops taking new
     /// games once a bound is crossed.
     pub sprt: Option<Sprt>,
+    /// A test hook that corrupts each ruled game (see `invariants::Tamper`); None in use.
+    pub tamper: Option<Tamper>,
 }
 
 impl Run {
@@ -166,8 +169,17 @@ pub async fn run(
         }
     }
     let mut violations = Vec::new();
-    while let Some(record) = rx.recv().await {
-        let written = results.append(&record)?;
+    while let Some(mut record) = rx.recv().await {
+        let written = match run.tamper {
+            None => results.append(&record)?,
+            Some(tamper) => {
+                tamper.ruling(&mut record);
+                let mut written = Rendered::of(&record)?;
+                tamper.rendering(&mut written);
+                results.write(&written)?;
+                written
+            }
+        };
         for broken in crate::invariants::check(&record, &written) {
             progress.println(&format!("INVARIANT BROKEN: game {}: {broken}", record.game));
             violations.push((record.game, broken));

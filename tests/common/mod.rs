@@ -54,6 +54,29 @@ impl Scratch {
         self.command(args).output().unwrap()
     }
 
+    /// Runs `blitz-arena ARGS` in this folder and asserts that it exited 0.
+    #[track_caller]
+    pub fn run_ok(&self, args: &[&str]) -> Output {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "blitz-arena {}: {:?}\n{}{}",
+            args.join(" "),
+            out.status,
+            stderr(&out),
+            stdout(&out)
+        );
+        out
+    }
+
+    /// Asserts, the moment it is called, that no process started by this test's arena runs
+    /// is alive (or a zombie): every engine is gone when the arena has exited.
+    #[track_caller]
+    pub fn assert_no_engines_left(&self) {
+        let left = self.leftovers();
+        assert!(left.is_empty(), "engines left running: {left:?}");
+    }
+
     pub fn marker(&self) -> String {
         self.dir.file_name().unwrap().to_string_lossy().into_owned()
     }
@@ -80,6 +103,54 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// A failed run as README promises it: exit 1 (an error, not a usage error), one line on
+/// stderr that contains `needle`, nothing on stdout.
+#[track_caller]
+pub fn assert_one_line_error(out: &Output, needle: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "exit 1 expected: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    assert_eq!(stdout(out), "", "nothing on stdout");
+}
+
+/// The engine that lost a game on time (`flag` or `both-flags` with a winner), if any.
+pub fn loser_on_time(row: &HashMap<String, String>) -> Option<&str> {
+    if !["flag", "both-flags"].contains(&row["termination"].as_str()) {
+        return None;
+    }
+    match row["result"].as_str() {
+        "1-0" => Some(&row["black"]),
+        "0-1" => Some(&row["white"]),
+        _ => None,
+    }
+}
+
+/// Whether CI is running the tests (`.ci/run` under `CI=true`).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Whether Debian's engines `names` are installed in /usr/games. A test that needs them
+/// returns when they are not, saying it skipped; under `CI=true` (where `.ci/run` installs
+/// them) a missing engine fails the test instead.
+#[track_caller]
+pub fn debian_engines(names: &[&str]) -> bool {
+    let missing: Vec<_> = names
+        .iter()
+        .filter(|e| !Path::new(&format!("/usr/games/{e}")).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "CI=true but not installed: {missing:?} (.ci/run installs stockfish glaurung toga2)"
+    );
+    eprintln!("SKIPPED: not installed: {missing:?} (apt-get install stockfish glaurung toga2)");
+    false
+}
+
 /// Waits until `csv` (relative to the scratch folder) holds at least `n` games.
 pub fn wait_for_games(s: &Scratch, csv: &str, n: usize) {
     let start = std::time::Instant::now();
@@ -91,6 +162,40 @@ pub fn wait_for_games(s: &Scratch, csv: &str, n: usize) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Every file under `dir` (recursively) with its bytes, to show that a folder did not change.
+pub fn folder_contents(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// The score of `engine` over `rows` of games.csv (a win 1, a draw 1/2).
+pub fn score_of(rows: &[HashMap<String, String>], engine: &str) -> f64 {
+    rows.iter()
+        .map(|r| {
+            match (
+                r["result"].as_str(),
+                r["white"] == engine,
+                r["black"] == engine,
+            ) {
+                ("1-0", true, _) | ("0-1", _, true) => 1.0,
+                ("1/2-1/2", true, _) | ("1/2-1/2", _, true) => 0.5,
+                _ => 0.0,
+            }
+        })
+        .sum()
 }
 
 /// games.csv as a list of column -> value maps.

@@ -200,16 +200,9 @@ fn manhattan(a: Square, b: Square) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
-    use shakmaty::CastlingMode;
 
     fn eval(fen: &str) -> i32 {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("position");
-        evaluate(&pos)
+        evaluate(&crate::builtin::position(fen))
     }
 
     #[test]

@@ -190,25 +190,13 @@ mod tests {
             .to_string()
     }
 
-    fn pos_of(fen: &str) -> Chess {
-        let args: Vec<&str> = ["fen"].into_iter().chain(fen.split_whitespace()).collect();
-        parse_position(&args, CastlingMode::Standard, false).0.pos
-    }
-
-    #[test]
-    fn finds_mate_in_one() {
-        let (m, info) = search("fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "depth 3");
-        assert_eq!(m, "a1a8");
-        assert_eq!(last_score(&info), "mate 1");
-    }
-
     #[test]
     fn finds_mate_in_two() {
         let fen = "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1";
         let (m, info) = search(&format!("fen {fen}"), "depth 4");
         assert_eq!(last_score(&info), "mate 2");
         // Every black reply must allow a mate in one.
-        let mut pos = pos_of(fen);
+        let mut pos = crate::builtin::position(fen);
         pos.play_unchecked(
             m.parse::<UciMove>()
                 .expect("uci")
@@ -230,11 +218,34 @@ mod tests {
     }
 
     #[test]
-    fn captures_a_hanging_queen() {
-        let (m, info) = search("fen 4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", "depth 4");
-        assert_eq!(m, "d1d5");
-        let score: i32 = last_score(&info)[3..].parse().expect("cp");
-        assert!(score > 300, "{score}");
+    fn finds_the_tactic() {
+        type Case = (&'static str, &'static str, &'static str, fn(&str) -> bool);
+        // (position, go, the move, its score)
+        let cases: [Case; 2] = [
+            (
+                "fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+                "depth 3",
+                "a1a8",
+                |score| score == "mate 1",
+            ),
+            (
+                "fen 4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1",
+                "depth 4",
+                "d1d5",
+                |score| {
+                    score
+                        .strip_prefix("cp ")
+                        .and_then(|cp| cp.parse::<i32>().ok())
+                        > Some(300)
+                },
+            ),
+        ];
+        for (position, go, expected, score_ok) in cases {
+            let (m, info) = search(position, go);
+            assert_eq!(m, expected, "{position}");
+            let score = last_score(&info);
+            assert!(score_ok(&score), "{position}: score {score}");
+        }
     }
 
     #[test]
@@ -355,20 +366,27 @@ mod tests {
             });
         let t = t.expect("spawn");
         std::thread::sleep(Duration::from_millis(200));
-        let stopped = Instant::now();
+        assert!(!t.is_finished(), "an infinite search goes on until stopped");
         stop.store(true, Ordering::Release);
+        // An infinite search ends only by `stop`; the bound only keeps a broken one from
+        // hanging the test, however loaded the machine.
+        let stopped = Instant::now();
+        while !t.is_finished() {
+            assert!(
+                stopped.elapsed() < Duration::from_secs(30),
+                "the search ignored stop"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let (reply, _) = t.join().expect("search thread");
-        assert!(
-            stopped.elapsed() < Duration::from_millis(200),
-            "{:?}",
-            stopped.elapsed()
-        );
         assert!(matches!(reply, Reply::Move(Some(m)) if Chess::default().is_legal(m)));
     }
 
+    /// The search stops by itself on `movetime` and on a clock, after using part of its time.
+    /// The time limits themselves are `budget`'s (tested exactly below); the upper bounds here
+    /// only catch a search that ignores them, however loaded the machine.
     #[test]
-    fn movetime_and_clock_are_respected() {
-        // Generous margins: tests may run on a loaded machine.
+    fn movetime_and_clock_end_the_search() {
         let mut engine = Minimax::new();
         engine.set_option("MoveOverhead", "100").expect("option");
         let start = Instant::now();
@@ -379,12 +397,12 @@ mod tests {
             took >= Duration::from_millis(250),
             "uses its time: {took:?}"
         );
-        assert!(took < Duration::from_millis(400), "{took:?}");
+        assert!(took < Duration::from_secs(10), "{took:?}");
         let start = Instant::now();
         let (m, _) = search_with(&mut Minimax::new(), "startpos", "wtime 1000 btime 1000");
         assert!(m.is_some());
         assert!(
-            start.elapsed() < Duration::from_millis(400),
+            start.elapsed() < Duration::from_secs(10),
             "{:?}",
             start.elapsed()
         );

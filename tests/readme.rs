@@ -1,0 +1,469 @@
+//! README's surface end to end: each test runs the real binary the way README shows it and
+//! checks what README promises. Scripted engines make every game exact.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+
+/// An engines.toml table for a script engine.
+fn script(name: &str, moves: &str) -> String {
+    format!("[engines.{name}]\nbuiltin = \"script\"\nargs = [\"--moves\", {moves:?}]\n")
+}
+
+/// The only row of `DIR/games.csv`.
+fn only_row(s: &Scratch, dir: &str) -> HashMap<String, String> {
+    let mut rows = csv_rows(&s.path(&format!("{dir}/games.csv")));
+    assert_eq!(rows.len(), 1, "{dir}: one game");
+    rows.remove(0)
+}
+
+/// `(result, termination, rule, plies)` of a row.
+fn ruling(row: &HashMap<String, String>) -> (&str, &str, &str, &str) {
+    (
+        row["result"].as_str(),
+        row["termination"].as_str(),
+        row["rule"].as_str(),
+        row["plies"].as_str(),
+    )
+}
+
+/// "Exit codes: ... 3 `check` found an engine that does not work."
+#[test]
+fn check_exits_3_when_an_engine_does_not_work() {
+    let s = Scratch::new("readme-check");
+    s.write(
+        "engines.toml",
+        "[engines.random]\nbuiltin = \"random\"\n[engines.ghost]\ncmd = \"/nonexistent/engine\"\n",
+    );
+    let out = s.run(&["check"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("random: ok: blitz-arena random"), "{text}");
+    assert!(
+        text.contains("ghost: FAILED: engine `ghost`: /nonexistent/engine not found"),
+        "{text}"
+    );
+    // The working engine alone passes.
+    s.run_ok(&["check", "random"]);
+    s.assert_no_engines_left();
+}
+
+/// "130/143 stopped by Ctrl-C/SIGTERM": finished games are on disk, games in progress are
+/// not recorded, all engines are gone.
+#[test]
+fn sigterm_stops_a_run_cleanly_with_exit_143() {
+    let s = Scratch::new("readme-sigterm");
+    s.write(
+        "engines.toml",
+        "[engines.greedy]\nbuiltin = \"greedy\"\n[engines.random]\nbuiltin = \"random\"\n",
+    );
+    let child = s
+        .command(&[
+            "gauntlet",
+            "greedy",
+            "--vs",
+            "random",
+            "--tc",
+            "1s+0",
+            "--games",
+            "200",
+            "--concurrency",
+            "2",
+            "--out",
+            "res",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_games(&s, "res/games.csv", 2);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    s.assert_no_engines_left();
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert!(rows.len() >= 2 && rows.len() < 200, "{} games", rows.len());
+    assert_eq!(pgn_games(&s.path("res/games.pgn")).len(), rows.len());
+    assert!(
+        stderr(&out).contains(&format!(
+            "interrupted: {} of 200 games finished and saved in res",
+            rows.len()
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Without `--out`, results go to `results/<UTC time>-gauntlet/`.
+#[test]
+fn the_default_results_folder_is_named_by_the_utc_time() {
+    let s = Scratch::new("readme-out");
+    s.write(
+        "engines.toml",
+        &format!("{}{}", script("w", "e2e4"), script("b", "e7e5")),
+    );
+    let before = chrono::Utc::now().naive_utc();
+    let out = s.run_ok(&[
+        "gauntlet",
+        "w",
+        "--vs",
+        "b",
+        "--games",
+        "1",
+        "--max-moves",
+        "1",
+    ]);
+    let after = chrono::Utc::now().naive_utc();
+    let folders: Vec<String> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let name = &folders[0];
+    let time = name.strip_suffix("-gauntlet").expect(name);
+    let time = chrono::NaiveDateTime::parse_from_str(time, "%Y%m%dT%H%M%SZ").expect(name);
+    let second = chrono::Duration::seconds(1);
+    assert!(
+        before - second <= time && time <= after,
+        "{name}: not between {before} and {after} UTC"
+    );
+    assert!(
+        stdout(&out).contains(&format!("results: results/{name}")),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(only_row(&s, &format!("results/{name}"))["plies"], "2");
+}
+
+/// `--time-margin MS` tolerates MS past zero before a flag counts, and the run says so.
+#[test]
+fn a_time_margin_tolerates_a_late_move() {
+    let s = Scratch::new("readme-margin");
+    s.write(
+        "engines.toml",
+        &format!(
+            "{}{}",
+            script("slow", "e2e4@1300ms"),
+            script("fast", "e7e5")
+        ),
+    );
+    let run = |margin: &str, out: &str| {
+        s.run_ok(&[
+            "gauntlet",
+            "slow",
+            "--vs",
+            "fast",
+            "--tc",
+            "1s+0",
+            "--games",
+            "1",
+            "--max-moves",
+            "2",
+            "--time-margin",
+            margin,
+            "--out",
+            out,
+        ])
+    };
+    // 300 ms late: a flag without a margin, ...
+    run("0", "strict");
+    let strict = only_row(&s, "strict");
+    assert_eq!(
+        ruling(&strict),
+        ("0-1", "flag", "FIDE 6.9", "0"),
+        "{strict:?}"
+    );
+    assert_eq!(strict["white_flag_ms"], "1000");
+    // ... tolerated within 500 ms: the move stands and the game goes on.
+    let out = run("500", "margin");
+    let row = only_row(&s, "margin");
+    assert_eq!(
+        ruling(&row),
+        ("1/2-1/2", "max-moves", "arena: --max-moves", "4"),
+        "{row:?}"
+    );
+    assert_eq!(row["white_flag_ms"], "");
+    let left: i64 = row["white_ms_left"].parse().unwrap();
+    assert!((-500..-300).contains(&left), "{row:?}");
+    assert!(
+        stderr(&out).contains("time margin 500 ms (off the rules)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains(
+            "time margin: 500 ms tolerated past zero before a flag counted (off the rules)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// `--claim-draws never`: nobody claims threefold repetition; fivefold ends the game itself.
+#[test]
+fn claim_draws_never_plays_on_to_fivefold() {
+    let s = Scratch::new("readme-claims");
+    let shuffle = |a: &str, b: &str| format!("{a}{b} {b}{a} ").repeat(4);
+    s.write(
+        "engines.toml",
+        &format!(
+            "{}{}",
+            script("w", shuffle("g1", "f3").trim()),
+            script("b", shuffle("g8", "f6").trim())
+        ),
+    );
+    let run = |claims: &str| {
+        s.run_ok(&[
+            "gauntlet",
+            "w",
+            "--vs",
+            "b",
+            "--tc",
+            "1m",
+            "--games",
+            "1",
+            "--claim-draws",
+            claims,
+            "--out",
+            claims,
+        ]);
+        only_row(&s, claims)
+    };
+    let always = run("always");
+    assert_eq!(
+        ruling(&always),
+        ("1/2-1/2", "threefold", "FIDE 9.2", "8"),
+        "{always:?}"
+    );
+    let never = run("never");
+    assert_eq!(
+        ruling(&never),
+        ("1/2-1/2", "fivefold", "FIDE 9.6.1", "16"),
+        "{never:?}"
+    );
+}
+
+/// `G/5;d2`: the first 2 s of every move are free.
+#[test]
+fn a_delay_time_control_charges_only_time_past_the_delay() {
+    let s = Scratch::new("readme-delay");
+    // Fool's mate: white thinks 100 ms, then 2.5 s; black answers at once.
+    s.write(
+        "engines.toml",
+        &format!(
+            "{}{}",
+            script("fool", "f2f3@100ms g2g4@2500ms"),
+            script("mater", "e7e5 d8h4")
+        ),
+    );
+    s.run_ok(&[
+        "gauntlet", "fool", "--vs", "mater", "--tc", "G/5;d2", "--games", "1", "--out", "res",
+    ]);
+    let row = only_row(&s, "res");
+    assert_eq!(
+        ruling(&row),
+        ("0-1", "checkmate", "FIDE 5.1.1", "4"),
+        "{row:?}"
+    );
+    assert_eq!(
+        (row["tc_white"].as_str(), row["tc_black"].as_str()),
+        ("G/5;d2", "G/5;d2")
+    );
+    // Only the 0.5 s past the delay of the 2.5 s move was charged.
+    let white: i64 = row["white_ms_left"].parse().unwrap();
+    assert!((299_000..=299_500).contains(&white), "{row:?}");
+    assert_eq!(row["black_ms_left"], "300000", "{row:?}");
+    let (tags, _) = &pgn_games(&s.path("res/games.pgn"))[0];
+    assert_eq!(tags["TimeControl"], "300");
+}
+
+/// `-v` prints a line per game above the progress bar on a terminal; without it the
+/// terminal shows only the bar.
+#[test]
+fn verbose_prints_a_line_per_game_on_a_terminal() {
+    let s = Scratch::new("readme-verbose");
+    s.write(
+        "engines.toml",
+        &format!("{}{}", script("w", "e2e4"), script("b", "e7e5")),
+    );
+    // `script` (util-linux) runs the arena on a pseudo-terminal.
+    let on_terminal = |extra: &str, out: &str| {
+        let line =
+            format!("{BIN} gauntlet w --vs b --games 2 --max-moves 1 --out {out} {extra} 2>&1");
+        let run = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(&s.dir)
+            .output()
+            .expect("util-linux `script`");
+        assert!(run.status.success(), "{}", stdout(&run));
+        stdout(&run)
+    };
+    let verbose = on_terminal("-v", "verbose");
+    // The games run at once: `game K/2` counts them as they finish, `(#N)` names each.
+    for line in ["game 1/2 (#", "game 2/2 (#", "(#1): w - b", "(#2): b - w"] {
+        assert!(verbose.contains(line), "{line:?} not in: {verbose}");
+    }
+    let quiet = on_terminal("", "quiet");
+    assert!(!quiet.contains("game 1/2"), "{quiet}");
+    assert!(quiet.contains("2/2 games"), "the progress bar: {quiet}");
+}
+
+/// An engine's own `tc` gives time odds, and `tc_white`/`tc_black` say who had which.
+#[test]
+fn time_odds_show_in_the_tc_columns() {
+    let s = Scratch::new("readme-odds");
+    s.write(
+        "engines.toml",
+        "[engines.random]\nbuiltin = \"random\"\n[engines.greedy]\nbuiltin = \"greedy\"\n\
+         tc = \"30s+0\"\n",
+    );
+    s.run_ok(&[
+        "gauntlet",
+        "random",
+        "--vs",
+        "greedy",
+        "--tc",
+        "1m",
+        "--games",
+        "2",
+        "--max-moves",
+        "2",
+        "--out",
+        "res",
+    ]);
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let tc = |side: &str| match row[side].as_str() {
+            "greedy" => "30s+0",
+            _ => "1+0",
+        };
+        assert_eq!(row["tc_white"], tc("white"), "{row:?}");
+        assert_eq!(row["tc_black"], tc("black"), "{row:?}");
+        let left = |side: &str| row[&format!("{side}_ms_left")].parse::<i64>().unwrap();
+        let (white_base, black_base) = if row["white"] == "greedy" {
+            (30_000, 60_000)
+        } else {
+            (60_000, 30_000)
+        };
+        assert!(left("white") <= white_base && left("white") > white_base - 5_000);
+        assert!(left("black") <= black_base && left("black") > black_base - 5_000);
+    }
+}
+
+/// `--openings-order random` (the default) shuffles the book by `--seed`; each opening is
+/// still played twice, colours swapped; the same seed gives the same order.
+#[test]
+fn a_book_in_random_order_is_a_seeded_shuffle() {
+    let s = Scratch::new("readme-shuffle");
+    s.write(
+        "engines.toml",
+        "[engines.random]\nbuiltin = \"random\"\n[engines.greedy]\nbuiltin = \"greedy\"\n",
+    );
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let firsts = ["a2a3", "b2b3", "c2c3", "d2d3", "e2e3", "f2f3"];
+    let book: String = names
+        .iter()
+        .zip(firsts)
+        .map(|(name, first)| {
+            format!("[Event \"{name}\"]\n[Opening \"{name}\"]\n\n1. {first} *\n\n")
+        })
+        .collect();
+    s.write("book.pgn", &book);
+    let runs = std::cell::Cell::new(0);
+    let order = |seed: &str, order: &str| -> Vec<String> {
+        runs.set(runs.get() + 1);
+        let out = format!("{order}-{seed}-{}", runs.get());
+        s.run_ok(&[
+            "gauntlet",
+            "random",
+            "--vs",
+            "greedy",
+            "--openings",
+            "book.pgn",
+            "--openings-order",
+            order,
+            "--games",
+            "12",
+            "--max-moves",
+            "1",
+            "--seed",
+            seed,
+            "--out",
+            &out,
+        ]);
+        let mut rows = csv_rows(&s.path(&format!("{out}/games.csv")));
+        rows.sort_by_key(|r| r["game"].parse::<u32>().unwrap());
+        // Each pair of games is one opening, colours swapped.
+        for pair in rows.chunks(2) {
+            assert_eq!(pair[0]["opening"], pair[1]["opening"], "{pair:?}");
+            assert_eq!(pair[0]["white"], pair[1]["black"], "{pair:?}");
+        }
+        rows.iter()
+            .step_by(2)
+            .map(|r| r["opening"].clone())
+            .collect()
+    };
+    assert_eq!(order("1", "sequential"), names);
+    let shuffled = order("1", "random");
+    assert_ne!(shuffled, names, "seed 1 shuffles the book");
+    let mut sorted = shuffled.clone();
+    sorted.sort();
+    assert_eq!(sorted, names, "every opening once: {shuffled:?}");
+    assert_eq!(
+        order("1", "random"),
+        shuffled,
+        "the same seed, the same order"
+    );
+    assert_ne!(
+        order("2", "random"),
+        shuffled,
+        "another seed, another order"
+    );
+}
+
+/// A command engine runs in its `dir` (relative to engines.toml) with its `env` added.
+#[test]
+fn a_command_engine_gets_its_dir_and_env() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new("readme-dir-env");
+    std::fs::create_dir_all(s.path("conf/work")).unwrap();
+    // An engine that notes where it runs and what FOO is, then plays as `random`.
+    let engine = s.write(
+        "engine.sh",
+        &format!("#!/bin/sh\necho \"$(pwd) FOO=$FOO\" >> seen.txt\nexec {BIN} engine random\n"),
+    );
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    s.write(
+        "conf/engines.toml",
+        &format!(
+            "[engines.noted]\ncmd = {:?}\ndir = \"work\"\nenv = {{ FOO = \"1\" }}\n\
+             [engines.random]\nbuiltin = \"random\"\n",
+            engine.display().to_string()
+        ),
+    );
+    s.run_ok(&[
+        "gauntlet",
+        "noted",
+        "--vs",
+        "random",
+        "--engines",
+        "conf/engines.toml",
+        "--games",
+        "1",
+        "--max-moves",
+        "1",
+        "--out",
+        "res",
+    ]);
+    let seen = std::fs::read_to_string(s.path("conf/work/seen.txt")).expect("it ran in conf/work");
+    let work = std::fs::canonicalize(s.path("conf/work")).unwrap();
+    // Once per start of the engine.
+    assert!(!seen.is_empty());
+    for line in seen.lines() {
+        assert_eq!(line, format!("{} FOO=1", work.display()));
+    }
+    assert_eq!(only_row(&s, "res")["plies"], "2");
+}
