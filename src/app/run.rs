@@ -243,8 +243,11 @@ fn new_plan(
     let given_out = args.out.clone().or_else(|| table.out.clone());
     let default_name = given_out.is_none();
     let out = given_out.unwrap_or_else(|| default_out(format, shard));
-    // Checked again under the folder's lock, once the engines have started.
-    folder::check_unused(&out)?;
+    // Checked again under the folder's lock, once the engines have started. A default name
+    // that is taken gets a suffix then.
+    if !default_name {
+        folder::check_free(&out)?;
+    }
     let sprt = match (args.sprt, &table.sprt) {
         (Some(sprt), _) => Some(sprt),
         (None, Some(text)) => Some(text.parse::<Sprt>().map_err(anyhow::Error::msg)?),
