@@ -337,10 +337,7 @@ mod tests {
         assert!(FolderLock::holder(&dir)
             .unwrap()
             .starts_with(&format!("pid {},", std::process::id())));
-        assert!(check_unused(&dir)
-            .unwrap_err()
-            .to_string()
-            .contains("in use"));
+        assert!(check_free(&dir).unwrap_err().to_string().contains("in use"));
         drop(first);
         assert_eq!(FolderLock::holder(&dir), None);
         check_free(&dir).unwrap();
