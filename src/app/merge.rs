@@ -41,7 +41,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
             );
         }
     }
-    folder::check_unused(out)?;
+    folder::check_free(out)?;
 
     // Only the games in each folder's games.csv count (it is written last). The records stay on
     // disk: an index says where each one is, and they are copied one at a time.

@@ -258,8 +258,11 @@ fn new_plan(
     let given_out = args.out.clone().or_else(|| table.out.clone());
     let default_name = given_out.is_none();
     let out = given_out.unwrap_or_else(|| default_out(format, shard));
-    // Checked again under the folder's lock, once the engines have started.
-    folder::check_unused(&out)?;
+    // Checked again under the folder's lock, once the engines have started. A default name
+    // that is taken gets a suffix then.
+    if !default_name {
+        folder::check_free(&out)?;
+    }
     let sprt = args.sprt.or(table.sprt);
     if sprt.is_some() && engines.len() != 2 {
         usage!("--sprt tests one engine against one other: give exactly two engines");

@@ -73,6 +73,15 @@ fn finished_lines(path: &Path) -> usize {
     lines.saturating_sub(1)
 }
 
+/// Checks, before the engines start, that a new run may use `dir`: no run holds it, and it
+/// holds none of the arena's files (checked again under the lock with `check_unused`).
+pub fn check_free(dir: &Path) -> anyhow::Result<()> {
+    if let Some(holder) = FolderLock::holder(dir) {
+        return Err(in_use(dir, &holder));
+    }
+    check_unused(dir)
+}
+
 /// Checks that a new run may write into `dir`: it holds none of the arena's files.
 pub fn check_unused(dir: &Path) -> anyhow::Result<()> {
     let files = arena_files(dir);
@@ -163,18 +172,7 @@ impl FolderLock {
             if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
                 bail!("cannot lock the results folder {}: {e}", dir.display());
             }
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
-            let holder = holder.trim();
-            let holder = if holder.is_empty() {
-                "a run that is starting"
-            } else {
-                holder
-            };
-            bail!(
-                "{} is in use by another blitz-arena run ({holder}); wait for it to end, or choose another folder",
-                dir.display()
-            );
+            return Err(in_use(dir, &holder_text(&mut file)));
         }
         let me = format!(
             "pid {}, since {}\n",
@@ -186,6 +184,33 @@ impl FolderLock {
             .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
         Ok(FolderLock { _file: file })
     }
+
+    /// Who holds the lock on `dir`, if a run does (a shared lock is tried and let go).
+    pub fn holder(dir: &Path) -> Option<String> {
+        let mut file = open_read(&dir.join(LOCK)).ok()?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+            return None;
+        }
+        Some(holder_text(&mut file))
+    }
+}
+
+/// What a lock file says about its holder.
+fn holder_text(file: &mut File) -> String {
+    let mut text = String::new();
+    let _ = file.read_to_string(&mut text);
+    match text.trim() {
+        "" => "a run that is starting".to_string(),
+        holder => holder.to_string(),
+    }
+}
+
+fn in_use(dir: &Path, holder: &str) -> anyhow::Error {
+    anyhow!(
+        "{} is in use by another blitz-arena run ({holder}); wait for it to end, or choose another folder",
+        dir.display()
+    )
 }
 
 /// Opens one of the folder's files for reading, refusing a symbolic link.
@@ -309,7 +334,13 @@ mod tests {
             msg.contains(&format!("pid {}", std::process::id())),
             "{msg}"
         );
+        assert!(FolderLock::holder(&dir)
+            .unwrap()
+            .starts_with(&format!("pid {},", std::process::id())));
+        assert!(check_free(&dir).unwrap_err().to_string().contains("in use"));
         drop(first);
+        assert_eq!(FolderLock::holder(&dir), None);
+        check_free(&dir).unwrap();
         FolderLock::acquire(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
