@@ -491,7 +491,19 @@ fn a_bad_run_table_value_is_a_config_error_with_its_line() {
 /// `check` on a roster, and a gauntlet between two of its engines.
 fn check_and_play(s: &Scratch, good: &str, bad: &str) -> (Output, Output) {
     let check = s.run(&["check", good, bad]);
-    let play = s.run(&["gauntlet", good, "--vs", bad, "--out", "never"]);
+    // Short games, should a broken build let it play.
+    let play = s.run(&[
+        "gauntlet",
+        good,
+        "--vs",
+        bad,
+        "--tc",
+        "10s+0",
+        "--max-moves",
+        "2",
+        "--out",
+        "never",
+    ]);
     assert!(!s.path("never").exists(), "no results folder");
     (check, play)
 }
