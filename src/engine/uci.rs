@@ -179,7 +179,10 @@ mod tests {
         assert_eq!(parse_bestmove("info depth 1"), None);
         assert_eq!(parse_bestmove("bestmoves e2e4"), None);
         // Found by tests/fuzz: a vertical tab was kept as part of the move.
-        assert_eq!(parse_bestmove("bestmove \u{b}e2e4\u{b}ponder"), Some("e2e4"));
+        assert_eq!(
+            parse_bestmove("bestmove \u{b}e2e4\u{b}ponder"),
+            Some("e2e4")
+        );
         assert_eq!(parse_bestmove("\u{b}bestmove\u{a0}g8f6"), Some("g8f6"));
     }
 
