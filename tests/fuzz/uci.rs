@@ -117,12 +117,13 @@ fn mutated_engine_lines_never_panic() {
 
 #[test]
 fn lines_assembled_from_uci_tokens_never_panic() {
-    // Tokens joined by spaces, and run together (`depth300`, `cp-1`).
+    // Tokens after a line's first word, joined by spaces or run together (`depth300`).
     let line = (
+        select(&["info", "bestmove", "option", "id", ""][..]),
         proptest::collection::vec(select(TOKENS), 0..24),
-        select(&[" ", ""][..]),
+        select(&[" ", " ", ""][..]),
     )
-        .prop_map(|(tokens, sep)| tokens.join(sep));
+        .prop_map(|(first, tokens, sep)| format!("{first} {}", tokens.join(sep)));
     check(line, |line| {
         parse_everything(&line);
         Ok(())
@@ -264,10 +265,24 @@ fn info_values_in_range_are_read_exactly() {
     );
 }
 
+/// A number anywhere from far below i64 to far above u64, often near the edges of the
+/// integer types.
+fn number() -> impl Strategy<Value = i128> {
+    prop_oneof![
+        any::<i64>().prop_map(i128::from),
+        any::<u64>().prop_map(i128::from),
+        any::<i128>(),
+        (-3..=3i128, select(&[0, 8, 16, 31, 32, 63, 64][..]))
+            .prop_map(|(d, bits)| (1i128 << bits) + d),
+        (-3..=3i128, select(&[0, 8, 16, 31, 32, 63, 64][..]))
+            .prop_map(|(d, bits)| -(1i128 << bits) + d),
+    ]
+}
+
 #[test]
 fn info_values_out_of_range_never_turn_into_other_values() {
     check(
-        (any::<i128>(), any::<i128>(), any::<i128>(), any::<bool>()),
+        (number(), number(), number(), any::<bool>()),
         |(depth, value, nodes, mate)| {
             let kind = if mate { "mate" } else { "cp" };
             let line = format!("info depth {depth} score {kind} {value} nodes {nodes}");
