@@ -140,7 +140,8 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         "--tc",
         "1+0",
     ]);
-    assert_one_line_error(&changed, "drop --tc");
+    // Options that cannot go together are a bad command line: exit 2.
+    assert_usage_error(&changed, "drop --tc");
     // A new run into a folder that holds one is refused, and leaves the folder as it was.
     let before = folder_contents(&s.path("killed"));
     let reused = s.run(&["gauntlet", "minimax", "--vs", "random", "--out", "killed"]);

@@ -114,6 +114,17 @@ pub fn assert_one_line_error(out: &Output, needle: &str) {
     assert_eq!(stdout(out), "", "nothing on stdout");
 }
 
+/// A bad command line as README promises it: exit 2, one line on stderr that contains
+/// `needle`, nothing on stdout.
+#[track_caller]
+pub fn assert_usage_error(out: &Output, needle: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "exit 2 expected: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line, got: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    assert_eq!(stdout(out), "", "nothing on stdout");
+}
+
 /// The engine that lost a game on time (`flag` or `both-flags` with a winner), if any.
 pub fn loser_on_time(row: &HashMap<String, String>) -> Option<&str> {
     if !["flag", "both-flags"].contains(&row["termination"].as_str()) {
