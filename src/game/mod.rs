@@ -27,6 +27,11 @@ use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::timecontrol::TimeControl;
 
+#[cfg(test)]
+mod scripted;
+#[cfg(test)]
+mod tests;
+
 /// Fixed search limits sent with every `go` (the clock still runs and is recorded).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchLimits {
