@@ -10,6 +10,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode};
 use super::scripted::{self, mv, Log, Step};
 use super::*;
 use crate::config::Launch;
+use crate::engine::Process;
 use crate::event::{GameResult, Termination};
 use crate::rules::Ruleset;
 
@@ -569,4 +570,123 @@ async fn clocks_charge_exactly_the_think_time_and_add_the_increment() {
     );
     let go = &g.logs[1].starting_with("go")[1];
     assert_eq!(go, "go wtime 650 btime 980 winc 100 binc 100");
+}
+
+/// A stray `bestmove` (issue 8.2): white sends its move twice, the second 10 ms after the
+/// first, before its next `go`. The second is no answer to that `go`: the record says it was
+/// discarded, at the instant it was read; the referee ignores it, the PGN shows it as a
+/// comment, and white's next move is the one it thinks 100 ms for.
+#[tokio::test(start_paused = true)]
+async fn a_stray_bestmove_is_discarded_and_recorded() {
+    let mut s = setup("r3k3/8/8/8/8/8/8/4K1N1 w - - 0 1", 1000, Ruleset::Fide);
+    s.settings.max_moves = Some(2);
+    let g = play_scripts(
+        &s,
+        vec![
+            Step::Twice(
+                "g1f3",
+                Duration::from_millis(100),
+                Duration::from_millis(10),
+            ),
+            mv("f3g1", 100),
+        ],
+        vec![mv("a8a7", 50), mv("a7a8", 50)],
+    )
+    .await;
+    assert_eq!(
+        g.ending(),
+        (
+            DRAW,
+            Termination::MaxMoves,
+            "arena: --max-moves".to_string()
+        )
+    );
+    let discarded: Vec<_> = g
+        .events()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::Discarded { .. }))
+        .collect();
+    assert_eq!(discarded.len(), 1, "{:?}", g.events());
+    let (index, event) = discarded[0];
+    assert_eq!(
+        *event,
+        Event::Discarded {
+            t_us: 110 * MS,
+            side: Side::White,
+            line: "bestmove g1f3".to_string()
+        }
+    );
+    // In time order: after black's go at 100 ms, before black's move at 150 ms.
+    assert!(
+        matches!(g.events()[index - 1], Event::Go { t_us, side: Side::Black, .. } if t_us == 100 * MS)
+    );
+    let moves: Vec<_> = g
+        .played
+        .record
+        .moves()
+        .map(|(side, uci, think, _)| (side, uci.to_string(), think))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            (Side::White, "g1f3".to_string(), 100 * MS),
+            (Side::Black, "a8a7".to_string(), 50 * MS),
+            (Side::White, "f3g1".to_string(), 100 * MS),
+            (Side::Black, "a7a8".to_string(), 50 * MS),
+        ]
+    );
+    assert_eq!(g.played.record.illegal_moves(), 0);
+    let pgn = crate::report::game_pgn(&g.played.record);
+    let words = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            "{white's stray \"bestmove g1f3\" at 0.11s discarded: read before the go it would \
+             answer} 1... Ra7"
+        ),
+        "{pgn}"
+    );
+}
+
+/// An engine that died while idle between games, and cannot be restarted: its side forfeits
+/// with 0 moves, and the detail says it died and that the restart failed (issue 8.5).
+#[tokio::test(start_paused = true)]
+async fn an_engine_dead_between_games_forfeits_only_when_its_restart_fails() {
+    let mut s = setup("r3k3/8/8/8/8/8/8/4K1N1 w - - 0 1", 1000, Ruleset::Fide);
+    s.engines[1].launch = Launch::Program {
+        cmd: "/nonexistent/engine".into(),
+        args: Vec::new(),
+    };
+    let (mut w, _) = scripted::engine("w", vec![mv("g1f3", 10)]).await;
+    let (process, peer) = Process::in_memory();
+    let responder = tokio::spawn(async move {
+        let mut peer = peer;
+        // A handshake, then death while idle.
+        while let Some(line) = peer.commands.recv().await {
+            match line.as_str() {
+                "uci" => peer.say("uciok").await,
+                "isready" => {
+                    peer.say("readyok").await;
+                    return peer.exit().await;
+                }
+                _ => {}
+            }
+        }
+    });
+    let mut b = Engine::connect("b", process, Timeouts::default(), &[])
+        .await
+        .expect("handshake");
+    responder.await.unwrap();
+    let played = play(&s, &mut w, &mut b).await;
+    let o = played.record.outcome().unwrap();
+    assert_eq!((o.result, o.termination), (WHITE, Termination::EngineCrash));
+    assert_eq!(played.record.moves().count(), 0);
+    assert!(o.detail.contains("engine b: exited"), "{}", o.detail);
+    assert!(
+        o.detail
+            .contains("restart failed: engine b: cannot start /nonexistent/engine"),
+        "{}",
+        o.detail
+    );
+    assert_eq!(played.restart, [false, true]);
 }
