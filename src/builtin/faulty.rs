@@ -25,6 +25,8 @@ const KNOWN: &[&str] = &[
     "--null-after",
     "--huge-line",
     "--slow-move-ms",
+    "--stray-bestmove-after",
+    "--exit-on-newgame",
 ];
 
 /// The misbehaviours, as parsed from the command line.
@@ -41,6 +43,8 @@ pub struct Flags {
     pub null_after: Option<u64>,
     pub huge_line: Option<u64>,
     pub slow_move_ms: Option<u64>,
+    pub stray_bestmove_after: Option<u64>,
+    pub exit_on_newgame: Option<u64>,
 }
 
 impl Flags {
@@ -81,6 +85,8 @@ impl Flags {
                 "--illegal-after" => f.illegal_after = Some(n),
                 "--null-after" => f.null_after = Some(n),
                 "--huge-line" => f.huge_line = Some(n),
+                "--stray-bestmove-after" => f.stray_bestmove_after = Some(n),
+                "--exit-on-newgame" => f.exit_on_newgame = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -93,6 +99,8 @@ pub struct Faulty {
     seeded: Seeded,
     /// `go` commands received so far (the current one included, once seen).
     gos: u64,
+    /// `ucinewgame` commands this process has received.
+    new_games: u64,
 }
 
 impl Faulty {
@@ -101,6 +109,7 @@ impl Faulty {
             seeded: Seeded::new(flags.seed),
             flags,
             gos: 0,
+            new_games: 0,
         }
     }
 
@@ -181,6 +190,11 @@ impl Faulty {
 
 impl Engine for Faulty {
     fn new_game(&mut self) {
+        // An engine that dies while idle between games (its process, not its game, counts).
+        self.new_games += 1;
+        if self.flags.exit_on_newgame == Some(self.new_games) {
+            std::process::exit(101);
+        }
         // Faults count moves within a game, so a reused process misbehaves in every game.
         self.gos = 0;
         if self.flags.seed != 0 {
@@ -230,7 +244,13 @@ impl Engine for Faulty {
         if moves.is_empty() {
             return Reply::Move(None);
         }
-        Reply::Move(Some(moves[self.seeded.rng.random_range(0..moves.len())]))
+        let m = moves[self.seeded.rng.random_range(0..moves.len())];
+        if self.from(self.flags.stray_bestmove_after) {
+            // The same `bestmove` twice: the second is a stray, read before the next `go`.
+            let uci = game.uci(m);
+            return Reply::Text(format!("{uci}\nbestmove {uci}"));
+        }
+        Reply::Move(Some(m))
     }
 }
 
@@ -270,6 +290,8 @@ mod tests {
                 null_after: Some(5),
                 huge_line: Some(100_000),
                 slow_move_ms: Some(60),
+                stray_bestmove_after: None,
+                exit_on_newgame: None,
             }
         );
         assert_eq!(flags("").expect("no flags"), Flags::default());
@@ -393,6 +415,24 @@ mod tests {
         assert!(!e.on_uci());
         assert!(t.elapsed() >= Duration::from_millis(50));
         assert!(Faulty::new(Flags::default()).on_uci());
+    }
+
+    #[test]
+    fn stray_bestmove_sends_each_move_twice_from_move_n_plus_1() {
+        let game = Game::default();
+        let mut e = Faulty::new(flags("--stray-bestmove-after 1 --seed 2").expect("flags"));
+        assert_eq!(e.flags.stray_bestmove_after, Some(1));
+        assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
+        let Some(Reply::Text(text)) = go(&mut e, &game).1 else {
+            panic!("expected the move twice");
+        };
+        let (first, second) = text.split_once("\nbestmove ").expect("two lines");
+        assert_eq!(first, second);
+        assert!(first
+            .parse::<UciMove>()
+            .expect("a move")
+            .to_move(&game.pos)
+            .is_ok());
     }
 
     #[test]
