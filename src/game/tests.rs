@@ -690,3 +690,92 @@ async fn an_engine_dead_between_games_forfeits_only_when_its_restart_fails() {
     );
     assert_eq!(played.restart, [false, true]);
 }
+
+/// A 1.5 s move on a 1 s clock against a 2 s claim (the timeline `blitz-arena adjudicate`'s
+/// end-to-end test records): white's flag falls at 1 s and black starts claiming; white moves
+/// at 1.5 s, black's clock runs, its own flag falls at 2.5 s, before the claim completes at
+/// 3 s. FIDE: the first flag to fall loses (6.9). The record, re-ruled: online, the flag ends
+/// the game at once; USCF, the claim is void, a draw (7c, 8c).
+#[tokio::test(start_paused = true)]
+async fn a_slow_move_against_a_long_claim_rerules_under_online_and_uscf() {
+    let mut s = setup("r3k3/8/8/8/8/8/8/4K2R w - - 0 1", 1000, Ruleset::Fide);
+    s.watchers.claim_ms = 2000;
+    let g = play_scripts(&s, vec![mv("e1d2", 1500)], vec![mv("e8d7", 5000)]).await;
+    assert_eq!(
+        g.ending(),
+        (BLACK, Termination::BothFlags, "FIDE 6.9".to_string())
+    );
+    assert_eq!(g.flag(Side::White), Some(S));
+    assert_eq!(g.flag(Side::Black), Some(2500 * MS));
+    assert_eq!(g.claims(Side::Black, Claimable::Flag), [3 * S]);
+    let rerule = |ruleset: Ruleset| {
+        let mut settings = s.settings.clone();
+        settings.ruleset = ruleset;
+        let mut referee =
+            Referee::after_opening(settings, s.opening.root.clone(), &s.opening.moves).unwrap();
+        for event in g.events() {
+            if let Verdict::End(ending) = referee.apply(event) {
+                return (ending.result, ending.termination, ending.rule);
+            }
+        }
+        panic!("no ending under {ruleset:?}");
+    };
+    assert_eq!(
+        rerule(Ruleset::Online),
+        (BLACK, Termination::Flag, "online: flag".to_string())
+    );
+    assert_eq!(
+        rerule(Ruleset::Uscf),
+        (DRAW, Termination::BothFlags, "USCF 7c, 8c".to_string())
+    );
+}
+
+/// `--inject-flag-mode both` gives both flags under every ruleset that has watchers (issue
+/// 8.7), `generic` included, whenever the game reaches the planned move: here the plan of a
+/// seed whose move comes within the scripts' moves.
+#[tokio::test(start_paused = true)]
+async fn injected_both_flags_fall_under_every_ruleset_with_watchers() {
+    let mut inject = InjectConfig {
+        flag: 1.0,
+        flag_mode: FlagMode::Both,
+        ..InjectConfig::default()
+    };
+    inject.gap_ms = crate::inject::MsRange {
+        low: 1500,
+        high: 1500,
+    };
+    let seed = (1..)
+        .find(|&seed| {
+            matches!(
+                GameInjector::new(&inject, seed, 1).flag_plan(),
+                Some(FlagPlan::Both { at_move: 1..=2, .. })
+            )
+        })
+        .unwrap();
+    for (ruleset, rule) in [
+        (Ruleset::House, "H8, H25"),
+        (Ruleset::Generic, "G§2"),
+        (Ruleset::Wbca, "WBCA 8c"),
+        (Ruleset::Fide, "FIDE 6.9"),
+        (Ruleset::Uscf, "USCF 8c"),
+    ] {
+        let mut s = setup("r3k3/8/8/8/8/8/8/4K2R w - - 0 1", 1000, ruleset);
+        s.inject = inject.clone();
+        s.seed = seed;
+        let white = ["e1d1", "d1e1", "e1d1", "d1e1"].map(|m| mv(m, 10));
+        let black = ["e8d8", "d8e8", "e8d8", "d8e8"].map(|m| mv(m, 10));
+        let g = play_scripts(&s, white.to_vec(), black.to_vec()).await;
+        let (_, termination, cited) = g.ending();
+        assert_eq!(
+            (termination, cited.as_str()),
+            (Termination::BothFlags, rule),
+            "{ruleset:?}: {:?}",
+            g.events()
+        );
+        let (first, second) = match (g.flag(Side::White), g.flag(Side::Black)) {
+            (Some(w), Some(b)) => (w.min(b), w.max(b)),
+            flags => panic!("{ruleset:?}: flags {flags:?}"),
+        };
+        assert_eq!(second - first, 1500 * MS, "{ruleset:?}: the gap");
+    }
+}
