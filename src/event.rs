@@ -369,6 +369,10 @@ pub enum Event {
         #[serde(flatten)]
         what: Injection,
     },
+    /// A `bestmove` line read before the `go` it would answer (an engine that sent two for one
+    /// search), discarded: no move, no clock press, ignored by the referee (cutechess and
+    /// fastchess discard it too). `t_us` is when it was read.
+    Discarded { t_us: i64, side: Side, line: String },
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
     FlagFall { t_us: i64, side: Side },
@@ -409,6 +413,7 @@ impl Event {
             | Event::Claim { t_us, .. }
             | Event::Penalty { t_us, .. }
             | Event::Injected { t_us, .. }
+            | Event::Discarded { t_us, .. }
             | Event::FlagFall { t_us, .. }
             | Event::EngineFault { t_us, .. }
             | Event::End { t_us, .. } => *t_us,

@@ -33,9 +33,10 @@ fn gauntlet(s: &Scratch, args: &[&str]) {
 }
 
 /// `sleeper` thinks 1.5 s on a 1 s clock: its flag falls at 1 s and its opponent's watcher
-/// starts a 2 s claim. Meanwhile `sleeper` moves, the claimant's clock runs, and its own flag
-/// falls at about 2.5 s, before the claim completes at 3 s. FIDE: the first flag to fall loses
-/// (6.9); online: the flag ends the game at once; USCF: the claim is void, a draw (7c, 8c).
+/// starts a 5 s claim. Meanwhile `sleeper` moves, the claimant's clock runs, and its own flag
+/// falls at about 2.5 s, long before the claim completes at 6 s. FIDE: the first flag to fall
+/// loses (6.9); online: the flag ends the game at once; USCF: the claim is void, a draw (7c,
+/// 8c). (The same timeline is played exactly, in virtual time, in src/game/tests.rs.)
 #[test]
 fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     let s = Scratch::new("adjudicate-flags");
@@ -55,7 +56,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
             "--ruleset",
             "fide",
             "--claim-ms",
-            "2000",
+            "5000",
             "--out",
             "res",
         ],

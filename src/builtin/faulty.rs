@@ -28,6 +28,8 @@ const KNOWN: &[&str] = &[
     "--flood-info",
     "--reserve-ms",
     "--say-think",
+    "--stray-bestmove-after",
+    "--exit-on-newgame",
 ];
 
 /// `blitz-arena engine --help` shows this: the flags, and how the arena rules each fault.
@@ -50,6 +52,15 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
   --slow-start MS        sleeps MS before answering `uci`: fine under 10 s; over it, the run
                          stops before the first game
   --no-uciok             never sends `uciok`: the run stops before the first game
+  --flood-info N         prints N scored `info` lines, each flushed, before every move: nothing
+                         happens; no other game's clock is affected
+  --reserve-ms MS        thinks until its own clock shows MS left, then moves
+  --say-think            reports its own thinking time (µs, from reading `go` to writing
+                         `bestmove`) as the `nodes` of an `info` line
+  --stray-bestmove-after N  from move N+1 sends every `bestmove` twice: the second, read
+                         before the next `go`, is discarded and recorded
+  --exit-on-newgame N    exits (status 101) at its N-th `ucinewgame`, idle between games: the
+                         arena restarts it for the game; only a failed restart forfeits
   --seed N               seeds its random moves (0 = entropy)
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
@@ -87,6 +98,8 @@ pub struct Flags {
     /// Reports its own thinking time, from reading `go` to writing `bestmove`, in µs, as the
     /// `nodes` of a scored `info` line: what the arena charged beyond it is the arena's.
     pub say_think: bool,
+    pub stray_bestmove_after: Option<u64>,
+    pub exit_on_newgame: Option<u64>,
 }
 
 impl Flags {
@@ -130,6 +143,8 @@ impl Flags {
                 "--huge-line" => f.huge_line = Some(n),
                 "--flood-info" => f.flood_info = Some(n),
                 "--reserve-ms" => f.reserve_ms = Some(n),
+                "--stray-bestmove-after" => f.stray_bestmove_after = Some(n),
+                "--exit-on-newgame" => f.exit_on_newgame = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -142,6 +157,8 @@ pub struct Faulty {
     seeded: Seeded,
     /// `go` commands received so far (the current one included, once seen).
     gos: u64,
+    /// `ucinewgame` commands this process has received.
+    new_games: u64,
 }
 
 impl Faulty {
@@ -150,6 +167,7 @@ impl Faulty {
             seeded: Seeded::new(flags.seed),
             flags,
             gos: 0,
+            new_games: 0,
         }
     }
 
@@ -246,6 +264,11 @@ impl Faulty {
 
 impl Engine for Faulty {
     fn new_game(&mut self) {
+        // An engine that dies while idle between games (its process, not its game, counts).
+        self.new_games += 1;
+        if self.flags.exit_on_newgame == Some(self.new_games) {
+            std::process::exit(101);
+        }
         // Faults count moves within a game, so a reused process misbehaves in every game.
         self.gos = 0;
         if self.flags.seed != 0 {
@@ -311,6 +334,11 @@ impl Engine for Faulty {
             let think_us = limits.start.elapsed().as_micros();
             out.line(&format!("info depth 1 score cp 0 nodes {think_us}"));
         }
+        if let Some(m) = choice.filter(|_| self.from(self.flags.stray_bestmove_after)) {
+            // The same `bestmove` twice: the second is a stray, read before the next `go`.
+            let uci = game.uci(m);
+            return Reply::Text(format!("{uci}\nbestmove {uci}"));
+        }
         Reply::Move(choice)
     }
 }
@@ -355,6 +383,8 @@ mod tests {
                 flood_info: Some(9),
                 reserve_ms: Some(30),
                 say_think: true,
+                stray_bestmove_after: None,
+                exit_on_newgame: None,
             }
         );
         assert_eq!(flags("").expect("no flags"), Flags::default());
@@ -478,6 +508,24 @@ mod tests {
         assert!(!e.on_uci());
         assert!(t.elapsed() >= Duration::from_millis(50));
         assert!(Faulty::new(Flags::default()).on_uci());
+    }
+
+    #[test]
+    fn stray_bestmove_sends_each_move_twice_from_move_n_plus_1() {
+        let game = Game::default();
+        let mut e = Faulty::new(flags("--stray-bestmove-after 1 --seed 2").expect("flags"));
+        assert_eq!(e.flags.stray_bestmove_after, Some(1));
+        assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
+        let Some(Reply::Text(text)) = go(&mut e, &game).1 else {
+            panic!("expected the move twice");
+        };
+        let (first, second) = text.split_once("\nbestmove ").expect("two lines");
+        assert_eq!(first, second);
+        assert!(first
+            .parse::<UciMove>()
+            .expect("a move")
+            .to_move(&game.pos)
+            .is_ok());
     }
 
     #[test]

@@ -390,6 +390,16 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 };
                 notes.push(Note { text, key: None });
             }
+            Event::Discarded { t_us, side, line } => {
+                notes.push(Note {
+                    text: format!(
+                        "{}'s stray {line:?} at {}s discarded: read before the go it would answer",
+                        side.name(),
+                        seconds(*t_us)
+                    ),
+                    key: None,
+                });
+            }
             Event::Unnoticed { by, .. } => {
                 notes.push(Note {
                     text: format!("{} did not notice it: the move stands", by.name()),

@@ -373,7 +373,8 @@ impl Referee {
             Event::Go { .. }
             | Event::End { .. }
             | Event::Penalty { .. }
-            | Event::Injected { .. } => Verdict::Continue,
+            | Event::Injected { .. }
+            | Event::Discarded { .. } => Verdict::Continue,
             Event::Notice { by, what, t_us } => {
                 match what {
                     Claimable::Flag => {

@@ -19,13 +19,18 @@ use tokio::time::{sleep_until, Instant};
 use crate::clock::{micros, Clock};
 use crate::config::EngineConfig;
 use crate::config::FlagMode;
-use crate::engine::{Engine, Reply, Timeouts};
+use crate::engine::{Engine, EngineError, Reply, Timeouts};
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::timecontrol::TimeControl;
+
+#[cfg(test)]
+mod scripted;
+#[cfg(test)]
+mod tests;
 
 /// Fixed search limits sent with every `go` (the clock still runs and is recorded).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +244,8 @@ struct Held {
 /// One game in progress.
 struct Game<'a> {
     setup: &'a GameSetup,
+    /// UTC time the game started, for the record.
+    started_utc: String,
     referee: Referee,
     clock: Clock,
     position: PositionCommand,
@@ -723,133 +730,160 @@ impl Game<'_> {
     }
 }
 
-/// Plays one game between two started engines, white first.
-pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> Played {
-    let mut restart = [false; 2];
-    for (side, engine) in [(Side::White, &mut *white), (Side::Black, &mut *black)] {
-        if let Err(e) = engine.new_game().await {
-            restart[side.index()] = true;
-            return Played {
-                record: forfeit(setup, side, e.to_string()),
-                restart,
-            };
+/// What the loop does after a phase.
+enum Flow {
+    /// On to the next phase.
+    Next,
+    /// Back to asking for a move (nothing to wait for yet).
+    Again,
+    /// The game is over.
+    Over(Ending),
+}
+
+impl Game<'_> {
+    fn new(setup: &GameSetup) -> Game<'_> {
+        Game {
+            setup,
+            started_utc: utc_now(),
+            referee: setup.referee(),
+            clock: Clock::new(setup.tc[0], setup.tc[1]).with_margin(setup.time_margin),
+            position: PositionCommand::opening(&setup.opening),
+            events: Vec::with_capacity(256),
+            t0: Instant::now(),
+            rng: setup.rng(),
+            thinking: None,
+            notices: Vec::new(),
+            claim: None,
+            queued: Vec::new(),
+            pressed: None,
+            restart: [false; 2],
+            notes: Vec::new(),
+            rebased: false,
+            base_illegal: false,
+            ended_at: None,
+            injector: GameInjector::new(&setup.inject, setup.seed, setup.game),
+            moves_made: [0; 2],
+            held: None,
+            flag_injected: false,
+            second_staller: None,
+            deferred: Vec::new(),
         }
     }
-    let started_utc = utc_now();
-    let mut game = Game {
-        setup,
-        referee: setup.referee(),
-        clock: Clock::new(setup.tc[0], setup.tc[1]).with_margin(setup.time_margin),
-        position: PositionCommand::opening(&setup.opening),
-        events: Vec::with_capacity(256),
-        t0: Instant::now(),
-        rng: setup.rng(),
-        thinking: None,
-        notices: Vec::new(),
-        claim: None,
-        queued: Vec::new(),
-        pressed: None,
-        restart,
-        notes: Vec::new(),
-        rebased: false,
-        base_illegal: false,
-        ended_at: None,
-        injector: GameInjector::new(&setup.inject, setup.seed, setup.game),
-        moves_made: [0; 2],
-        held: None,
-        flag_injected: false,
-        second_staller: None,
-        deferred: Vec::new(),
-    };
-    let engines = [white, black];
 
-    let ending = 'game: loop {
-        // Ask the side to move for its move, unless a claim is in progress (the clocks are
-        // being stopped) or the game waits for a watcher.
-        let turn = game.referee.turn();
-        if game.thinking.is_none()
-            && game.held.is_none()
-            && !game.referee.waiting()
-            && game.claim.is_none()
+    /// Phase 1: asks the side to move for its move, unless a claim is in progress (the clocks
+    /// are being stopped), a move is held back, or the game waits for a watcher.
+    async fn ask_for_move(&mut self, engines: &mut Engines<'_>) -> Flow {
+        let turn = self.referee.turn();
+        if self.thinking.is_some()
+            || self.held.is_some()
+            || self.referee.waiting()
+            || self.claim.is_some()
         {
-            let go = go_command(setup, &game.clock, Instant::now());
-            match engines[turn.index()].go(&game.position.text, &go).await {
-                Ok(started) => {
-                    match game.clock.running() {
-                        // Its clock already runs (it started at the press while the engine was
-                        // not asked to move).
-                        Some(running) if running == turn => {}
-                        Some(_) => {
-                            game.clock.stop(started);
-                            game.clock.start(turn, started);
-                        }
-                        None => game.clock.start(turn, started),
-                    }
-                    let t_us = game.us(started);
-                    let clock_us = game.clock.left_us(turn, started);
-                    game.events.push(Event::Go {
-                        t_us,
-                        side: turn,
-                        clock_us,
-                    });
-                    game.thinking = Some(turn);
-                }
-                Err(e) => {
-                    // The engine died while it was not its turn; its pipe is closed.
-                    game.restart[turn.index()] = true;
-                    let (status, _) = engines[turn.index()].exit_report().await;
-                    let t_us = game.us(Instant::now());
-                    let verdict = game.record(Event::EngineFault {
-                        t_us,
-                        side: turn,
-                        fault: Fault::Crash { status },
-                        detail: e.to_string(),
-                    });
-                    if let Some(ending) = game.act(verdict, Instant::now()) {
-                        break 'game ending;
-                    }
-                    continue;
+            if self.clock.running().is_none() {
+                // Nobody is asked to move, but the clock the last press started runs.
+                if let Some((at, presser)) = self.pressed {
+                    self.clock.start(presser.other(), at);
                 }
             }
-        } else if game.clock.running().is_none() {
-            // Nobody is asked to move, but the clock the last press started runs.
-            if let Some((at, presser)) = game.pressed {
-                game.clock.start(presser.other(), at);
+            return Flow::Next;
+        }
+        let go = go_command(self.setup, &self.clock, Instant::now());
+        match engines[turn.index()].go(&self.position.text, &go).await {
+            Ok(started) => {
+                match self.clock.running() {
+                    // Its clock already runs (it started at the press while the engine was
+                    // not asked to move).
+                    Some(running) if running == turn => {}
+                    Some(_) => {
+                        self.clock.stop(started);
+                        self.clock.start(turn, started);
+                    }
+                    None => self.clock.start(turn, started),
+                }
+                let t_us = self.us(started);
+                let clock_us = self.clock.left_us(turn, started);
+                self.events.push(Event::Go {
+                    t_us,
+                    side: turn,
+                    clock_us,
+                });
+                self.thinking = Some(turn);
+                Flow::Next
+            }
+            Err(e) => {
+                // The engine died while it was not its turn; its pipe is closed.
+                self.restart[turn.index()] = true;
+                let (status, _) = engines[turn.index()].exit_report().await;
+                let t_us = self.us(Instant::now());
+                let verdict = self.record(Event::EngineFault {
+                    t_us,
+                    side: turn,
+                    fault: Fault::Crash { status },
+                    detail: e.to_string(),
+                });
+                match self.act(verdict, Instant::now()) {
+                    Some(ending) => Flow::Over(ending),
+                    None => Flow::Again,
+                }
             }
         }
+    }
 
-        let next = game.next_timer();
-        let reply = match game.thinking {
+    /// Phase 2: waits for the thinking engine's reply or the next timer, whichever comes
+    /// first; `Err` when there is nothing left to wait for.
+    async fn wait(&mut self, engines: &mut Engines<'_>) -> Result<Reply, Ending> {
+        let next = self.next_timer();
+        match self.thinking {
             Some(side) => {
                 let deadline = next.map_or_else(
                     || Instant::now() + Duration::from_secs(86_400),
                     |(at, _)| at,
                 );
-                engines[side.index()].bestmove(deadline).await
+                let reply = engines[side.index()].bestmove(deadline).await;
+                self.record_strays(side, engines);
+                Ok(reply)
             }
             None => match next {
                 Some((at, _)) => {
                     sleep_until(at).await;
-                    Reply::Deadline
+                    Ok(Reply::Deadline)
                 }
-                None => {
-                    break 'game Ending {
-                        result: crate::event::GameResult::Draw,
-                        termination: crate::event::Termination::MaxMoves,
-                        rule: "arena: nothing left to wait for".to_string(),
-                        detail: "no engine to move and no pending flag, notice or claim"
-                            .to_string(),
-                    };
-                }
+                None => Err(Ending {
+                    result: crate::event::GameResult::Draw,
+                    termination: crate::event::Termination::MaxMoves,
+                    rule: "arena: nothing left to wait for".to_string(),
+                    detail: "no engine to move and no pending flag, notice or claim".to_string(),
+                }),
             },
-        };
+        }
+    }
 
-        // Timers due before the reply was read happen first, in order.
-        let reply_at = match &reply {
+    /// Records the `bestmove` lines `side`'s engine sent before the `go` they would answer
+    /// (issue 8.2): discarded, each placed in the record at the instant it was read.
+    fn record_strays(&mut self, side: Side, engines: &mut Engines<'_>) {
+        for (at, line) in engines[side.index()].take_stray() {
+            let t_us = self.us(at);
+            let index = self
+                .events
+                .iter()
+                .rposition(|e| e.t_us() <= t_us)
+                .map_or(0, |i| i + 1);
+            self.events
+                .insert(index, Event::Discarded { t_us, side, line });
+        }
+    }
+
+    /// Phase 3: fires the timers due before the reply was read (or by now), in order.
+    async fn fire_due_timers(
+        &mut self,
+        reply: &Reply,
+        engines: &mut Engines<'_>,
+    ) -> Option<Ending> {
+        let reply_at = match reply {
             Reply::BestMove { at, .. } | Reply::Exited { at } => Some(*at),
             Reply::Deadline => None,
         };
-        while let Some((at, timer)) = game.next_timer() {
+        while let Some((at, timer)) = self.next_timer() {
             let due = match reply_at {
                 Some(r) => at <= r,
                 None => at <= Instant::now(),
@@ -857,151 +891,228 @@ pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> 
             if !due {
                 break;
             }
-            if let Some(ending) = game.fire(at, timer) {
+            if let Some(ending) = self.fire(at, timer) {
                 // Fix: the thinking engine's reply was already read (a timer due before it
                 // ended the game: a flag that fell just before the `bestmove` arrived). The
                 // engine is idle, so it must not be sent `stop` and waited for: it used to be,
                 // and after a second without an answer the game was ruled `engine-stall` (and
                 // the healthy engine restarted) instead of by the flag. An engine that exited
                 // is restarted.
-                if let Some(side) = game.thinking {
-                    match &reply {
-                        Reply::BestMove { .. } => game.thinking = None,
+                if let Some(side) = self.thinking {
+                    match reply {
+                        Reply::BestMove { .. } => self.thinking = None,
                         Reply::Exited { .. } => {
-                            game.thinking = None;
-                            game.restart[side.index()] = true;
+                            self.thinking = None;
+                            self.restart[side.index()] = true;
                         }
                         Reply::Deadline => {}
                     }
                 }
-                break 'game ending;
+                return Some(ending);
             }
             // A claim started by the thinking side: its engine stops to claim.
-            if let (Some(side), Some((_, by, _))) = (game.thinking, game.claim) {
+            if let (Some(side), Some((_, by, _))) = (self.thinking, self.claim) {
                 if side == by && reply_at.is_none() {
                     if !engines[side.index()].stop().await {
-                        game.restart[side.index()] = true;
+                        self.restart[side.index()] = true;
                     }
-                    game.thinking = None;
-                    if game.clock.running().is_none() {
-                        game.clock.start(side, at);
+                    self.record_strays(side, engines);
+                    self.thinking = None;
+                    if self.clock.running().is_none() {
+                        self.clock.start(side, at);
                     }
                 }
             }
         }
+        None
+    }
 
-        let Some(side) = game.thinking else {
-            continue;
-        };
+    /// Phase 4: acts on the thinking engine's reply: its move, or its crash.
+    async fn act_on_reply(&mut self, reply: Reply, engines: &mut Engines<'_>) -> Option<Ending> {
+        let side = self.thinking?;
         match reply {
-            Reply::Deadline => {}
+            Reply::Deadline => None,
             Reply::BestMove { text, at, info } => {
-                game.thinking = None;
-                if game.claim.is_some_and(|c| c.1 == side) {
+                self.thinking = None;
+                if self.claim.is_some_and(|c| c.1 == side) {
                     // It claims rather than moves; the move it sent meanwhile is ignored.
-                    continue;
+                    return None;
                 }
-                if let Some(ending) = game.arrive(side, text, at, info) {
-                    break 'game ending;
-                }
+                self.arrive(side, text, at, info)
             }
-            Reply::Exited { at } => {
-                game.thinking = None;
-                game.clock.stop(at);
-                game.pressed = None;
-                game.restart[side.index()] = true;
-                let (status, report) = engines[side.index()].exit_report().await;
-                let t_us = game.us(at);
-                if game.referee.can_claim_standing_illegal(side) {
-                    // RULES.md §5: an engine that crashes on the illegal position it was handed
-                    // has noticed the illegal move: its claim.
-                    game.notes.push(format!(
-                        "{} crashed on the illegal position ({report}): taken as its claim",
-                        side.name()
-                    ));
-                    let verdict = game.record(Event::Claim {
-                        t_us,
-                        by: side,
-                        what: Claimable::IllegalMove,
-                    });
-                    if let Some(ending) = game.act(verdict, at) {
-                        break 'game ending;
-                    }
-                    // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
-                    match Engine::start(&setup.engines[side.index()], setup.timeouts).await {
-                        Ok(mut fresh) => {
-                            if fresh.new_game().await.is_ok() {
-                                *engines[side.index()] = fresh;
-                                game.restart[side.index()] = false;
-                                continue;
-                            }
-                        }
-                        Err(e) => game
-                            .notes
-                            .push(format!("{} could not be restarted: {e}", side.name())),
-                    }
-                    let verdict = game.record(Event::EngineFault {
-                        t_us: game.us(Instant::now()),
-                        side,
-                        fault: Fault::StartFailed,
-                        detail: "restart after a crash on an illegal position failed".to_string(),
-                    });
-                    if let Some(ending) = game.act(verdict, at) {
-                        break 'game ending;
-                    }
-                    continue;
-                }
-                let verdict = game.record(Event::EngineFault {
-                    t_us,
-                    side,
-                    fault: Fault::Crash { status },
-                    detail: report,
-                });
-                if let Some(ending) = game.act(verdict, at) {
-                    break 'game ending;
-                }
-            }
+            Reply::Exited { at } => self.on_crash(side, at, engines).await,
         }
-    };
+    }
 
-    // An engine still thinking is stopped, so it is in step for its next game; one that
-    // ignores `stop` has hung and is replaced.
-    let mut ending = ending;
-    if let Some(side) = game.thinking.take() {
-        if !engines[side.index()].stop().await {
-            game.restart[side.index()] = true;
-            let t_us = game.us(Instant::now());
-            game.record(Event::EngineFault {
+    /// The thinking engine closed its output at `at`.
+    async fn on_crash(
+        &mut self,
+        side: Side,
+        at: Instant,
+        engines: &mut Engines<'_>,
+    ) -> Option<Ending> {
+        self.thinking = None;
+        self.clock.stop(at);
+        self.pressed = None;
+        self.restart[side.index()] = true;
+        let (status, report) = engines[side.index()].exit_report().await;
+        let t_us = self.us(at);
+        if !self.referee.can_claim_standing_illegal(side) {
+            let verdict = self.record(Event::EngineFault {
                 t_us,
                 side,
-                fault: Fault::Stall,
-                detail: "no bestmove after stop".to_string(),
+                fault: Fault::Crash { status },
+                detail: report,
             });
-            if let Some(refined) = game.referee.ending() {
-                ending = refined.clone();
+            return self.act(verdict, at);
+        }
+        // RULES.md §5: an engine that crashes on the illegal position it was handed has
+        // noticed the illegal move: its claim.
+        self.notes.push(format!(
+            "{} crashed on the illegal position ({report}): taken as its claim",
+            side.name()
+        ));
+        let verdict = self.record(Event::Claim {
+            t_us,
+            by: side,
+            what: Claimable::IllegalMove,
+        });
+        if let Some(ending) = self.act(verdict, at) {
+            return Some(ending);
+        }
+        // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
+        match restart_engine(self.setup, side).await {
+            Ok(fresh) => {
+                *engines[side.index()] = fresh;
+                self.restart[side.index()] = false;
+                return None;
+            }
+            Err(e) => self
+                .notes
+                .push(format!("{} could not be restarted: {e}", side.name())),
+        }
+        let verdict = self.record(Event::EngineFault {
+            t_us: self.us(Instant::now()),
+            side,
+            fault: Fault::StartFailed,
+            detail: "restart after a crash on an illegal position failed".to_string(),
+        });
+        self.act(verdict, at)
+    }
+
+    /// Phase 5: stops an engine still thinking and writes the end of the record.
+    async fn finish(mut self, mut ending: Ending, engines: &mut Engines<'_>) -> Played {
+        // An engine still thinking is stopped, so it is in step for its next game; one that
+        // ignores `stop` has hung and is replaced.
+        if let Some(side) = self.thinking.take() {
+            let answered = engines[side.index()].stop().await;
+            self.record_strays(side, engines);
+            if !answered {
+                self.restart[side.index()] = true;
+                let t_us = self.us(Instant::now());
+                self.record(Event::EngineFault {
+                    t_us,
+                    side,
+                    fault: Fault::Stall,
+                    detail: "no bestmove after stop".to_string(),
+                });
+                if let Some(refined) = self.referee.ending() {
+                    ending = refined.clone();
+                }
+            }
+        }
+        if !self.notes.is_empty() {
+            let notes = self.notes.join("; ");
+            ending.detail = if ending.detail.is_empty() {
+                notes
+            } else {
+                format!("{}; {notes}", ending.detail)
+            };
+        }
+        let now = Instant::now();
+        let stopped = self.ended_at.unwrap_or(now);
+        self.flag_plan_not_carried_out(stopped);
+        let clocks = [
+            self.clock.left_us(Side::White, stopped),
+            self.clock.left_us(Side::Black, stopped),
+        ];
+        let t_us = self.us(now);
+        self.events.push(end_event(t_us, &ending, clocks));
+        Played {
+            record: self.setup.record(self.started_utc.clone(), self.events),
+            restart: self.restart,
+        }
+    }
+}
+
+/// The two engines of a game, white first.
+type Engines<'e> = [&'e mut Engine; 2];
+
+/// Starts `side`'s engine afresh and prepares it for a game.
+async fn restart_engine(setup: &GameSetup, side: Side) -> Result<Engine, EngineError> {
+    let mut fresh = Engine::start(&setup.engines[side.index()], setup.timeouts).await?;
+    fresh.new_game().await?;
+    Ok(fresh)
+}
+
+/// Prepares both engines for a new game. An engine that died while idle since its last game
+/// is restarted (issue 8.5), and the game's notes say so; only when the restart fails does
+/// its side forfeit the game, and the detail says why.
+async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<String>, Played> {
+    let mut notes = Vec::new();
+    for side in [Side::White, Side::Black] {
+        let Err(e) = engines[side.index()].new_game().await else {
+            continue;
+        };
+        match restart_engine(setup, side).await {
+            Ok(fresh) => {
+                *engines[side.index()] = fresh;
+                notes.push(format!(
+                    "{}'s engine had died while idle ({e}): restarted",
+                    side.name()
+                ));
+            }
+            Err(again) => {
+                let mut restart = [false; 2];
+                restart[side.index()] = true;
+                let detail = format!("{e}; restart failed: {again}");
+                return Err(Played {
+                    record: forfeit(setup, side, detail),
+                    restart,
+                });
             }
         }
     }
-    if !game.notes.is_empty() {
-        let notes = game.notes.join("; ");
-        ending.detail = if ending.detail.is_empty() {
-            notes
-        } else {
-            format!("{}; {notes}", ending.detail)
+    Ok(notes)
+}
+
+/// Plays one game between two started engines, white first: a loop of phases (ask for a
+/// move, wait for the reply or the next timer, fire the timers due, act on the reply) until
+/// the game is over, then finish the record.
+pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> Played {
+    let mut engines: Engines = [white, black];
+    let notes = match new_game(setup, &mut engines).await {
+        Ok(notes) => notes,
+        Err(forfeited) => return forfeited,
+    };
+    let mut game = Game::new(setup);
+    game.notes = notes;
+    let ending = loop {
+        match game.ask_for_move(&mut engines).await {
+            Flow::Next => {}
+            Flow::Again => continue,
+            Flow::Over(ending) => break ending,
+        }
+        let reply = match game.wait(&mut engines).await {
+            Ok(reply) => reply,
+            Err(ending) => break ending,
         };
-    }
-    let now = Instant::now();
-    let stopped = game.ended_at.unwrap_or(now);
-    game.flag_plan_not_carried_out(stopped);
-    let clocks = [
-        game.clock.left_us(Side::White, stopped),
-        game.clock.left_us(Side::Black, stopped),
-    ];
-    let t_us = game.us(now);
-    game.events.push(end_event(t_us, &ending, clocks));
-    let restart = game.restart;
-    Played {
-        record: setup.record(started_utc, game.events),
-        restart,
-    }
+        if let Some(ending) = game.fire_due_timers(&reply, &mut engines).await {
+            break ending;
+        }
+        if let Some(ending) = game.act_on_reply(reply, &mut engines).await {
+            break ending;
+        }
+    };
+    game.finish(ending, &mut engines).await
 }
