@@ -68,7 +68,10 @@ impl Engine for Minimax {
     }
 
     fn go(&mut self, game: &Game, limits: &Limits, stop: &AtomicBool, out: &Out) -> Reply {
-        let (soft, hard) = if limits.infinite || limits.ponder {
+        // A fixed depth or node count is searched in full, whatever the clock says: a move that
+        // depended on the machine's speed would make a seeded run impossible to replay.
+        let fixed = limits.depth.is_some() || limits.nodes.is_some();
+        let (soft, hard) = if limits.infinite || limits.ponder || fixed {
             (None, None)
         } else {
             budget(limits, game.pos.turn(), self.overhead_ms)
@@ -188,6 +191,16 @@ mod tests {
             .next()
             .expect("score")
             .to_string()
+    }
+
+    #[test]
+    fn a_fixed_depth_is_searched_in_full_on_a_short_clock() {
+        let position = "startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6";
+        let (_, info) = search_with(&mut Minimax::new(), position, "depth 4 wtime 1 btime 1");
+        assert!(
+            info.last().expect("info").starts_with("info depth 4 "),
+            "{info:?}"
+        );
     }
 
     #[test]
