@@ -262,7 +262,9 @@ fn parse_epd_operations(s: &str) -> Result<Vec<(String, Vec<String>)>, String> {
                 }
             }
             if tokens.is_empty() {
-                return Err(format!("operand \"{value}\" has no opcode"));
+                // Quoted with escapes: an operand can hold a carriage return (found by
+                // tests/fuzz), and the error must stay on one line.
+                return Err(format!("operand {value:?} has no opcode"));
             }
             tokens.push(value);
         } else {
@@ -648,6 +650,13 @@ mod tests {
                 std::fs::remove_dir_all(dir).ok();
             }
         }
+    }
+
+    #[test]
+    fn an_operand_without_opcode_is_named_on_one_line() {
+        // Found by tests/fuzz: a quoted operand holding a carriage return was printed raw.
+        let e = parse_epd_operations("\"a\rb\"; id \"x\"").unwrap_err();
+        assert_eq!(e, "operand \"a\\rb\" has no opcode");
     }
 
     fn load(name: &str, contents: &str) -> Result<Vec<Opening>, String> {
