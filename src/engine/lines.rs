@@ -137,6 +137,7 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// What the splitter emits, owned: `Text`, `Report: ...` or `<overlong>`.
     fn split(chunks: &[&[u8]]) -> Vec<String> {
@@ -226,5 +227,68 @@ mod tests {
         assert!(joined.starts_with("line 13 | "), "{joined}");
         assert!(joined.ends_with(&"z".repeat(Tail::LINE)), "{joined}");
         assert_eq!(joined.len(), "line 13 | ".len() * 7 + Tail::LINE);
+    }
+
+    /// What the splitter must emit for `lines` (each without its newline), by the rules
+    /// written out one by one.
+    fn expected(lines: &[Vec<u8>]) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in lines {
+            if line.len() > MAX_LINE {
+                out.push("<overlong>".to_string());
+                continue;
+            }
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let text = String::from_utf8_lossy(line).into_owned();
+            if !line.starts_with(b"info") {
+                out.push(text);
+            } else if line.windows(7).any(|w| w == b" score ") {
+                out.push(format!("Report: {text}"));
+            }
+        }
+        out
+    }
+
+    /// A line: short words UCI engines print (so `info`, `score` and `\r` come up often),
+    /// arbitrary bytes, or one near `MAX_LINE`.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        let word = prop_oneof![
+            Just(b"info".to_vec()),
+            Just(b" score ".to_vec()),
+            Just(b"bestmove e2e4".to_vec()),
+            Just(b"\r".to_vec()),
+            Just(b" cp 12 pv e2e4".to_vec()),
+            proptest::collection::vec(
+                any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+                0..12
+            ),
+        ];
+        prop_oneof![
+            8 => proptest::collection::vec(word, 0..6).prop_map(|w| w.concat()),
+            1 => (MAX_LINE - 2..MAX_LINE + 3).prop_map(|n| vec![b'x'; n]),
+        ]
+    }
+
+    proptest! {
+        /// However the engine's output is cut into reads, the lines are the same.
+        #[test]
+        fn any_read_sizes_give_the_lines_the_rules_say(
+            lines in proptest::collection::vec(line(), 0..12),
+            cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+            unfinished in proptest::collection::vec(any::<u8>().prop_filter("no newline", |b| *b != b'\n'), 0..5),
+        ) {
+            let mut bytes = Vec::new();
+            for line in &lines {
+                bytes.extend_from_slice(line);
+                bytes.push(b'\n');
+            }
+            bytes.extend_from_slice(&unfinished); // dropped: the engine died mid-line
+            let mut at: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            at.push(0);
+            at.push(bytes.len());
+            at.sort_unstable();
+            let chunks: Vec<&[u8]> = at.windows(2).map(|w| &bytes[w[0]..w[1]]).collect();
+            prop_assert_eq!(split(&chunks), expected(&lines));
+        }
     }
 }
