@@ -330,23 +330,10 @@ fn check_lists_ids_and_options() {
 /// A long gauntlet of fast engines, started in the background, for the signal tests.
 fn start_long_run(s: &Scratch) -> std::process::Child {
     s.write("engines.toml", BUILTINS);
-    s.command(&[
-        "gauntlet",
-        "greedy",
-        "--vs",
-        "random",
-        "--tc",
-        "1s+0",
-        "--games",
-        "200",
-        "--concurrency",
-        "2",
-        "--out",
-        "res",
-    ])
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .unwrap()
+    long_gauntlet(s, "greedy", "random")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 #[test]

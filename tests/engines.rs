@@ -146,24 +146,11 @@ args = ["random"]
 }
 
 fn start_long_run(s: &Scratch) -> Child {
-    s.command(&[
-        "gauntlet",
-        "wrapped",
-        "--vs",
-        "wrapped2",
-        "--tc",
-        "60s+0",
-        "--games",
-        "50",
-        "--concurrency",
-        "2",
-        "--out",
-        "o",
-    ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap()
+    common::long_gauntlet(s, "wrapped", "wrapped2")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 /// Engines are direct children, wrappers and the wrappers' children: all carry the marker.
@@ -206,7 +193,7 @@ fn a_wrapped_engine_is_gone_after_sigterm() {
     let s = Scratch::new("wrapped-term");
     wrapped_engines(&s);
     let mut child = start_long_run(&s);
-    wait_for_games(&s, "o/games.csv", 1);
+    wait_for_games(&s, "res/games.csv", 1);
     // SAFETY: signals the arena process this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
@@ -221,7 +208,7 @@ fn a_wrapped_engine_is_gone_after_the_arena_is_killed() {
     let s = Scratch::new("wrapped-kill");
     wrapped_engines(&s);
     let mut child = start_long_run(&s);
-    wait_for_games(&s, "o/games.csv", 1);
+    wait_for_games(&s, "res/games.csv", 1);
     // 2 games x (wrapper + engine) x 2 sides, the arena and its janitor.
     wait_for_engines(&s, 10);
     child.kill().unwrap();

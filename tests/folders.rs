@@ -163,23 +163,10 @@ fn resume_refuses_games_that_belong_to_another_plan() {
 
 /// A run that lasts long enough to be caught in the middle.
 fn start_long_run(s: &Scratch) -> Child {
-    s.command(&[
-        "gauntlet",
-        "greedy",
-        "--vs",
-        "random",
-        "--tc",
-        "1s+0",
-        "--games",
-        "200",
-        "--concurrency",
-        "2",
-        "--out",
-        "res",
-    ])
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap()
+    long_gauntlet(s, "greedy", "random")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 #[test]

@@ -59,21 +59,7 @@ fn sigterm_stops_a_run_cleanly_with_exit_143() {
         "engines.toml",
         "[engines.greedy]\nbuiltin = \"greedy\"\n[engines.random]\nbuiltin = \"random\"\n",
     );
-    let child = s
-        .command(&[
-            "gauntlet",
-            "greedy",
-            "--vs",
-            "random",
-            "--tc",
-            "1s+0",
-            "--games",
-            "200",
-            "--concurrency",
-            "2",
-            "--out",
-            "res",
-        ])
+    let child = long_gauntlet(&s, "greedy", "random")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

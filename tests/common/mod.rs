@@ -296,3 +296,22 @@ pub fn assert_no_leftovers(s: &Scratch) {
     let left = s.leftovers();
     assert!(left.is_empty(), "processes left behind: {left:?}");
 }
+
+/// A gauntlet long enough to be caught in the middle (200 games at 1s+0, two at once, into
+/// `res/`), for the signal, lock and kill tests; the caller sets its stdio and spawns it.
+pub fn long_gauntlet(s: &Scratch, engine: &str, opponent: &str) -> Command {
+    s.command(&[
+        "gauntlet",
+        engine,
+        "--vs",
+        opponent,
+        "--tc",
+        "1s+0",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--out",
+        "res",
+    ])
+}
