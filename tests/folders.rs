@@ -198,7 +198,11 @@ fn a_folder_in_use_is_refused_with_the_holder_named_and_left_intact() {
     let stats = s.run(&["stats", "res"]);
     ok(&stats);
     assert!(
-        stdout(&stats).contains(&format!("{} games", games.len())),
+        stdout(&stats).contains(&format!(
+            "{} game{}: ",
+            games.len(),
+            if games.len() == 1 { "" } else { "s" }
+        )),
         "{}",
         stdout(&stats)
     );
