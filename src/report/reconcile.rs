@@ -113,8 +113,10 @@ impl EventsIndex {
         let mut bytes = vec![0u8; len];
         file.read_exact_at(&mut bytes, offset)
             .map_err(|e| anyhow!("cannot read {}: {e}", self.path.display()))?;
-        let record = serde_json::from_slice(&bytes)
-            .map_err(|e| anyhow!("{}: game {game}: {e}", self.path.display()))?;
+        let record = serde_json::from_slice(&bytes).map_err(|e| {
+            let e = super::csv::one_line(&e.to_string());
+            anyhow!("{}: game {game}: {e}", self.path.display())
+        })?;
         Ok(Some(record))
     }
 }
