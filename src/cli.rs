@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ClaimDraws, FlagMode, OpeningsOrder};
+use crate::config::{ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder};
 use crate::inject::MsRange;
 use crate::report::Sprt;
 use crate::rules::illegal::IllegalKind;
@@ -156,6 +156,15 @@ pub struct RunArgs {
     /// Watchers: probability, 0 to 1, that a completed illegal move is noticed before the opponent moves [default: 1.0]
     #[arg(long, value_name = "P", value_parser = |s: &str| limits::ILLEGAL_NOTICE.parse(s))]
     pub illegal_notice: Option<f64>,
+    /// Watchers, exact: when each watcher notices the opponent's fallen flag, in place of
+    /// --flag-notice-ms: MS after the fall (0 to 600000), press (as its own side next moves) or
+    /// never; one for both, or white=WHEN,black=WHEN (by the watcher's side) [default: off]
+    #[arg(long, value_name = "WHEN")]
+    pub flag_notice_after: Option<FlagNoticeAfter>,
+    /// Watchers, exact: an illegal move is noticed after PLIES further plies (0: before the
+    /// opponent moves; later is too late and it stands) or never, in place of --illegal-notice [default: off]
+    #[arg(long, value_name = "PLIES")]
+    pub illegal_notice_after: Option<IllegalNoticeAfter>,
     /// Watchers: claim threefold repetition and the 50-move rule as soon as possible, or never [default: always]
     #[arg(long, value_enum)]
     pub claim_draws: Option<ClaimDraws>,

@@ -271,7 +271,10 @@ fn new_plan(
         flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
         claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
         illegal_notice: args.illegal_notice.or(table.illegal_notice).unwrap_or(1.0),
+        flag_notice_after: args.flag_notice_after.or(table.flag_notice_after),
+        illegal_notice_after: args.illegal_notice_after.or(table.illegal_notice_after),
     };
+    exact_or_random(args, table)?;
     let inject = inject_config(args, table)?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -345,6 +348,11 @@ fn resumed_plan(
         ("--flag-notice-ms", args.flag_notice_ms.is_some()),
         ("--claim-ms", args.claim_ms.is_some()),
         ("--illegal-notice", args.illegal_notice.is_some()),
+        ("--flag-notice-after", args.flag_notice_after.is_some()),
+        (
+            "--illegal-notice-after",
+            args.illegal_notice_after.is_some(),
+        ),
         ("--claim-draws", args.claim_draws.is_some()),
         ("--shard", args.shard.is_some()),
         ("--sprt", args.sprt.is_some()),
@@ -389,6 +397,24 @@ fn resumed_plan(
         plan.concurrency = concurrency.max(1);
     }
     Ok(plan)
+}
+
+/// An exact watcher timing replaces its random counterpart: both at once is refused.
+fn exact_or_random(args: &RunArgs, table: &RunTable) -> anyhow::Result<()> {
+    let flag = (args.flag_notice_after.or(table.flag_notice_after).is_some())
+        && args.flag_notice_ms.or(table.flag_notice_ms).is_some();
+    let illegal = (args
+        .illegal_notice_after
+        .or(table.illegal_notice_after)
+        .is_some())
+        && args.illegal_notice.or(table.illegal_notice).is_some();
+    if flag {
+        usage!("--flag-notice-after and --flag-notice-ms cannot go together: give one");
+    }
+    if illegal {
+        usage!("--illegal-notice-after and --illegal-notice cannot go together: give one");
+    }
+    Ok(())
 }
 
 /// The fault-injection options, from the command line over `[run]`.

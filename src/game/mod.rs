@@ -18,7 +18,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
 use crate::config::EngineConfig;
-use crate::config::FlagMode;
+use crate::config::{FlagMode, FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
 use crate::engine::{Engine, EngineError, Reply, Timeouts};
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
@@ -48,6 +48,12 @@ pub struct Watchers {
     pub claim_ms: u64,
     /// Probability that a completed illegal move is noticed before the opponent moves.
     pub illegal_notice: f64,
+    /// Exact flag notices per watcher, in place of the random delay (`--flag-notice-after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag_notice_after: Option<FlagNoticeAfter>,
+    /// Exact illegal-move notice, in place of the probability (`--illegal-notice-after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub illegal_notice_after: Option<IllegalNoticeAfter>,
 }
 
 impl Default for Watchers {
@@ -56,6 +62,8 @@ impl Default for Watchers {
             flag_notice_ms: 0.0,
             claim_ms: 0,
             illegal_notice: 1.0,
+            flag_notice_after: None,
+            illegal_notice_after: None,
         }
     }
 }
@@ -285,6 +293,12 @@ struct Game<'a> {
     /// Flags whose notice is deferred by an injection (`both`: until the second falls;
     /// `at-mate`: until the mating move is released), with the instant each fell.
     deferred: Vec<Side>,
+    /// Watchers that notice the opponent's fallen flag as their own side next moves
+    /// (`--flag-notice-after press`).
+    at_press: Vec<Side>,
+    /// `--illegal-notice-after N`: the watcher that will notice the illegal move that stood,
+    /// and the ply count at which it does (too late: the move stands).
+    late_illegal: Option<(Side, u32)>,
 }
 
 impl Game<'_> {
@@ -410,6 +424,18 @@ impl Game<'_> {
     /// The opponent's watcher notices `side`'s fallen flag after an exponential delay from
     /// `from` (RULES.md §1).
     fn schedule_notice(&mut self, side: Side, from: Instant) {
+        let watcher = side.other();
+        // `--flag-notice-after`: an exact notice, no random draw.
+        match self.setup.watchers.flag_notice_after.map(|f| f.of(watcher)) {
+            Some(NoticeAt::Ms(ms)) => {
+                let notice = from + Duration::from_millis(ms);
+                self.notices.push((notice, watcher, Claimable::Flag));
+                return;
+            }
+            Some(NoticeAt::Press) => return self.at_press.push(watcher),
+            Some(NoticeAt::Never) => return,
+            None => {}
+        }
         let mean = self.setup.watchers.flag_notice_ms;
         let delay_ms = if mean > 0.0 {
             -mean * (1.0 - self.rng.random::<f64>()).ln()
@@ -534,6 +560,25 @@ impl Game<'_> {
         Some(release)
     }
 
+    /// `--illegal-notice-after N`: the watcher notices the illegal move that stood N plies
+    /// after it, and claims; too late, so the move stands (the referee rules nothing).
+    fn notice_late_illegal(&mut self, at: Instant) {
+        let Some((by, at_ply)) = self.late_illegal else {
+            return;
+        };
+        if self.referee.plies() < at_ply {
+            return;
+        }
+        self.late_illegal = None;
+        let t_us = self.us(at);
+        self.record(Event::Notice {
+            t_us,
+            by,
+            what: Claimable::IllegalMove,
+        });
+        self.claim_or_queue(at, by, Claimable::IllegalMove);
+    }
+
     /// A flag plan that never found its moment is recorded as not possible.
     fn flag_plan_not_carried_out(&mut self, at: Instant) {
         let Some(plan) = self.injector.flag_plan() else {
@@ -595,14 +640,22 @@ impl Game<'_> {
             }
             Verdict::IllegalCompleted { offender } => {
                 let by = offender.other();
-                let cannot_stand = matches!(
-                    self.events.last(),
-                    Some(Event::IllegalMove { kind: None, .. })
-                );
+                // A move no board can hold counts as noticed (RULES.md §3).
+                let cannot_stand = self.referee.pending_cannot_stand();
                 let noticed = cannot_stand
-                    || self
-                        .rng
-                        .random_bool(self.setup.watchers.illegal_notice.clamp(0.0, 1.0));
+                    || match self.setup.watchers.illegal_notice_after {
+                        Some(IllegalNoticeAfter::Plies(plies)) => {
+                            if plies > 0 {
+                                let at_ply = self.referee.plies() + 1 + plies;
+                                self.late_illegal = Some((by, at_ply));
+                            }
+                            plies == 0
+                        }
+                        Some(IllegalNoticeAfter::Never) => false,
+                        None => self
+                            .rng
+                            .random_bool(self.setup.watchers.illegal_notice.clamp(0.0, 1.0)),
+                    };
                 let t_us = self.us(at);
                 if noticed {
                     self.record(Event::Notice {
@@ -666,6 +719,11 @@ impl Game<'_> {
         });
         self.pressed = Some((at, side));
         self.moves_made[side.index()] += 1;
+        // `--flag-notice-after press`: this side's watcher notices the fallen flag now.
+        if let Some(i) = self.at_press.iter().position(|s| *s == side) {
+            self.at_press.remove(i);
+            self.notices.push((at, side, Claimable::Flag));
+        }
         let t_us = self.us(at);
         if self.referee.is_king_capture(&text) {
             // RULES.md §5: capturing the king the opponent left in check is a claim.
@@ -717,6 +775,7 @@ impl Game<'_> {
         if let Some(uci) = legal {
             self.position.push(&uci);
         }
+        self.notice_late_illegal(at);
         if self.base_illegal && position_is_illegal(self.referee.position()).is_none() {
             // Fix: the position command used to keep the illegal position an unnoticed illegal
             // move left as its base (`position fen <illegal> moves ...`) after a legal reply had
@@ -767,6 +826,8 @@ impl Game<'_> {
             flag_injected: false,
             second_staller: None,
             deferred: Vec::new(),
+            at_press: Vec::new(),
+            late_illegal: None,
         }
     }
 

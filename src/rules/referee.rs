@@ -345,6 +345,18 @@ impl Referee {
         matches!(&self.stood, Some((offender, _, _)) if *offender == side.other())
     }
 
+    /// The illegal move waiting for the opponent's watcher is one no board can hold (text
+    /// that is no move, a pawn sent back onto its own first rank, a castle onto occupied
+    /// squares): it counts as noticed, whatever the watcher (RULES.md §3).
+    pub fn pending_cannot_stand(&self) -> bool {
+        self.pending_illegal
+            .as_ref()
+            .is_some_and(|p| match &p.illegal {
+                None => true,
+                Some(i) => illegal::play_illegal(&self.pos, i).is_err(),
+            })
+    }
+
     /// What an engine's `bestmove` text is in the current position.
     pub fn check_move(&self, text: &str) -> MoveCheck {
         illegal::check(&self.pos, text)
