@@ -81,19 +81,21 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     assert_eq!(lines[1], "game 1: random (white) v sleeper (black)");
     assert!(
         lines[2].starts_with(
-            "  recorded (fide): 1-0, both-flags (FIDE 6.9): both flags down: black at 1.0"
+            "  recorded (fide): 1-0, both-flags (FIDE 6.9): both flags down: black flag fell at 1.0"
         ),
         "{online}"
     );
     assert_eq!(
-        lines[3],
-        "  under online:    1-0, flag (online: flag): black flag fell"
+        at_t(lines[3]),
+        "  under online:    1-0, flag (online: flag): black flag fell at T s: the server ends the \
+         game at once"
     );
     assert_eq!(lines[4], "game 2: sleeper (white) v random (black)");
     assert!(lines[5].starts_with("  recorded (fide): 0-1, both-flags (FIDE 6.9)"));
     assert_eq!(
-        lines[6],
-        "  under online:    0-1, flag (online: flag): white flag fell"
+        at_t(lines[6]),
+        "  under online:    0-1, flag (online: flag): white flag fell at T s: the server ends the \
+         game at once"
     );
     assert_eq!(
         lines[7],
@@ -108,14 +110,17 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
         2,
         "{uscf}"
     );
-    assert!(
-        uscf.contains("white's flag fell while it claimed"),
-        "{uscf}"
-    );
-    assert!(
-        uscf.contains("black's flag fell while it claimed"),
-        "{uscf}"
-    );
+    // Each detail: the first flag, the notice and the claim, the claimant's own flag during it.
+    for (first, claimant) in [("black", "white"), ("white", "black")] {
+        assert!(
+            at_t(&uscf).contains(&format!(
+                "both flags down: {first} flag fell at T s; {claimant} noticed it at T s and \
+                 claimed; the claim completed at T s; {claimant} flag fell at T s, before its \
+                 claim completed"
+            )),
+            "{uscf}"
+        );
+    }
     assert!(
         uscf.ends_with("2 games, 2 rulings differ under uscf, 0 undetermined, 0 the same\n"),
         "{uscf}"
@@ -157,11 +162,13 @@ fn a_lone_knight_wins_on_time_under_fide_and_draws_under_uscf() {
     );
     let uscf = adjudicate(&s, "res", "uscf");
     assert_eq!(
-        uscf,
+        at_t(&uscf),
         "re-ruling 1 game of res under uscf (recorded under fide; settings from res/run.json)\n\
          game 1: knight (white) v rook (black)\n  \
-         recorded (fide): 1-0, flag (FIDE 6.9): black flag fell; claimed by white\n  \
-         under uscf:      1/2-1/2, flag (USCF 8d): black flag fell; claimed by white; white cannot mate\n\
+         recorded (fide): 1-0, flag (FIDE 6.9): black flag fell at T s; white noticed it and \
+         claimed at T s, white flag up\n  \
+         under uscf:      1/2-1/2, flag (USCF 8d): black flag fell at T s; white noticed it and \
+         claimed at T s, white flag up; white cannot mate\n\
          1 game, 1 ruling differs under uscf, 0 undetermined, 0 the same\n"
     );
     assert!(adjudicate(&s, "res", "wbca").contains("1/2-1/2, flag (WBCA 8f)"));
@@ -331,4 +338,24 @@ fn rules_prints_every_ruling_with_its_citation() {
         "{}",
         stderr(&out)
     );
+}
+
+/// `text` with every instant of a detail (`at 1.001 s`) written `at T s`: real-time games
+/// move instants by a few ms.
+fn at_t(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("at ") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let number = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if number > 0 && rest[number..].starts_with(" s") {
+            out.push('T');
+            rest = &rest[number..];
+        }
+    }
+    out.push_str(rest);
+    out
 }

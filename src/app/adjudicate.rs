@@ -696,8 +696,8 @@ mod tests {
                 "game 7: knight (white) v rook (black)".to_string(),
                 "  recorded (fide): 1-0, flag (FIDE 6.9): black flag fell; claimed by white"
                     .to_string(),
-                "  under uscf:      1/2-1/2, flag (USCF 8d): black flag fell; claimed by white; \
-                 white cannot mate"
+                "  under uscf:      1/2-1/2, flag (USCF 8d): black flag fell at 300.100 s; white \
+                 noticed it and claimed at 300.100 s, white flag up; white cannot mate"
                     .to_string(),
             ]
         );
@@ -829,7 +829,8 @@ mod tests {
             [
                 "  recorded (fide): 0-1, both-flags (FIDE 6.9): both flags down: white at 1.000 s, \
                  black at 1.200 s",
-                "  under online:    0-1, flag (online: flag): white flag fell",
+                "  under online:    0-1, flag (online: flag): white flag fell at 1.000 s: the server \
+                 ends the game at once",
             ]
         );
         // USCF: both flags were down before the claim: a draw (USCF 8c).

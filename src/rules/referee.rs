@@ -238,6 +238,8 @@ pub struct Referee {
     /// House rules: a side mated the other after its own flag fell; the mated side may still
     /// claim on time (H13, H14).
     mate_by_flagged: Option<Side>,
+    /// When the last `Move` event was completed (µs), for the details.
+    last_move_us: i64,
     ending: Option<Ending>,
     /// The last move played on the board (UCI), whatever event carried it.
     last_move: Option<String>,
@@ -268,6 +270,7 @@ impl Referee {
             moved_king_adjacent: [false; 2],
             illegal_noticed: None,
             mate_by_flagged: None,
+            last_move_us: 0,
             ending: None,
             last_move: None,
         }
@@ -398,8 +401,15 @@ impl Referee {
                 Verdict::Continue
             }
             Event::Move {
-                side, uci, info, ..
-            } => self.on_move(*side, uci, info.score),
+                side,
+                uci,
+                info,
+                t_us,
+                ..
+            } => {
+                self.last_move_us = *t_us;
+                self.on_move(*side, uci, info.score)
+            }
             Event::IllegalMove {
                 side, uci, kind, ..
             } => self.on_illegal(*side, uci, *kind),
@@ -525,8 +535,11 @@ impl Referee {
             );
         }
         let detail = format!(
-            "mate given by {} after its own flag fell unnoticed",
-            mater.name()
+            "{} flag fell at {} unnoticed; {} mated at {}: a mate given after its own flag fell",
+            mater.name(),
+            secs(self.flags[mater.index()].unwrap_or_default()),
+            mater.name(),
+            secs(self.last_move_us)
         );
         match self.settings.ruleset {
             // H13/H14: the mated side may still claim on time; the game waits for its watcher.
@@ -887,14 +900,21 @@ impl Referee {
                 self.rule_noticed_illegal(opponent, Claimable::IllegalMove)
             }
             std::cmp::Ordering::Equal => {
-                self.pending_illegal = None;
+                let pending = self.pending_illegal.take();
+                let played = pending.map_or_else(String::new, |p| {
+                    format!("; {} played {:?}: {}", mover.name(), p.uci, p.reason)
+                });
+                // The facts in order: the flag, the illegal move, the two notices at one instant.
                 let detail = format!(
-                    "{} claimed {}'s illegal move as {} claimed {}'s flag, at {:.3} s",
+                    "{} flag fell at {}{played}; {} noticed the illegal move and {} noticed {}'s \
+                     flag at the same instant, {}: the claims are simultaneous, the illegal mover \
+                     loses",
+                    opponent.name(),
+                    secs(self.flags[opponent.index()].unwrap_or_default()),
                     opponent.name(),
                     mover.name(),
-                    mover.name(),
                     opponent.name(),
-                    illegal_claim as f64 / 1e6
+                    secs(illegal_claim)
                 );
                 if self.chance(opponent).suffices() {
                     self.end(
@@ -927,11 +947,30 @@ impl Referee {
         let noticed = self.flag_noticed[by.index()];
         let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
         if let Some(mater) = self.mate_by_flagged.take() {
-            let detail = format!(
-                "{} was mated after its flag fell; claimed by {}",
-                mater.other().name(),
-                by.name()
+            // The facts in order: the mater's flag, the mate, the other flag if it fell before
+            // the notice, the notice and the claim, the other flag if it fell during the claim.
+            let mated = mater.other();
+            let mut detail = format!(
+                "{} flag fell at {} unnoticed; {} mated {} at {}",
+                mater.name(),
+                secs(self.flags[mater.index()].unwrap_or_default()),
+                mater.name(),
+                mated.name(),
+                secs(self.last_move_us)
             );
+            let mated_fell = self.flags[mated.index()].filter(|t| *t <= t_us);
+            let late = |t: i64| by == mated && noticed.is_some_and(|n| t > n);
+            if let Some(t) = mated_fell.filter(|t| !late(*t)) {
+                detail.push_str(&format!("; {} flag fell at {}", mated.name(), secs(t)));
+            }
+            detail.push_str(&self.claim_facts(by, t_us));
+            if let Some(t) = mated_fell.filter(|t| late(*t)) {
+                detail.push_str(&format!(
+                    "; {} flag fell at {}, before its claim completed",
+                    mated.name(),
+                    secs(t)
+                ));
+            }
             let (termination, situation) = match own {
                 // H13: the mated side, its own flag up, claims the win on noticing.
                 None if by != mater => {
@@ -955,19 +994,40 @@ impl Referee {
         let Some(own) = own else {
             // The claimant's flag is up: it wins if it can still mate (FIDE 6.9, WBCA 7c/8f,
             // USCF 7c/8d, G§2; H3.1/H10 whatever the material).
-            return self.flag_win(
-                by,
-                format!("{} flag fell; claimed by {}", flagged.name(), by.name()),
+            let detail = format!(
+                "{} flag fell at {}{}, {} flag up",
+                flagged.name(),
+                secs(fell),
+                self.claim_facts(by, t_us),
+                by.name()
             );
+            return self.flag_win(by, detail);
         };
-        let detail = format!(
-            "both flags down: {} at {:.3} s, {} at {:.3} s",
-            flagged.name(),
-            fell as f64 / 1e6,
-            by.name(),
-            own as f64 / 1e6
-        );
         let during_claim = during_claim(own);
+        // The facts in order: both flags (earliest first), the notice and the claim; a flag
+        // that fell during the claim comes after the notice.
+        let mut first = [(flagged, fell), (by, own)];
+        first.sort_by_key(|(_, t)| *t);
+        let detail = if during_claim {
+            format!(
+                "both flags down: {} flag fell at {}{}; {} flag fell at {}, before its claim \
+                 completed",
+                flagged.name(),
+                secs(fell),
+                self.claim_facts(by, t_us),
+                by.name(),
+                secs(own)
+            )
+        } else {
+            format!(
+                "both flags down: {} flag fell at {}, {} flag at {}{}",
+                first[0].0.name(),
+                secs(first[0].1),
+                first[1].0.name(),
+                secs(first[1].1),
+                self.claim_facts(by, t_us)
+            )
+        };
         match ruleset {
             // FIDE: the digital clock shows which flag fell first; that side loses, subject to 6.9.
             Ruleset::Fide => {
@@ -999,7 +1059,7 @@ impl Referee {
                 GameResult::Draw,
                 Termination::BothFlags,
                 Situation::OwnFlagDuringClaim,
-                format!("{detail}; {}'s flag fell while it claimed", by.name()),
+                detail,
             ),
             // H8/H25, G§2, WBCA 8c, USCF 8c: both flags down before either is claimed: a draw.
             _ => self.end(
@@ -1008,6 +1068,23 @@ impl Referee {
                 Situation::BothFlags,
                 detail,
             ),
+        }
+    }
+
+    /// `; black noticed it at 2.000 s and claimed; the claim completed at 2.800 s`: who
+    /// noticed the opponent's flag, when, and when its claim completed at `t_us`.
+    fn claim_facts(&self, by: Side, t_us: i64) -> String {
+        match self.flag_noticed[by.index()] {
+            Some(n) if n == t_us => {
+                format!("; {} noticed it and claimed at {}", by.name(), secs(n))
+            }
+            Some(n) => format!(
+                "; {} noticed it at {} and claimed; the claim completed at {}",
+                by.name(),
+                secs(n),
+                secs(t_us)
+            ),
+            None => format!("; {} claimed at {}", by.name(), secs(t_us)),
         }
     }
 
@@ -1177,7 +1254,14 @@ impl Referee {
         self.flags[side.index()] = Some(t_us);
         if self.settings.ruleset == Ruleset::Online {
             // Online: the server sees the flag at once; lichess's material rule.
-            return self.flag_win(side.other(), format!("{} flag fell", side.name()));
+            return self.flag_win(
+                side.other(),
+                format!(
+                    "{} flag fell at {}: the server ends the game at once",
+                    side.name(),
+                    secs(t_us)
+                ),
+            );
         }
         Verdict::FlagDown { side }
     }
@@ -1225,6 +1309,11 @@ impl Referee {
             }
         }
     }
+}
+
+/// An instant of the game in seconds, for details: `1.000 s`.
+fn secs(us: i64) -> String {
+    format!("{:.3} s", us as f64 / 1e6)
 }
 
 /// Parses `text` as a UCI move and checks it is legal in `pos`; the error says why not.
