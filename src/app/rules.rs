@@ -137,6 +137,8 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const NOTICED: &str = "illegal move, noticed";
     const UNNOTICED: &str = "illegal move, not noticed";
     const KING_CAPTURE: &str = "claim by capturing the king";
+    // RULES.md §3: an illegal move whose result no board can hold cannot stand unnoticed.
+    const NO_BOARD: &str = "a move no board can hold";
     const ADJACENT: &str = "kings-adjacent mover claims the opponent left its king in check";
     const AT_ONCE: &str = "flag claim and illegal-move claim at once";
     const NO_PIECE: &str = "promotion without its piece (e7e8)";
@@ -147,7 +149,8 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const DEAD: &str = "dead position (neither side can mate)";
     const PENALTIES: &str = "penalties";
     match ruleset {
-        Ruleset::House => vec![
+        Ruleset::House => {
+            vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (FLAG, "the claimant wins, whatever the material ({FlagWin})"),
             (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
@@ -160,6 +163,7 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (STALEMATE, "draw ({Stalemate})"),
             (NOTICED, "the offender loses, whatever the material ({IllegalMove})"),
             (UNNOTICED, "the move stands (H15)"),
+            (NO_BOARD, "{NoBoard} the offender loses ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: the capturer wins ({KingCapture})"),
             (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
             (NO_MOVE, "an illegal move: the offender loses ({NoMove})"),
@@ -174,8 +178,10 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "draw, by a helpmate test for both sides after every move ({DeadPosition})",
             ),
             (PENALTIES, "none"),
-        ],
-        Ruleset::Generic => vec![
+        ]
+        }
+        Ruleset::Generic => {
+            vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (
                 FLAG,
@@ -190,6 +196,7 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "the offender loses if the claimant could still mate, else draw ({IllegalMove})",
             ),
             (UNNOTICED, "the move stands (G§3)"),
+            (NO_BOARD, "{NoBoard} ruled as a noticed illegal move ({IllegalMove})"),
             (
                 KING_CAPTURE,
                 "ruled as a claim of the illegal move: as above ({KingCapture})",
@@ -207,7 +214,8 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "draw, by a helpmate test for both sides after every move ({DeadPosition})",
             ),
             (PENALTIES, "none"),
-        ],
+        ]
+        }
         Ruleset::Wbca => vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (
@@ -225,6 +233,10 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                  draw ({IllegalNoMaterial})",
             ),
             (UNNOTICED, "the move stands (WBCA 14)"),
+            (
+                NO_BOARD,
+                "{NoBoard} ruled as a noticed illegal move ({IllegalMove})",
+            ),
             (
                 KING_CAPTURE,
                 "not allowed (WBCA 16): taken as the claim it should have been ({KingCapture})",
@@ -276,8 +288,16 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (
                 UNNOTICED,
-                "the move stands (FIDE A.5.2); if it left both kings in check or a pawn on the \
-                 last rank and the next move does not cure that, draw ({PersistingIllegalPosition})",
+                "the move stands (FIDE A.5.2); if it left both kings in check and the next move \
+                 does not cure that, draw ({PersistingIllegalPosition}); A.5.4's other case, a \
+                 pawn on the last rank, never arises: a pawn sent there without its piece \
+                 becomes a queen (FIDE 7.5.2), one sent back onto its own first rank counts as \
+                 noticed (below)",
+            ),
+            (
+                NO_BOARD,
+                "{NoBoard} taken back, the opponent gets a minute ({Retake}); a second illegal \
+                 move loses ({IllegalMove})",
             ),
             (
                 KING_CAPTURE,
@@ -307,7 +327,8 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "+1 minute to the opponent of a first illegal move ({Retake})",
             ),
         ],
-        Ruleset::Uscf => vec![
+        Ruleset::Uscf => {
+            vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (
                 FLAG,
@@ -327,6 +348,7 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                  draw ({IllegalNoMaterial})",
             ),
             (UNNOTICED, "the move stands (USCF 3b, 14)"),
+            (NO_BOARD, "{NoBoard} ruled as a noticed illegal move ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: as above ({KingCapture})"),
             (ADJACENT, "the claimant loses ({KingsAdjacentClaim})"),
             (
@@ -356,8 +378,10 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "the claim time for a promotion without its piece ({QueenPenalty}); the minute \
                  for other infractions is human-only (USCF 17)",
             ),
-        ],
-        Ruleset::Online => vec![
+        ]
+        }
+        Ruleset::Online => {
+            vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (
                 FLAG,
@@ -373,6 +397,10 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "always at once: the offender loses, whatever the material ({IllegalMove})",
             ),
             (UNNOTICED, "never: every illegal move is noticed at once"),
+            (
+                NO_BOARD,
+                "an illegal move, noticed at once: the offender loses ({IllegalMove})",
+            ),
             (KING_CAPTURE, "n/a: the illegal move lost at once"),
             (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
             (NO_MOVE, "an illegal move: the offender loses ({NoMove})"),
@@ -383,7 +411,8 @@ fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "draw when lichess's rule says neither side can win ({DeadPosition})",
             ),
             (PENALTIES, "none"),
-        ],
+        ]
+        }
     }
 }
 
@@ -476,7 +505,13 @@ const NOT_SIMULATED: &[(&str, &[(Ruleset, &str)])] = &[
     ),
 ];
 
-/// Replaces every `{Name}` in `template` with the citation of `Cite::Name` under `ruleset`.
+/// What a move no board can hold is (RULES.md §3), for `{NoBoard}` in a ruling.
+const NO_BOARD_IS: &str = "counts as noticed, whatever the watchers: no board can hold a pawn \
+                           sent back onto its own first rank, a castle onto occupied squares or \
+                           text that is no move, so none can stand;";
+
+/// Replaces every `{Name}` in `template` with the citation of `Cite::Name` under `ruleset`
+/// (`{NoBoard}`: [`NO_BOARD_IS`]).
 fn fill(ruleset: Ruleset, template: &str) -> String {
     let mut out = String::new();
     let mut rest = template;
@@ -484,6 +519,11 @@ fn fill(ruleset: Ruleset, template: &str) -> String {
         out.push_str(&rest[..start]);
         let end = rest[start..].find('}').expect("a closed placeholder") + start;
         let name = &rest[start + 1..end];
+        if name == "NoBoard" {
+            out.push_str(NO_BOARD_IS);
+            rest = &rest[end + 1..];
+            continue;
+        }
         let cite = Cite::from_name(name).unwrap_or_else(|| panic!("unknown citation {name}"));
         out.push_str(cited(ruleset, cite));
         rest = &rest[end + 1..];
@@ -793,6 +833,7 @@ mod tests {
             .split('{')
             .skip(1)
             .filter_map(|s| s.split_once('}'))
+            .filter(|(name, _)| *name != "NoBoard")
             .map(|(name, _)| Cite::from_name(name).unwrap_or_else(|| panic!("unknown {name}")))
             .collect()
     }

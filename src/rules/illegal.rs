@@ -417,8 +417,25 @@ fn effect_move(pos: &Chess, from: Square, to: Square, role: Role, promotion: Opt
 }
 
 /// Classifies an engine's `bestmove` text in `pos` (see the module documentation for the
-/// order of the rules).
+/// order of the rules). An illegal move no board can hold (a pawn sent back onto its own first
+/// rank, a castle onto occupied squares) cannot stand unnoticed: its reason says that it counts
+/// as noticed (RULES.md §3), as text that is no move at all does.
 pub fn check(pos: &Chess, text: &str) -> MoveCheck {
+    const NOTICED: &str = "no board can hold it, so it counts as noticed";
+    match classify(pos, text) {
+        MoveCheck::Illegal(mut i) => {
+            if let Err(why) = play_illegal(pos, &i) {
+                let why = why.strip_prefix(&format!("{}: ", i.uci)).unwrap_or(&why);
+                i.reason = format!("{}; {NOTICED} ({why})", i.reason);
+            }
+            MoveCheck::Illegal(i)
+        }
+        MoveCheck::Unplayable { reason } => unplayable(format!("{reason}; {NOTICED}")),
+        legal => legal,
+    }
+}
+
+fn classify(pos: &Chess, text: &str) -> MoveCheck {
     let uci = text.trim();
     let us = pos.turn();
     if uci == "0000" || uci == "(none)" {
