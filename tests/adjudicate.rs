@@ -115,8 +115,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
         assert!(
             at_t(&uscf).contains(&format!(
                 "both flags down: {first} flag fell at T s; {claimant} noticed it at T s and \
-                 claimed; the claim completed at T s; {claimant} flag fell at T s, before its \
-                 claim completed"
+                 claimed; {claimant} flag fell at T s, before its claim completed at T s"
             )),
             "{uscf}"
         );

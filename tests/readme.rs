@@ -453,3 +453,92 @@ fn a_command_engine_gets_its_dir_and_env() {
     }
     assert_eq!(only_row(&s, "res")["plies"], "2");
 }
+
+/// README, "The claimant's own flag falls while its claim completes: exact timings": the shell
+/// block run exactly as written (in an empty folder, `blitz-arena` on the PATH), and each
+/// ruling and detail of the table under it, its instants within a few ms.
+#[test]
+fn readme_exact_timing_race_runs_as_written() {
+    const HEADING: &str =
+        "**The claimant's own flag falls while its claim completes: exact timings.**";
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let after = &readme[readme.find(HEADING).expect("README has the example")..];
+    let block = after
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```")
+        .next()
+        .unwrap();
+    let table: Vec<&str> = after
+        .split("\n\n")
+        .find(|p| p.starts_with("| ruleset | result | rule |"))
+        .unwrap()
+        .lines()
+        .skip(2)
+        .collect();
+
+    let s = Scratch::new("readme-race");
+    let bin_dir = std::path::Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let out = std::process::Command::new("sh")
+        .args(["-ec", block])
+        .current_dir(&s.dir)
+        .env("PATH", path)
+        .env("BLITZ_ARENA_TEST_MARKER", s.marker())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    s.assert_no_engines_left();
+
+    // The instants of a detail, and the detail with each written `T`.
+    fn instants(text: &str) -> (String, Vec<f64>) {
+        let mut masked = String::new();
+        let mut found = Vec::new();
+        for word in text.split(' ') {
+            match word.parse::<f64>() {
+                Ok(t) if word.contains('.') => {
+                    found.push(t);
+                    masked.push_str("T ");
+                }
+                _ => {
+                    masked.push_str(word);
+                    masked.push(' ');
+                }
+            }
+        }
+        (masked, found)
+    }
+    let cell = |line: &str, i: usize| {
+        line.split(" | ")
+            .nth(i)
+            .unwrap()
+            .trim_matches(['|', ' ', '`'])
+            .to_string()
+    };
+    for line in table {
+        let ruleset = cell(line, 0);
+        let row = only_row(&s, &format!("race-{ruleset}"));
+        assert_eq!(row["result"], cell(line, 1), "{ruleset}: {row:?}");
+        assert_eq!(row["rule"], cell(line, 2), "{ruleset}: {row:?}");
+        let promised = cell(line, 3);
+        if promised.starts_with("both flags down") {
+            let (want, want_t) = instants(&promised);
+            let (got, got_t) = instants(&row["detail"]);
+            assert_eq!(got, want, "{ruleset}");
+            for (g, w) in got_t.iter().zip(&want_t) {
+                assert!(
+                    (g - w).abs() <= 0.005,
+                    "{ruleset}: {g} s, README says {w} s"
+                );
+            }
+        } else {
+            // "the same facts": the detail of the line above it, read under another ruleset.
+            assert!(
+                row["detail"].starts_with("both flags down: white flag fell at 1.0"),
+                "{row:?}"
+            );
+        }
+    }
+}

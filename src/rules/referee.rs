@@ -963,14 +963,7 @@ impl Referee {
             if let Some(t) = mated_fell.filter(|t| !late(*t)) {
                 detail.push_str(&format!("; {} flag fell at {}", mated.name(), secs(t)));
             }
-            detail.push_str(&self.claim_facts(by, t_us));
-            if let Some(t) = mated_fell.filter(|t| late(*t)) {
-                detail.push_str(&format!(
-                    "; {} flag fell at {}, before its claim completed",
-                    mated.name(),
-                    secs(t)
-                ));
-            }
+            detail.push_str(&self.claim_facts(by, t_us, mated_fell.filter(|t| late(*t))));
             let (termination, situation) = match own {
                 // H13: the mated side, its own flag up, claims the win on noticing.
                 None if by != mater => {
@@ -998,7 +991,7 @@ impl Referee {
                 "{} flag fell at {}{}, {} flag up",
                 flagged.name(),
                 secs(fell),
-                self.claim_facts(by, t_us),
+                self.claim_facts(by, t_us, None),
                 by.name()
             );
             return self.flag_win(by, detail);
@@ -1010,13 +1003,10 @@ impl Referee {
         first.sort_by_key(|(_, t)| *t);
         let detail = if during_claim {
             format!(
-                "both flags down: {} flag fell at {}{}; {} flag fell at {}, before its claim \
-                 completed",
+                "both flags down: {} flag fell at {}{}",
                 flagged.name(),
                 secs(fell),
-                self.claim_facts(by, t_us),
-                by.name(),
-                secs(own)
+                self.claim_facts(by, t_us, Some(own)),
             )
         } else {
             format!(
@@ -1025,7 +1015,7 @@ impl Referee {
                 secs(first[0].1),
                 first[1].0.name(),
                 secs(first[1].1),
-                self.claim_facts(by, t_us)
+                self.claim_facts(by, t_us, None)
             )
         };
         match ruleset {
@@ -1072,8 +1062,21 @@ impl Referee {
     }
 
     /// `; black noticed it at 2.000 s and claimed; the claim completed at 2.800 s`: who
-    /// noticed the opponent's flag, when, and when its claim completed at `t_us`.
-    fn claim_facts(&self, by: Side, t_us: i64) -> String {
+    /// noticed the opponent's flag, when, and when its claim completed at `t_us`; with
+    /// `own_during`, the claimant's own flag that fell before the claim completed, in its place
+    /// in time (`; black flag fell at 2.500 s, before its claim completed at 2.800 s`).
+    fn claim_facts(&self, by: Side, t_us: i64, own_during: Option<i64>) -> String {
+        if let (Some(n), Some(own)) = (self.flag_noticed[by.index()], own_during) {
+            return format!(
+                "; {} noticed it at {} and claimed; {} flag fell at {}, before its claim \
+                 completed at {}",
+                by.name(),
+                secs(n),
+                by.name(),
+                secs(own),
+                secs(t_us)
+            );
+        }
         match self.flag_noticed[by.index()] {
             Some(n) if n == t_us => {
                 format!("; {} noticed it and claimed at {}", by.name(), secs(n))
