@@ -241,9 +241,14 @@ fn verdict(cell: &Cell, played: &Played) -> Vec<String> {
         } else if let Some((column, value)) = check.split_once('=') {
             row[column] == value
         } else if let Some((column, n)) = check.split_once('>') {
-            row[column].parse::<f64>().unwrap() > n.parse::<f64>().unwrap()
+            // An empty column (a flag that did not fall) fails the check.
+            row[column]
+                .parse::<f64>()
+                .is_ok_and(|v| v > n.parse::<f64>().unwrap())
         } else if let Some((column, n)) = check.split_once('<') {
-            row[column].parse::<f64>().unwrap() < n.parse::<f64>().unwrap()
+            row[column]
+                .parse::<f64>()
+                .is_ok_and(|v| v < n.parse::<f64>().unwrap())
         } else {
             panic!("bad check {check:?}")
         };
