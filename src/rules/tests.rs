@@ -2226,3 +2226,69 @@ fn opening_moves_count_for_repetition() {
     let bad = vec!["e2e5".to_string()];
     assert!(Referee::after_opening(defaults(), Chess::default(), &bad).is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Details: the facts a ruling rests on, in order (issue 14.4)
+
+/// The detail of the ending `events` lead to under `ruleset`.
+fn detail_of(ruleset: Ruleset, fen: &str, settings: RefereeSettings, events: &[Event]) -> String {
+    let mut r = referee(ruleset, fen, &settings);
+    for event in events {
+        r.apply(event);
+    }
+    r.ending().expect("the events end the game").detail.clone()
+}
+
+#[test]
+fn a_house_mate_after_the_maters_flag_names_the_maters_flag_and_the_claim() {
+    // H13: white's flag fell at 5 s, white mated at 5.2 s, black noticed and claimed at 6 s.
+    let mut ev = mate_after_own_flag();
+    ev.extend([notice(s(6), B, FLAG), claim(s(6), B, FLAG)]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, defaults(), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black noticed it and \
+         claimed at 6.000 s"
+    );
+    // H14: black's own flag fell during its claim: named after the notice, before completion.
+    let mut ev = mate_after_own_flag();
+    ev.extend([
+        notice(s(6), B, FLAG),
+        flag(ms(6_300), B),
+        claim(ms(6_500), B, FLAG),
+    ]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, claim_ms(500), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black noticed it at \
+         6.000 s and claimed; black flag fell at 6.300 s, before its claim completed at 6.500 s"
+    );
+    // H8: both flags down before white (the mater) claims black's: both named, in order.
+    let mut ev = mate_after_own_flag();
+    ev.extend([flag(s(6), B), notice(s(7), W, FLAG), claim(s(7), W, FLAG)]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, defaults(), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black flag fell at \
+         6.000 s; white noticed it and claimed at 7.000 s"
+    );
+}
+
+#[test]
+fn a_both_flags_detail_names_both_flags_in_the_order_they_fell() {
+    // Black's flag at 1 s, white's at 2 s; white's watcher notices black's at 3 s.
+    let ev = [
+        go(0, B),
+        flag(s(1), B),
+        mv(ms(1_100), B, "e7e5"),
+        go(ms(1_100), W),
+        flag(s(2), W),
+        notice(s(3), W, FLAG),
+        claim(s(3), W, FLAG),
+    ];
+    for ruleset in [House, Generic, Wbca, Fide, Uscf] {
+        assert_eq!(
+            detail_of(ruleset, AFTER_E4, defaults(), &ev),
+            "both flags down: black flag fell at 1.000 s, white flag at 2.000 s; white noticed \
+             it and claimed at 3.000 s",
+            "{ruleset}"
+        );
+    }
+}
