@@ -490,3 +490,48 @@ fn docs_rulesets_md_shows_each_cell_with_its_scenario() {
          UPDATE_DOCS=1 cargo test --test matrix, and read the difference"
     );
 }
+
+/// `adjudicate` re-rules a run under the watchers it was played with: with exact timings, a
+/// flag the record never saw noticed (online ended the game at once) is not assumed noticed at
+/// once under house, but 1000 ms after it fell, as `--flag-notice-after black=1000` says.
+#[test]
+fn adjudicate_goes_by_the_exact_watcher_timings() {
+    let (scenarios, _) = table();
+    let own_flag = scenarios.iter().find(|s| s.name == "own-flag").unwrap();
+    let s = Scratch::new("matrix-adjudicate");
+    s.write(
+        "engines.toml",
+        &format!(
+            "[engines.white]\nbuiltin = \"script\"\nargs = [\"--moves\", {:?}]\n\
+             [engines.black]\nbuiltin = \"script\"\nargs = [\"--moves\", {:?}]\n",
+            own_flag.white, own_flag.black
+        ),
+    );
+    s.write("position.fen", &format!("{}\n", own_flag.fen));
+    let mut args = vec![
+        "gauntlet",
+        "white",
+        "--vs",
+        "black",
+        "--openings",
+        "position.fen",
+        "--games",
+        "1",
+        "--ruleset",
+        "online",
+        "--out",
+        "res",
+    ];
+    args.extend(own_flag.options.split_whitespace());
+    s.run_ok(&args);
+    let out = s.run_ok(&["adjudicate", "res", "--ruleset", "house"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "black's watcher would notice white's fallen flag 1000 ms after it fell and claim, \
+             its claim taking 800 ms"
+        ),
+        "{text}"
+    );
+    s.assert_no_engines_left();
+}

@@ -19,6 +19,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use super::{say, Finish};
+use crate::config::{IllegalNoticeAfter, NoticeAt};
 use crate::event::{Claimable, Event, Fault, GameRecord, Side};
 use crate::game::Watchers;
 use crate::report::{self, EVENTS_JSONL};
@@ -351,10 +352,13 @@ impl Replay<'_> {
         for side in [Side::White, Side::Black] {
             let by = side.other();
             if self.referee.flag_fell(side) && !self.flag_claimed[by.index()] {
-                let when = if w.flag_notice_ms == 0.0 {
-                    "at once".to_string()
-                } else {
-                    format!("after {} ms on average", w.flag_notice_ms)
+                let when = match w.flag_notice_after.map(|f| f.of(by)) {
+                    Some(NoticeAt::Ms(0)) => "at once".to_string(),
+                    Some(NoticeAt::Ms(ms)) => format!("{ms} ms after it fell"),
+                    Some(NoticeAt::Press) => "as its own side next moves".to_string(),
+                    Some(NoticeAt::Never) => "never".to_string(),
+                    None if w.flag_notice_ms == 0.0 => "at once".to_string(),
+                    None => format!("after {} ms on average", w.flag_notice_ms),
                 };
                 let claim = if w.claim_ms == 0 {
                     String::new()
@@ -515,7 +519,11 @@ fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watchers) 
                 let by = side.other();
                 // Instant watchers notice and claim at the flag's instant: if the record never
                 // noticed it, its ruleset did not wait for a claim (online).
-                let instant = r.watchers.flag_notice_ms == 0.0 && r.watchers.claim_ms == 0;
+                let instant = r.watchers.claim_ms == 0
+                    && match r.watchers.flag_notice_after.map(|f| f.of(by)) {
+                        Some(at) => at == NoticeAt::Ms(0),
+                        None => r.watchers.flag_notice_ms == 0.0,
+                    };
                 if instant && !r.noticed_later(by, Claimable::Flag) {
                     r.supply_claim(event.t_us(), by, Claimable::Flag);
                     r.assumed.push(format!(
@@ -532,12 +540,14 @@ fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watchers) 
                 let heard = r.next_is_notice(by, Claimable::IllegalMove)
                     || matches!(r.queue.front(), Some(Event::Unnoticed { by: b, .. }) if *b == by);
                 if !heard {
-                    // Text that is no move is noticed whatever the watcher does (game.rs).
-                    let cannot_stand = matches!(event, Event::IllegalMove { kind: None, .. });
-                    let p = if cannot_stand {
-                        1.0
-                    } else {
-                        r.watchers.illegal_notice
+                    // A move no board can hold is noticed whatever the watcher does (game.rs).
+                    let cannot_stand = r.referee.pending_cannot_stand();
+                    // `--illegal-notice-after`: 0 plies is noticed, later is too late (it stands).
+                    let p = match r.watchers.illegal_notice_after {
+                        _ if cannot_stand => 1.0,
+                        Some(IllegalNoticeAfter::Plies(0)) => 1.0,
+                        Some(_) => 0.0,
+                        None => r.watchers.illegal_notice,
                     };
                     let t_us = event.t_us();
                     if p >= 1.0 && r.watchers.claim_ms == 0 {
