@@ -632,7 +632,9 @@ fn watchers_line() -> Vec<String> {
         "engines claim nothing, a watcher per side does; defaults: --flag-notice-ms {}: \
          {notice}; --claim-ms {}: {claim}, and a claim counts only if the claimant's own flag \
          is still up when it completes; --illegal-notice {}: {illegal}, and one not noticed \
-         stands; --claim-draws {claim_draws}",
+         stands; --claim-draws {claim_draws}; exact timings in place of the random ones \
+         (off by default): --flag-notice-after MS|press|never per watcher, \
+         --illegal-notice-after PLIES|never",
         w.flag_notice_ms, w.claim_ms, w.illegal_notice
     );
     wrap("watchers:", &text, 2)
