@@ -436,10 +436,12 @@ fn rulesets_page() -> String {
                             result,
                             termination,
                             rule,
-                            ..
+                            checks,
                         } => format!(
-                            "[{}](#scenario-{}): {result} {termination} ({rule})",
-                            scenarios[cells[i].scenario].name, scenarios[cells[i].scenario].name
+                            "[{}](#scenario-{}): {result} {termination} ({rule}){}",
+                            scenarios[cells[i].scenario].name,
+                            scenarios[cells[i].scenario].name,
+                            checks_in_words(checks)
                         ),
                         Expect::NotProducible(why) => format!("not producible: {why}"),
                     })
@@ -473,6 +475,26 @@ fn rulesets_page() -> String {
         ));
     }
     page
+}
+
+/// A row's further checks, for the page: `; PGN: "e8=Q"; black_ms_left > 50000`.
+fn checks_in_words(checks: &[String]) -> String {
+    checks
+        .iter()
+        .map(|c| {
+            if let Some(t) = c.strip_prefix("detail~") {
+                format!("; detail: “{t}”")
+            } else if let Some(t) = c.strip_prefix("pgn~") {
+                format!("; PGN: “{t}”")
+            } else {
+                let c = c
+                    .replace('=', " = ")
+                    .replace('>', " > ")
+                    .replace('<', " < ");
+                format!("; `{c}`")
+            }
+        })
+        .collect()
 }
 
 #[test]
