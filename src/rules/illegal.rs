@@ -425,7 +425,10 @@ pub fn check(pos: &Chess, text: &str) -> MoveCheck {
     match classify(pos, text) {
         MoveCheck::Illegal(mut i) => {
             if let Err(why) = play_illegal(pos, &i) {
-                let why = why.strip_prefix(&format!("{}: ", i.uci)).unwrap_or(&why);
+                let why = why
+                    .strip_prefix(&format!("{} cannot stand: ", i.uci))
+                    .or_else(|| why.strip_prefix(&format!("{}: ", i.uci)))
+                    .unwrap_or(&why);
                 i.reason = format!("{}; {NOTICED} ({why})", i.reason);
             }
             MoveCheck::Illegal(i)

@@ -2292,3 +2292,25 @@ fn a_both_flags_detail_names_both_flags_in_the_order_they_fell() {
         );
     }
 }
+
+#[test]
+fn a_move_no_board_can_hold_says_it_counts_as_noticed() {
+    // A pawn sent back onto its own first rank (issue 14.3): the reason every record carries.
+    let pos = position("4k2r/8/8/8/8/8/4P3/K7 w - - 0 1");
+    let MoveCheck::Illegal(i) = super::illegal::check(&pos, "e2e1") else {
+        panic!("e2e1 is an illegal move");
+    };
+    assert_eq!(
+        i.reason,
+        "e2e1: a pawn does not move backwards; no board can hold it, so it counts as noticed \
+         (a pawn would be on the first or last rank)"
+    );
+    // The referee will not let it stand, whatever the watcher said.
+    let mut r = referee(Fide, "4k2r/8/8/8/8/8/4P3/K7 w - - 0 1", &defaults());
+    r.apply(&illegal(0, W, "e2e1", IllegalKind::BadPieceMove));
+    assert!(r.pending_cannot_stand());
+    // A king jump can stand.
+    let mut r = referee(Fide, "4k2r/8/8/8/8/8/4P3/K7 w - - 0 1", &defaults());
+    r.apply(&illegal(0, W, "a1a3", IllegalKind::BadPieceMove));
+    assert!(!r.pending_cannot_stand());
+}
