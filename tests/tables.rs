@@ -304,8 +304,8 @@ fn synthetic(
 }
 
 /// Item 9 of issue 12: no `-0.0` Elo, no `± 0.0` or `[+0.0, +0.0]` where the sample has no
-/// spread (the table says the interval is undefined), `1 draw`, and one rule for a
-/// likelihood of superiority near certainty.
+/// spread (the cell says so: there is no interval), `1 draw`, and one rule for a likelihood
+/// of superiority near certainty.
 #[test]
 fn numbers_and_words_say_what_they_mean() {
     let s = Scratch::new("tables-words");
@@ -323,8 +323,8 @@ fn numbers_and_words_say_what_they_mean() {
         !text.contains("± 0.0") && !text.contains("+0.0, +0.0"),
         "{text}"
     );
-    assert!(text.contains("0.0 ± -"), "{text}");
-    assert!(text.contains("no interval"), "{text}");
+    assert!(text.contains("0.0 (no spread)"), "{text}");
+    assert!(text.contains("  0.0     no spread  50.00%"), "{text}");
     assert!(
         text.contains("4 games: 0 white wins, 0 black wins, 4 draws"),
         "{text}"

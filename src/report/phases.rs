@@ -97,9 +97,72 @@ pub fn add_phase_times(out: &mut BTreeMap<String, PhaseTimes>, record: &GameReco
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::report::stats::testing::record;
+    use crate::event::{GameResult, OpeningRecord, Side, Termination};
+    use crate::rules::Ruleset;
+    use crate::timecontrol::TimeControl;
+
+    /// A game between `w` and `b` of `plies` moves after `book` book moves from `fen`; white
+    /// thinks 1 ms per ply index, black 1 s flat. Without `ended`, cut off before its end.
+    pub fn record(
+        game: u64,
+        fen: Option<&str>,
+        book: usize,
+        plies: u32,
+        ended: bool,
+    ) -> GameRecord {
+        let mut events = Vec::new();
+        for ply in 0..plies {
+            let side = if ply % 2 == 0 {
+                Side::White
+            } else {
+                Side::Black
+            };
+            events.push(Event::Move {
+                t_us: 0,
+                side,
+                uci: "e2e4".into(),
+                // White thinks 1 ms per ply index, black 1 s flat.
+                think_us: if side == Side::White {
+                    1000 * i64::from(ply)
+                } else {
+                    1_000_000
+                },
+                clock_us: 0,
+                info: Default::default(),
+            });
+        }
+        if ended {
+            events.push(Event::End {
+                t_us: 0,
+                result: GameResult::Draw,
+                termination: Termination::MaxMoves,
+                rule: String::new(),
+                detail: String::new(),
+                white_clock_us: 0,
+                black_clock_us: 0,
+            });
+        }
+        GameRecord {
+            game,
+            pair: 1,
+            white: "w".into(),
+            black: "b".into(),
+            opening: OpeningRecord {
+                name: "x".into(),
+                fen: fen.map(str::to_string),
+                moves: vec!["e2e4".into(); book],
+            },
+            ruleset: Ruleset::Fide,
+            tc_white: TimeControl::G5,
+            tc_black: TimeControl::G5,
+            seed: 1,
+            started: String::new(),
+            time_margin_ms: 0,
+            events,
+        }
+    }
 
     #[test]
     fn think_time_by_phase_follows_the_move_number_on_the_board() {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::cells::{elo_text, interval_text, los_text, pct, table, NO_INTERVAL};
+use super::cells::{elo_text, interval_text, los_text, pct, table};
 use super::elo::Wdl;
 use super::pentanomial::{self, pentanomial, PentaStats};
 use crate::report::csv::GameRow;
@@ -104,9 +104,6 @@ pub fn text(out: &mut String, pairings: &[PairingStats]) {
         .collect();
     out.push_str("\nPairings (W/D/L from the first engine's side)\n");
     out.push_str(&table(&header, &[0], &rows));
-    if pairings.iter().any(|p| p.elo_low.is_nan()) {
-        out.push_str(NO_INTERVAL);
-    }
     let lines: Vec<(String, PentaStats)> = pairings.iter().map(|p| (label(p), p.penta)).collect();
     pentanomial::text(out, &lines);
 }

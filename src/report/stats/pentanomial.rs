@@ -13,7 +13,7 @@
 //!   opening no longer inflates the interval as the trinomial variance does;
 //! - Elo `Elo(s)`, and `± (Elo(s + 1.95996 se) - Elo(s - 1.95996 se)) / 2`, the half-width
 //!   fishtest (`elo95`) and fastchess (`error_`) print; when every pair scored the same
-//!   (`var = 0`) the sample has no spread and there is no interval (NaN, printed `± -`);
+//!   (`var = 0`) the sample has no spread and there is no interval (NaN, printed `(no spread)`);
 //! - normalized Elo `nElo = (s - 1/2) / sqrt(2 var) * 800 / ln 10`: the score's distance from
 //!   1/2 in per-game standard deviations (`sqrt(2 var)`: a pair's mean has half a game's
 //!   variance), scaled so that nElo and Elo agree near 0 at the usual draw rates (fishtest's
@@ -208,14 +208,6 @@ pub fn text(out: &mut String, lines: &[(String, PentaStats)]) {
         "\nPentanomial (pairs of games: one opening, colours swapped; first engine's side)\n",
     );
     out.push_str(&table(&header, &[0, 1], &rows));
-    if lines
-        .iter()
-        .any(|(_, p)| p.pairs > 0 && p.elo_error.is_nan() && !p.elo.is_nan())
-    {
-        out.push_str(
-            "± -: every pair of that pairing scored the same: no spread, so no interval\n",
-        );
-    }
     if unpaired > 0 {
         let _ = writeln!(
             out,

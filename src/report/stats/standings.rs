@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::cells::{elo_text, interval_text, los_text, pct, table, NO_INTERVAL};
+use super::cells::{elo_text, interval_text, los_text, pct, table};
 use super::elo::Wdl;
 use super::pentanomial::PentaStats;
 use crate::event::{Side, Termination};
@@ -191,7 +191,4 @@ pub fn text(out: &mut String, engines: &[EngineStats]) {
         .collect();
     out.push_str("Standings\n");
     out.push_str(&table(&header, &[1], &rows));
-    if engines.iter().any(|e| e.elo_low.is_nan()) {
-        out.push_str(NO_INTERVAL);
-    }
 }

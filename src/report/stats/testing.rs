@@ -1,9 +1,10 @@
-//! Rows and records for the statistics' tests.
+//! Rows for the statistics' tests (records with per-move times: `report::phases::tests`).
 
-use crate::event::{Event, GameRecord, GameResult, OpeningRecord, Side, Termination};
+pub use crate::report::phases::tests::record;
+
+use crate::event::{GameResult, Termination};
 use crate::report::csv::GameRow;
 use crate::rules::Ruleset;
-use crate::timecontrol::TimeControl;
 
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-300)
@@ -72,57 +73,4 @@ pub fn match_rows() -> Vec<GameRow> {
         rows.push(row(g, w, b, r, term));
     }
     rows
-}
-
-pub fn record(game: u64, fen: Option<&str>, book: usize, plies: u32, ended: bool) -> GameRecord {
-    let mut events = Vec::new();
-    for ply in 0..plies {
-        let side = if ply % 2 == 0 {
-            Side::White
-        } else {
-            Side::Black
-        };
-        events.push(Event::Move {
-            t_us: 0,
-            side,
-            uci: "e2e4".into(),
-            // White thinks 1 ms per ply index, black 1 s flat.
-            think_us: if side == Side::White {
-                1000 * i64::from(ply)
-            } else {
-                1_000_000
-            },
-            clock_us: 0,
-            info: Default::default(),
-        });
-    }
-    if ended {
-        events.push(Event::End {
-            t_us: 0,
-            result: GameResult::Draw,
-            termination: Termination::MaxMoves,
-            rule: String::new(),
-            detail: String::new(),
-            white_clock_us: 0,
-            black_clock_us: 0,
-        });
-    }
-    GameRecord {
-        game,
-        pair: 1,
-        white: "w".into(),
-        black: "b".into(),
-        opening: OpeningRecord {
-            name: "x".into(),
-            fen: fen.map(str::to_string),
-            moves: vec!["e2e4".into(); book],
-        },
-        ruleset: Ruleset::Fide,
-        tc_white: TimeControl::G5,
-        tc_black: TimeControl::G5,
-        seed: 1,
-        started: String::new(),
-        time_margin_ms: 0,
-        events,
-    }
 }

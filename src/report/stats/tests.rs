@@ -118,7 +118,7 @@ fn text_report_is_aligned_and_never_says_nan() {
     assert!(lines[1].starts_with("#  Engine    Games  W  D  L  Points   Score"));
     assert!(
         lines[2].starts_with(
-            "1  perfect       1  1  0  0     1.0  100.0%     inf                -  84.13%"
+            "1  perfect       1  1  0  0     1.0  100.0%     inf        no spread  84.13%"
         ),
         "{text}"
     );
@@ -129,7 +129,7 @@ fn text_report_is_aligned_and_never_says_nan() {
         "{text}"
     );
     assert!(
-        lines[5].contains("  -inf                -  15.87%"),
+        lines[5].contains("  -inf        no spread  15.87%"),
         "{text}"
     );
     // Columns line up: "Elo" header ends where every Elo value ends.
@@ -147,8 +147,11 @@ fn text_report_is_aligned_and_never_says_nan() {
         "Terminations: checkmate 6, flag 1, both-flags 1, illegal-move 1, threefold 2\n"
     ));
     assert!(text.contains("alpha vs beta"));
-    // A one-game line has no spread: its interval is `-`, and a note says why.
-    assert!(text.contains("\n95% interval -: every game of that line scored the same"));
+    // A one-game line has no spread, so no interval: its cell says so.
+    assert!(
+        lines[2].contains("  inf        no spread  84.13%"),
+        "{text}"
+    );
     assert_eq!(
         Summary::from_rows(&[]).to_text(),
         "No finished games.\n0 games: 0 white wins, 0 black wins, 0 draws\n"
