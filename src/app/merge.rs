@@ -110,8 +110,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     let names: Vec<String> = merged.engines.iter().map(|e| e.name.clone()).collect();
     let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
     summary.with_phases(&tally.phases);
-    if let Some(sprt) = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok()) {
-        summary.with_sprt(&sprt, &names[0]);
+    let sprt = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
+    if let (Some(sprt), Some(first)) = (sprt, names.first()) {
+        summary.with_sprt(&sprt, first);
     }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());

@@ -33,8 +33,8 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
             if let Ok(plan) = RunPlan::load(path) {
                 named.extend(plan.engines.iter().map(|e| e.name.clone()));
                 let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
-                if let (None, Some(test)) = (&sprt, test) {
-                    sprt = Some((test, plan.engines[0].name.clone()));
+                if let (None, Some(test), Some(first)) = (&sprt, test, plan.engines.first()) {
+                    sprt = Some((test, first.name.clone()));
                 }
             }
         }
