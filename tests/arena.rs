@@ -141,10 +141,11 @@ fn standings(text: &str) -> Vec<Vec<String>> {
     table
 }
 
-/// The same columns from `DIR/summary.csv`.
+/// The same columns from the engine rows of `DIR/summary.csv`.
 fn summary_csv_standings(s: &Scratch, dir: &str) -> Vec<Vec<String>> {
     csv_rows(&s.path(&format!("{dir}/summary.csv")))
         .iter()
+        .filter(|r| r["kind"] == "engine")
         .map(|r| {
             ["engine", "games", "wins", "draws", "losses", "points"]
                 .iter()

@@ -9,7 +9,7 @@ use anyhow::bail;
 
 use super::{say, Finish};
 use crate::report::csv::read_rows_reporting;
-use crate::report::{folder, EventsIndex, FolderLock, ResultsDir, Summary, Tally};
+use crate::report::{folder, EventsIndex, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::report::{EVENTS_JSONL, GAMES_CSV};
 use crate::tournament::plan::RunPlan;
 
@@ -107,10 +107,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         let written = results.append(&record)?;
         tally.add(&record, written.row);
     }
-    let mut summary = Summary::from_rows(&tally.rows);
+    let names: Vec<String> = merged.engines.iter().map(|e| e.name.clone()).collect();
+    let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
     summary.with_phases(&tally.phases);
+    let sprt = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
+    if let (Some(sprt), Some(first)) = (sprt, names.first()) {
+        summary.with_sprt(&sprt, first);
+    }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
+    if !tally.injections.is_empty() {
+        say!("{}", tally.injections.to_text());
+    }
     say!(
         "merged {} folders: {} of the run's {planned} games; results: {}",
         dirs.len(),

@@ -5,19 +5,18 @@ mod adjudicate;
 mod merge;
 mod rules;
 mod run;
+mod stats;
 
-use std::path::{Path, PathBuf};
-
-use anyhow::bail;
+use std::path::Path;
 
 use crate::config;
 use crate::engine::{Engine, Timeouts};
-use crate::report::{self, Summary};
 
 pub use adjudicate::adjudicate;
 pub use merge::merge;
 pub use rules::rules;
 pub use run::tournament;
+pub use stats::stats;
 
 /// Prints a line on stdout; a closed stdout (`blitz-arena stats ... | head`) ends the
 /// program quietly instead of panicking.
@@ -104,24 +103,4 @@ pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
     } else {
         Finish::Failed
     })
-}
-
-/// `stats`: the summary tables of any mix of games.csv files and results folders.
-pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
-    let mut rows = Vec::new();
-    for path in paths {
-        rows.extend(report::read_rows(path)?);
-    }
-    if rows.is_empty() {
-        bail!(
-            "no games in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    say!("{}", Summary::from_rows(&rows).to_text());
-    Ok(Finish::Done)
 }

@@ -157,12 +157,16 @@ pub async fn tournament(
         return Ok(Finish::Interrupted);
     }
 
-    let mut summary = Summary::from_rows(&tally.rows);
+    let names: Vec<String> = plan.engines.iter().map(|e| e.name.clone()).collect();
+    let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
     // Think time by game phase and the injections, counted game by game (the resumed ones
     // included) from the events.
     summary.with_phases(&tally.phases);
     if let Some(sprt) = &sprt {
         summary.with_sprt(sprt, &plan.engines[0].name);
+        if let Some((status, llr, games)) = outcome.sprt_stop {
+            summary.with_sprt_stop(status, llr, games);
+        }
     }
     results.write_summary(&summary)?;
     say!("{}", summary.to_text());
@@ -194,8 +198,10 @@ pub async fn tournament(
         );
     }
     say!("results: {}", results.dir().display());
-    if let Some((status, llr)) = outcome.sprt_stop {
-        say!("SPRT: {status} (LLR {llr:+.2}): the run stopped without playing its remaining games");
+    if let Some((status, llr, games)) = outcome.sprt_stop {
+        say!(
+            "SPRT: {status} at LLR {llr:+.2} after {games} games: the run stopped without playing its remaining games"
+        );
     }
     if !outcome.violations.is_empty() {
         bail!(

@@ -8,11 +8,22 @@ use crate::event::{Claimable, Event, GameRecord};
 /// How the games an injection touched ended: (termination, rule) -> games.
 pub type Rulings = BTreeMap<(String, String), u32>;
 
+/// One kind of injection under one ruleset.
+#[derive(Debug, Default, PartialEq)]
+pub struct Injected {
+    /// Injections made.
+    pub count: u32,
+    /// Games with at least one of them.
+    pub games: u32,
+    /// How those games were ruled: each game once, so the counts add up to `games`.
+    pub rulings: Rulings,
+}
+
 /// Counts over a run's games.
 #[derive(Debug, Default, PartialEq)]
 pub struct InjectionSummary {
-    /// (ruleset, injection label) -> (injections, how those games were ruled).
-    pub injected: BTreeMap<(String, String), (u32, Rulings)>,
+    /// (ruleset, injection label) -> what was injected and how those games were ruled.
+    pub injected: BTreeMap<(String, String), Injected>,
     /// Flags that fell, and how many of them a watcher noticed.
     pub flags_fallen: u32,
     pub flags_noticed: u32,
@@ -37,13 +48,17 @@ impl InjectionSummary {
             .outcome()
             .map(|o| (o.termination.to_string(), o.rule.to_string()))
             .unwrap_or_else(|| ("unfinished".to_string(), String::new()));
+        let mut labels = std::collections::BTreeSet::new();
         for (_, _, what) in record.injections() {
-            let entry = summary
-                .injected
-                .entry((record.ruleset.to_string(), what.label()))
-                .or_default();
-            entry.0 += 1;
-            *entry.1.entry(ending.clone()).or_default() += 1;
+            let key = (record.ruleset.to_string(), what.label());
+            summary.injected.entry(key.clone()).or_default().count += 1;
+            labels.insert(key);
+        }
+        // A game counts once per kind of injection, however many it had.
+        for key in labels {
+            let entry = summary.injected.entry(key).or_default();
+            entry.games += 1;
+            *entry.rulings.entry(ending.clone()).or_default() += 1;
         }
         for event in &record.events {
             match event {
@@ -62,6 +77,22 @@ impl InjectionSummary {
         }
     }
 
+    /// Adds the counts of another set of games (another folder of `stats`).
+    pub fn merge(&mut self, other: InjectionSummary) {
+        for (key, theirs) in other.injected {
+            let ours = self.injected.entry(key).or_default();
+            ours.count += theirs.count;
+            ours.games += theirs.games;
+            for (ruling, n) in theirs.rulings {
+                *ours.rulings.entry(ruling).or_default() += n;
+            }
+        }
+        self.flags_fallen += other.flags_fallen;
+        self.flags_noticed += other.flags_noticed;
+        self.illegal_moves += other.illegal_moves;
+        self.illegal_noticed += other.illegal_noticed;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.injected.is_empty()
     }
@@ -71,11 +102,12 @@ impl InjectionSummary {
         let mut out =
             String::from("Injections (what was injected, and how those games were ruled)\n");
         out.push_str(&format!(
-            "{:<8} {:<30} {:>5}  {}\n",
-            "Ruleset", "Injected", "Count", "Rulings (games)"
+            "{:<8} {:<30} {:>5}  {:>5}  {}\n",
+            "Ruleset", "Injected", "Count", "Games", "Rulings (games)"
         ));
-        for ((ruleset, label), (count, rulings)) in &self.injected {
-            let rulings: Vec<String> = rulings
+        for ((ruleset, label), injected) in &self.injected {
+            let rulings: Vec<String> = injected
+                .rulings
                 .iter()
                 .map(|((termination, rule), n)| {
                     if rule.is_empty() {
@@ -86,7 +118,9 @@ impl InjectionSummary {
                 })
                 .collect();
             out.push_str(&format!(
-                "{ruleset:<8} {label:<30} {count:>5}  {}\n",
+                "{ruleset:<8} {label:<30} {:>5}  {:>5}  {}\n",
+                injected.count,
+                injected.games,
                 rulings.join(", ")
             ));
         }

@@ -23,6 +23,6 @@ pub use self::results::{load_records, Rendered, ResultsDir};
 pub use self::sprt::{Sprt, SprtError, SprtStatus};
 pub use self::stats::{
     elo_from_score, erf, erfc, pentanomial, EngineStats, PairingStats, PentaStats, SprtOutcome,
-    Summary, Wdl, SUMMARY_COLUMNS,
+    SprtStop, Summary, Wdl, SUMMARY_COLUMNS,
 };
 pub use self::tally::Tally;

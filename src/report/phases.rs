@@ -95,3 +95,103 @@ pub fn add_phase_times(out: &mut BTreeMap<String, PhaseTimes>, record: &GameReco
         ply += 1;
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::event::{GameResult, OpeningRecord, Side, Termination};
+    use crate::rules::Ruleset;
+    use crate::timecontrol::TimeControl;
+
+    /// A game between `w` and `b` of `plies` moves after `book` book moves from `fen`; white
+    /// thinks 1 ms per ply index, black 1 s flat. Without `ended`, cut off before its end.
+    pub fn record(
+        game: u64,
+        fen: Option<&str>,
+        book: usize,
+        plies: u32,
+        ended: bool,
+    ) -> GameRecord {
+        let mut events = Vec::new();
+        for ply in 0..plies {
+            let side = if ply % 2 == 0 {
+                Side::White
+            } else {
+                Side::Black
+            };
+            events.push(Event::Move {
+                t_us: 0,
+                side,
+                uci: "e2e4".into(),
+                // White thinks 1 ms per ply index, black 1 s flat.
+                think_us: if side == Side::White {
+                    1000 * i64::from(ply)
+                } else {
+                    1_000_000
+                },
+                clock_us: 0,
+                info: Default::default(),
+            });
+        }
+        if ended {
+            events.push(Event::End {
+                t_us: 0,
+                result: GameResult::Draw,
+                termination: Termination::MaxMoves,
+                rule: String::new(),
+                detail: String::new(),
+                white_clock_us: 0,
+                black_clock_us: 0,
+            });
+        }
+        GameRecord {
+            game,
+            pair: 1,
+            white: "w".into(),
+            black: "b".into(),
+            opening: OpeningRecord {
+                name: "x".into(),
+                fen: fen.map(str::to_string),
+                moves: vec!["e2e4".into(); book],
+            },
+            ruleset: Ruleset::Fide,
+            tc_white: TimeControl::G5,
+            tc_black: TimeControl::G5,
+            seed: 1,
+            started: String::new(),
+            time_margin_ms: 0,
+            events,
+        }
+    }
+
+    #[test]
+    fn think_time_by_phase_follows_the_move_number_on_the_board() {
+        // From the start position, 45 moves each: white's moves are plies 0, 2, .., 88.
+        let times = phase_times(&[record(1, None, 0, 90, true)]);
+        let w = times["w"];
+        assert_eq!(w.moves, [15, 25, 5]);
+        // Moves 1-15: plies 0..=28, mean 14 ms; 16-40: plies 30..=78, mean 54 ms;
+        // 41-45: plies 80..=88, mean 84 ms.
+        assert_eq!(w.mean_ms(Phase::Opening), Some(14.0));
+        assert_eq!(w.mean_ms(Phase::Middlegame), Some(54.0));
+        assert_eq!(w.mean_ms(Phase::Endgame), Some(84.0));
+        let b = times["b"];
+        assert_eq!(b.moves, [15, 25, 5]);
+        assert_eq!(b.mean_ms(Phase::Endgame), Some(1000.0));
+
+        // Black to move at move 15, one book move (black's 15th): the game proper starts
+        // with white's 16th move, in the middlegame; move 41 starts after 25 moves each.
+        let fen = "4k3/8/8/8/8/8/8/4K3 b - - 0 15";
+        let times = phase_times(&[record(2, Some(fen), 1, 52, true)]);
+        assert_eq!(times["w"].moves, [0, 25, 1]);
+        assert_eq!(times["b"].moves, [0, 25, 1]);
+        // The same position with white to move at move 15: one opening move each.
+        let fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 15";
+        let times = phase_times(&[record(3, Some(fen), 0, 2, true)]);
+        assert_eq!(times["w"].moves, [1, 0, 0]);
+        assert_eq!(times["b"].moves, [1, 0, 0]);
+        assert_eq!(times["b"].mean_ms(Phase::Middlegame), None);
+        // A record cut off before its end is left out.
+        assert!(phase_times(&[record(4, None, 0, 10, false)]).is_empty());
+    }
+}

@@ -385,8 +385,9 @@ mod tests {
 
         assert_eq!(load_records(&dir).unwrap(), vec![first, second]);
         let summary = std::fs::read_to_string(dir.join(SUMMARY_CSV)).unwrap();
-        assert!(summary.starts_with("rank,engine,"));
-        assert_eq!(summary.lines().count(), 3);
+        assert!(summary.starts_with("kind,rank,engine,opponent,"));
+        // Two engines, one pairing.
+        assert_eq!(summary.lines().count(), 4, "{summary}");
         std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
     }
 

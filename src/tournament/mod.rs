@@ -69,8 +69,9 @@ pub struct Outcome {
     pub interrupted: bool,
     /// Broken invariants: (game, what is wrong). Empty when every game was ruled soundly.
     pub violations: Vec<(u64, String)>,
-    /// The SPRT crossed a bound: its decision and the log-likelihood ratio then.
-    pub sprt_stop: Option<(SprtStatus, f64)>,
+    /// The SPRT crossed a bound: its decision, the log-likelihood ratio then, and the games
+    /// finished then (games in progress finish after it and count in the summary).
+    pub sprt_stop: Option<(SprtStatus, f64, usize)>,
     pub overhead: Overhead,
 }
 
@@ -165,7 +166,7 @@ pub async fn run(
         if status.is_finished() {
             // A resumed run whose test had already ended plays nothing more.
             stop_taking.store(true, Ordering::SeqCst);
-            sprt_stop = Some((status, llr));
+            sprt_stop = Some((status, llr, tally.rows.len()));
         }
     }
     let mut violations = Vec::new();
@@ -193,7 +194,7 @@ pub async fn run(
             if status.is_finished() && sprt_stop.is_none() {
                 // Games in progress finish and are recorded; no new game starts.
                 stop_taking.store(true, Ordering::SeqCst);
-                sprt_stop = Some((status, llr));
+                sprt_stop = Some((status, llr, tally.rows.len()));
             }
         }
     }

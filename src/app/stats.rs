@@ -1,0 +1,122 @@
+//! `stats RESULTS...`: the summary tables of any mix of results folders and games.csv files,
+//! the same tables a run prints at its end. A folder's `run.json` gives the engines' order
+//! and its SPRT; its `events.jsonl` gives think time by phase and the injections.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+
+use super::{say, Finish};
+use crate::report::reconcile::EventsIndex;
+use crate::report::{read_rows, Sprt, Summary, Tally, EVENTS_JSONL};
+use crate::tournament::plan::{RunPlan, RUN_JSON};
+
+pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
+    let mut tally = Tally::default();
+    let mut phases_known = true;
+    let mut named: Vec<String> = Vec::new();
+    let mut sprt: Option<(Sprt, String)> = None;
+    for path in paths {
+        let (part, complete) = read_results(path)?;
+        phases_known &= complete;
+        tally.rows.extend(part.rows);
+        for (engine, times) in part.phases {
+            let sum = tally.phases.entry(engine).or_default();
+            for i in 0..3 {
+                sum.moves[i] += times.moves[i];
+                sum.think_us[i] += times.think_us[i];
+            }
+        }
+        tally.injections.merge(part.injections);
+        // The run's plan, when there is one: only for the order of the engines and the SPRT.
+        if path.join(RUN_JSON).is_file() {
+            if let Ok(plan) = RunPlan::load(path) {
+                named.extend(plan.engines.iter().map(|e| e.name.clone()));
+                let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
+                if let (None, Some(test), Some(first)) = (&sprt, test, plan.engines.first()) {
+                    sprt = Some((test, first.name.clone()));
+                }
+            }
+        }
+    }
+    if tally.rows.is_empty() {
+        bail!(
+            "no games in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut summary = Summary::from_rows_ordered(&tally.rows, &named);
+    if phases_known {
+        summary.with_phases(&tally.phases);
+    }
+    if let Some((test, engine)) = &sprt {
+        summary.with_sprt(test, engine);
+    }
+    say!("{}", summary.to_text());
+    if phases_known && !tally.injections.is_empty() {
+        say!("{}", tally.injections.to_text());
+    }
+    Ok(Finish::Done)
+}
+
+/// A results folder (or a `games.csv` file) counted as a run counts its games: the rows of
+/// its `games.csv` and, when its `events.jsonl` holds the record of every one of them, think
+/// time by phase and the injections. The second value says whether the records were all
+/// there. The records are read one at a time, never all at once.
+fn read_results(path: &Path) -> anyhow::Result<(Tally, bool)> {
+    let rows = read_rows(path)?;
+    let events = path.join(EVENTS_JSONL);
+    if !path.is_dir() || !events.is_file() {
+        let tally = Tally {
+            rows,
+            ..Tally::default()
+        };
+        return Ok((tally, false));
+    }
+    let index = EventsIndex::scan(&events)?;
+    let mut tally = Tally::default();
+    let mut complete = true;
+    for row in rows {
+        match index.record(row.game)? {
+            Some(record) if row.result.is_some() => tally.add(&record, row),
+            Some(_) => tally.rows.push(row),
+            None => {
+                complete = false;
+                tally.rows.push(row);
+            }
+        }
+    }
+    Ok((tally, complete))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::pgn::tests::scholars_mate;
+    use crate::report::{ResultsDir, GAMES_CSV};
+
+    #[test]
+    fn a_folder_is_counted_with_its_events_and_a_games_csv_without() {
+        let dir = std::env::temp_dir().join(format!("blitz-arena-stats-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        ResultsDir::create(&dir)
+            .unwrap()
+            .append(&scholars_mate())
+            .unwrap();
+        let (tally, complete) = read_results(&dir).unwrap();
+        assert!(complete);
+        assert_eq!(tally.rows.len(), 1);
+        assert_eq!(tally.phases.len(), 2, "{:?}", tally.phases);
+        let (tally, complete) = read_results(&dir.join(GAMES_CSV)).unwrap();
+        assert!(!complete && tally.phases.is_empty() && tally.rows.len() == 1);
+        // A game missing from the events: the phases are not known.
+        std::fs::write(dir.join(EVENTS_JSONL), "").unwrap();
+        let (tally, complete) = read_results(&dir).unwrap();
+        assert!(!complete && tally.rows.len() == 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

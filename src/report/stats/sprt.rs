@@ -1,0 +1,77 @@
+//! The SPRT of a two-engine match as the summary states it: the LLR over every finished game
+//! and, when the run stopped at a bound, where it stopped. The two differ when games were in
+//! progress at the stop: they finish and are counted, so both are labelled.
+
+use std::fmt::Write as _;
+
+use super::cells::count;
+use crate::report::sprt::{Sprt, SprtStatus};
+
+/// The state of an SPRT on a two-engine match, from the tested engine's side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SprtOutcome {
+    pub sprt: Sprt,
+    /// The tested engine.
+    pub engine: String,
+    pub opponent: String,
+    /// Pentanomial counts from `engine`'s side.
+    pub penta: [u32; 5],
+    /// Finished games between the two.
+    pub games: u32,
+    pub llr: f64,
+    pub status: SprtStatus,
+    /// Where the run stopped, when a bound was crossed while it ran.
+    pub stopped: Option<SprtStop>,
+}
+
+/// The bound crossing that stopped a run: the decision, the LLR (the last one on the progress
+/// line) and the games finished then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtStop {
+    pub status: SprtStatus,
+    pub llr: f64,
+    pub games: usize,
+}
+
+/// The SPRT lines of the summary.
+pub fn text(out: &mut String, s: &SprtOutcome) {
+    let (lower, upper) = s.sprt.bounds();
+    let llr = if s.llr.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{:+.2}", s.llr)
+    };
+    let _ = writeln!(
+        out,
+        "\nSPRT {} vs {}: nElo [{}, {}], alpha {}, beta {}\n\
+         LLR {llr} over {}, bounds ({lower:+.2}, {upper:+.2}): {}",
+        s.engine,
+        s.opponent,
+        s.sprt.elo0,
+        s.sprt.elo1,
+        s.sprt.alpha,
+        s.sprt.beta,
+        count(s.games, "game"),
+        s.status
+    );
+    if let Some(stop) = &s.stopped {
+        let _ = write!(
+            out,
+            "Stopped: {} at LLR {:+.2} after {}",
+            stop.status,
+            stop.llr,
+            count(stop.games as u64, "game")
+        );
+        let more = (s.games as usize).saturating_sub(stop.games);
+        if more == 0 {
+            out.push_str(", as above\n");
+        } else {
+            let _ = writeln!(
+                out,
+                " (the last LLR shown while the games ran);\n\
+                 the {} in progress then finished and count in the LLR above",
+                count(more as u64, "game")
+            );
+        }
+    }
+}
