@@ -72,6 +72,7 @@ pub struct Outcome {
     /// The SPRT crossed a bound: its decision and the log-likelihood ratio then.
     pub sprt_stop: Option<(SprtStatus, f64)>,
     pub overhead: Overhead,
+    pub flag_latency: crate::report::latency::FlagLatency,
 }
 
 /// The arena's own cost per move, measured on every run.
@@ -147,6 +148,7 @@ pub async fn run(
     let mut tally = previous;
     tally.rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
+    let mut flag_latency = crate::report::latency::FlagLatency::default();
     let mut sprt_stop = None;
     let sprt_status = |rows: &[GameRow]| {
         run.sprt.as_ref().map(|sprt| {
@@ -185,6 +187,7 @@ pub async fn run(
             violations.push((record.game, broken));
         }
         overhead.add(&record);
+        flag_latency.add(&record);
         tally.add(&record, written.row);
         let sprt_line = sprt_status(&tally.rows);
         let row = tally.rows.last().expect("just added");
@@ -207,6 +210,7 @@ pub async fn run(
         interrupted,
         sprt_stop,
         overhead,
+        flag_latency,
     })
 }
 
