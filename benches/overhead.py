@@ -19,7 +19,8 @@ same time control:
              with a flag injected (--inject-flag 0.5): CPU per move, losses on time in the
              games without an injection, flag-detection latency from the run's summary
     growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
-             `instant` games (does a move late in a game cost more than an early one?)
+             games of the built-in `random` engine, seeded (does a move late in a game cost
+             more than an early one?)
 
 For each run the manager's own CPU time (utime + stime of its process, from /proc/PID/stat
 read when it has exited and before it is reaped) and its engines' (cutime + cstime: the
@@ -222,10 +223,10 @@ def growth(args, work):
     """Wall time from each bestmove to the next go, by ply, from the events."""
     toml = os.path.join(work, "growth.toml")
     with open(toml, "w") as f:
-        for n in ("instant1", "instant2"):
-            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
-                    % (n, os.path.abspath(args.arena)))
-    r = arena_run(args, work, "growth", toml, ["instant1", "instant2"], "60s+0s",
+        # Seeded random movers: long games (hundreds of plies), the same on every run.
+        for n, seed in (("random1", 1), ("random2", 2)):
+            f.write('[engines.%s]\nbuiltin = "random"\noptions = { Seed = %d }\n' % (n, seed))
+    r = arena_run(args, work, "growth", toml, ["random1", "random2"], "60s+0s",
                   args.growth_games, 1)
     by_ply = {}
     for line in open(os.path.join(r.out, "events.jsonl")):
@@ -237,7 +238,7 @@ def growth(args, work):
                 by_ply.setdefault(ply, []).append(e["t_us"] - last)
                 last = None
     print("\n## growth: wall µs between bestmove and the next go, by ply "
-          "(blitz-arena, instant, concurrency 1)\n")
+          "(blitz-arena, seeded random movers, concurrency 1)\n")
     print("| plies | gaps | median µs | mean µs |")
     print("|---|---|---|---|")
     for lo, hi in ((1, 50), (51, 150), (151, 250), (251, 350), (351, 10**6)):
