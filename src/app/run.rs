@@ -191,6 +191,9 @@ pub async fn tournament(
             o.wall_per_move_us()
         );
     }
+    if let Some(line) = outcome.flag_latency.summary_line() {
+        say!("{line}");
+    }
     if plan.time_margin_ms > 0 {
         say!(
             "time margin: {} ms tolerated past zero before a flag counted (off the rules)",

@@ -137,8 +137,13 @@ impl GameSetup {
 /// moves played since.
 struct PositionCommand {
     text: String,
-    has_moves: bool,
+    /// Moves after the base.
+    moves: usize,
 }
+
+/// Moves a `position` command carries before an irreversible move makes it start again from
+/// a FEN (a FEN costs a few µs to write; a move in the list, a few ns to parse).
+const REBASE_AFTER: usize = 32;
 
 impl PositionCommand {
     fn opening(opening: &Opening) -> PositionCommand {
@@ -147,7 +152,7 @@ impl PositionCommand {
                 None => "position startpos".to_string(),
                 Some(fen) => format!("position fen {fen}"),
             },
-            has_moves: false,
+            moves: 0,
         };
         for m in &opening.moves {
             command.push(m);
@@ -161,15 +166,15 @@ impl PositionCommand {
                 "position fen {}",
                 Fen::from_position(referee.position(), EnPassantMode::Legal)
             ),
-            has_moves: false,
+            moves: 0,
         }
     }
 
     fn push(&mut self, uci: &str) {
         self.text
-            .push_str(if self.has_moves { " " } else { " moves " });
+            .push_str(if self.moves > 0 { " " } else { " moves " });
         self.text.push_str(uci);
-        self.has_moves = true;
+        self.moves += 1;
     }
 }
 
@@ -774,6 +779,12 @@ impl Game<'_> {
         let verdict = self.record(event);
         if let Some(uci) = legal {
             self.position.push(&uci);
+            if self.position.moves >= REBASE_AFTER && self.referee.position().halfmoves() == 0 {
+                // A capture or pawn move: no earlier position can recur (FIDE 9.2.3), so the
+                // engines are told this one by FEN and the moves since, not the whole game:
+                // a move late in a long game costs what an early one does.
+                self.position = PositionCommand::fen(&self.referee);
+            }
         }
         self.notice_late_illegal(at);
         if self.base_illegal && position_is_illegal(self.referee.position()).is_none() {

@@ -784,3 +784,46 @@ async fn injected_both_flags_fall_under_every_ruleset_with_watchers() {
         assert_eq!(second - first, 1500 * MS, "{ruleset:?}: the gap");
     }
 }
+
+/// After a capture or a pawn move no earlier position can recur (FIDE 9.2.3): once the
+/// `position` command carries `REBASE_AFTER` moves, the next such move makes it start again
+/// from a FEN, so it does not grow with the game.
+#[tokio::test(start_paused = true)]
+async fn a_long_position_command_starts_again_from_a_fen_after_an_irreversible_move() {
+    let mut s = setup("k7/8/8/8/3P4/8/8/K7 w - - 0 1", 5000, Ruleset::Fide);
+    // 32 book moves: the kings walk (no position recurs), white along ranks 1-3, black 8-6.
+    let white = [
+        "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "h2", "g2", "f2", "e2", "d2", "c2", "b2",
+        "a2", "a3",
+    ];
+    let black = [
+        "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8", "h7", "g7", "f7", "e7", "d7", "c7", "b7",
+        "a7", "a6",
+    ];
+    for k in 0..16 {
+        s.opening
+            .moves
+            .push(format!("{}{}", white[k], white[k + 1]));
+        s.opening
+            .moves
+            .push(format!("{}{}", black[k], black[k + 1]));
+    }
+    assert_eq!(s.opening.moves.len(), REBASE_AFTER);
+    let g = play_scripts(
+        &s,
+        vec![mv("d4d5", 20), mv("a3b3", 20)],
+        vec![mv("a6b6", 20), mv("b6c6", 5000)],
+    )
+    .await;
+    let black = g.logs[1].starting_with("position");
+    assert_eq!(
+        black[..2],
+        [
+            "position fen 8/8/k7/3P4/8/K7/8/8 b - - 0 17".to_string(),
+            "position fen 8/8/k7/3P4/8/K7/8/8 b - - 0 17 moves a6b6 a3b3".to_string(),
+        ],
+    );
+    // Before it, the whole game from the opening.
+    let white = g.logs[0].starting_with("position");
+    assert!(white[0].ends_with(" moves a1b1 a8b8 b1c1 b8c8 c1d1 c8d8 d1e1 d8e8 e1f1 e8f8 f1g1 f8g8 g1h1 g8h8 h1h2 h8h7 h2g2 h7g7 g2f2 g7f7 f2e2 f7e7 e2d2 e7d7 d2c2 d7c7 c2b2 c7b7 b2a2 b7a7 a2a3 a7a6"), "{white:?}");
+}

@@ -5,6 +5,7 @@
 pub mod csv;
 pub mod folder;
 pub mod injections;
+pub mod latency;
 pub mod pgn;
 pub mod phases;
 pub mod reconcile;

@@ -1,8 +1,6 @@
 //! Mating material: whether a side "could still win" (RULES.md §2), per ruleset.
 
-use std::str::FromStr;
-
-use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Position, Role};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Position, Role};
 
 use super::Ruleset;
 
@@ -50,16 +48,15 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 /// Whether neither side can mate any more (a dead position, FIDE 5.2.2), beyond the trivial
 /// material draws that shakmaty's `is_insufficient_material` already knows. `online` applies
 /// lichess's rule to both sides; every other ruleset asks chasolver's fast unwinnability test
-/// for both sides (about 1 µs a position, so it runs after every move; a position it cannot
-/// decide plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
+/// for both sides (some 17,000 instructions a position, so it runs after every move; a
+/// position it cannot decide plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
 /// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
 /// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
 /// may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
     match ruleset {
         Ruleset::Fide | Ruleset::Generic | Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => {
-            let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
-            let Ok(board) = chess::Board::from_str(&fen) else {
+            let Some(board) = chess_board(pos) else {
                 return false;
             };
             chasolver::is_unwinnable_fast(&board, chess::Color::White)
@@ -68,6 +65,54 @@ pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
         Ruleset::Online => {
             !lichess_can_win(pos, Color::White) && !lichess_can_win(pos, Color::Black)
         }
+    }
+}
+
+/// The position as chasolver's `chess` crate has it: what its FEN parser makes of the FEN
+/// with the legal en passant square, built square by square (the FEN round trip cost more
+/// than the dead-position test itself). `None` for a board it finds insane.
+fn chess_board(pos: &Chess) -> Option<chess::Board> {
+    let mut builder = chess::BoardBuilder::new();
+    for (square, piece) in pos.board() {
+        let role = match piece.role {
+            Role::Pawn => chess::Piece::Pawn,
+            Role::Knight => chess::Piece::Knight,
+            Role::Bishop => chess::Piece::Bishop,
+            Role::Rook => chess::Piece::Rook,
+            Role::Queen => chess::Piece::Queen,
+            Role::King => chess::Piece::King,
+        };
+        // Both number the squares a1 = 0, b1 = 1, ... h8 = 63.
+        builder.piece(
+            chess::ALL_SQUARES[usize::from(square)],
+            role,
+            chess_color(piece.color),
+        );
+    }
+    builder.side_to_move(chess_color(pos.turn()));
+    let castles = pos.castles();
+    for color in [Color::White, Color::Black] {
+        let rights = match (
+            castles.has(color, CastlingSide::KingSide),
+            castles.has(color, CastlingSide::QueenSide),
+        ) {
+            (true, true) => chess::CastleRights::Both,
+            (true, false) => chess::CastleRights::KingSide,
+            (false, true) => chess::CastleRights::QueenSide,
+            (false, false) => chess::CastleRights::NoRights,
+        };
+        builder.castle_rights(chess_color(color), rights);
+    }
+    if let Some(ep) = pos.ep_square(EnPassantMode::Legal) {
+        builder.en_passant(Some(chess::ALL_FILES[usize::from(ep.file())]));
+    }
+    chess::Board::try_from(&builder).ok()
+}
+
+fn chess_color(color: Color) -> chess::Color {
+    match color {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
     }
 }
 
@@ -123,15 +168,10 @@ fn helpmate_exists(pos: &Chess, side: Color) -> MatingChance {
     if pos.board().by_color(side).count() == 1 || pos.has_insufficient_material(side) {
         return MatingChance::No;
     }
-    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    let Ok(board) = chess::Board::from_str(&fen) else {
+    let Some(board) = chess_board(pos) else {
         return MatingChance::Undetermined;
     };
-    let winner = match side {
-        Color::White => chess::Color::White,
-        Color::Black => chess::Color::Black,
-    };
-    match chasolver::winnability(&board, winner) {
+    match chasolver::winnability(&board, chess_color(side)) {
         Some(chasolver::Winnability::Winnable { .. }) => MatingChance::Yes,
         Some(chasolver::Winnability::Unwinnable) => MatingChance::No,
         None => MatingChance::Undetermined,
@@ -148,6 +188,32 @@ mod tests {
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    /// The board built square by square is the one chasolver got from the FEN before: the
+    /// same pieces, side to move, castling rights and en passant square, over random games
+    /// (captures, promotions, castling and en passant all come up).
+    #[test]
+    fn the_board_handed_to_chasolver_is_the_one_its_fen_parser_makes() {
+        use rand::{RngExt, SeedableRng};
+        use std::str::FromStr;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let mut positions = 0;
+        for _ in 0..300 {
+            let mut p = Chess::default();
+            for _ in 0..200 {
+                let fen = Fen::from_position(&p, EnPassantMode::Legal).to_string();
+                let parsed = chess::Board::from_str(&fen).ok();
+                assert_eq!(chess_board(&p), parsed, "{fen}");
+                positions += 1;
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        assert!(positions > 10_000);
     }
 
     #[test]

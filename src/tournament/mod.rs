@@ -73,6 +73,7 @@ pub struct Outcome {
     /// finished then (games in progress finish after it and count in the summary).
     pub sprt_stop: Option<(SprtStatus, f64, usize)>,
     pub overhead: Overhead,
+    pub flag_latency: crate::report::latency::FlagLatency,
 }
 
 /// The arena's own cost per move, measured on every run.
@@ -148,6 +149,7 @@ pub async fn run(
     let mut tally = previous;
     tally.rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
+    let mut flag_latency = crate::report::latency::FlagLatency::default();
     let mut sprt_stop = None;
     let sprt_status = |rows: &[GameRow]| {
         run.sprt.as_ref().map(|sprt| {
@@ -186,6 +188,7 @@ pub async fn run(
             violations.push((record.game, broken));
         }
         overhead.add(&record);
+        flag_latency.add(&record);
         tally.add(&record, written.row);
         let sprt_line = sprt_status(&tally.rows);
         let row = tally.rows.last().expect("just added");
@@ -208,6 +211,7 @@ pub async fn run(
         interrupted,
         sprt_stop,
         overhead,
+        flag_latency,
     })
 }
 

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""The arena's own cost per move, side by side with fastchess and cutechess-cli.
+
+    cargo build --release
+    python3 benches/overhead.py                      # every configuration (20-40 minutes)
+    python3 benches/overhead.py --only instant,sweep # some of them
+    python3 benches/overhead.py --quick              # a tiny run of each (what the test runs)
+
+Configurations (issue 11), each on the same games for every tool: the openings of
+benches/openings.epd in order, each played twice with colours swapped, the same engines, the
+same time control:
+
+    instant  the built-in `instant` engine (`blitz-arena engine instant`: the first legal move,
+             at once) against itself, tc 60+0, concurrency 1; `--engine python` uses
+             benches/instant.py (python-chess) instead
+    sf2000   Stockfish at 2000 nodes a move, tc 60+0, concurrency 1
+    sftc     Stockfish at 1+0.01 (1 s + 10 ms), concurrency 2: losses on time
+    sweep    the arena alone, `instant` at concurrency 1 to 64, tc 2s+20ms, half the games
+             with a flag injected (--inject-flag 0.5): CPU per move, losses on time in the
+             games without an injection, flag-detection latency from the run's summary
+    growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
+             games of the built-in `random` engine, seeded (does a move late in a game cost
+             more than an early one?)
+
+For each run the manager's own CPU time (utime + stime of its process, from /proc/PID/stat
+read when it has exited and before it is reaped) and its engines' (cutime + cstime: the
+children it reaped) are reported separately, per ply (plies counted from games.csv or the
+PGN). fastchess and cutechess-cli run when they are on PATH (or given by --fastchess /
+--cutechess); the last column is the arena's CPU per ply over theirs.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def run_measured(argv, cwd, log):
+    """Runs argv to completion; returns (wall s, own CPU s, children's CPU s, exit code)."""
+    start = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        # Wait for the exit without reaping: a zombie's /proc/PID/stat keeps its times.
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        wall = time.monotonic() - start
+        with open("/proc/%d/stat" % proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        code = proc.wait()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return wall, (utime + stime) / TICK, (cutime + cstime) / TICK, code
+
+
+def pgn_games(path):
+    """(plies, time forfeit) of each game of a PGN file."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    games = []
+    for chunk in re.split(r"\n(?=\[Event )", text):
+        if not chunk.strip():
+            continue
+        forfeit = '[Termination "time forfeit"]' in chunk
+        body = "\n".join(l for l in chunk.splitlines() if not l.startswith("["))
+        body = re.sub(r"\{[^}]*\}", " ", body)
+        while re.search(r"\([^()]*\)", body):
+            body = re.sub(r"\([^()]*\)", " ", body)
+        tokens = [t for t in body.split()
+                  if not re.fullmatch(r"\d+\.+|\.+|1-0|0-1|1/2-1/2|\*|\$\d+", t)]
+        tokens = [re.sub(r"^\d+\.+", "", t) for t in tokens]
+        games.append((len([t for t in tokens if t]), forfeit))
+    return games
+
+
+class Result:
+    def __init__(self, tool, wall, cpu, engines_cpu, plies, games, losses, extra=""):
+        self.tool, self.wall, self.cpu, self.engines_cpu = tool, wall, cpu, engines_cpu
+        self.plies, self.games, self.losses, self.extra = plies, games, losses, extra
+
+    def per_ply(self, seconds):
+        return seconds * 1e6 / self.plies if self.plies else float("nan")
+
+
+def arena_run(args, work, name, engines_toml, pair, tc, games, concurrency, extra=()):
+    out = os.path.join(work, name + "-arena")
+    argv = [args.arena, "gauntlet", pair[0], "--vs", pair[1], "--engines", engines_toml,
+            "--tc", tc, "--games", str(games), "--concurrency", str(concurrency),
+            "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
+            "--out", out, *extra]
+    log = out + ".log"
+    wall, cpu, engines_cpu, code = run_measured(argv, work, log)
+    text = open(log, encoding="utf-8", errors="replace").read()
+    if code != 0:
+        sys.exit("arena failed (exit %d), see %s:\n%s" % (code, log, text[-2000:]))
+    rows = list(csv.DictReader(open(os.path.join(out, "games.csv"))))
+    plies = sum(int(r["plies"]) for r in rows)
+    clean = [r for r in rows if not r["injected"]]
+    losses = sum(r["termination"] in ("flag", "both-flags", "engine-stall") for r in clean)
+    gap = re.search(r"arena overhead: \d+ us CPU per move .*?, (\d+) us wall", text)
+    flags = re.search(r"flag detection: .*", text)
+    res = Result("blitz-arena", wall, cpu, engines_cpu, plies, len(rows), losses,
+                 "gap %s us" % gap.group(1) if gap else "")
+    res.flags = flags.group(0) if flags else ""
+    res.out = out
+    return res
+
+
+def other_run(args, tool, work, name, engines, tc, games, concurrency, nodes=None):
+    """fastchess or cutechess-cli on the same games: `engines` are (name, cmd, [args], {opt})."""
+    program = args.fastchess if tool == "fastchess" else args.cutechess
+    if not program:
+        return None
+    pgn = os.path.join(work, "%s-%s.pgn" % (name, tool))
+    argv = [program]
+    for ename, cmd, eargs, options in engines:
+        argv += ["-engine", "cmd=" + cmd, "name=" + ename]
+        if eargs:
+            if tool == "fastchess":
+                argv.append("args=" + " ".join(eargs))
+            else:
+                argv += ["arg=" + a for a in eargs]
+        argv += ["option.%s=%s" % kv for kv in options.items()]
+    each = ["proto=uci", "tc=" + tc]
+    if nodes:
+        each.append("nodes=%d" % nodes)
+    argv += ["-each", *each, "-rounds", str(games // 2), "-games", "2", "-repeat",
+             "-concurrency", str(concurrency),
+             "-openings", "file=" + args.book, "format=epd", "order=sequential"]
+    argv += ["-pgnout", ("file=" + pgn) if tool == "fastchess" else pgn]
+    cwd = tempfile.mkdtemp(prefix=tool + "-", dir=work)  # fastchess writes config.json here
+    log = pgn[:-4] + ".log"
+    wall, cpu, engines_cpu, code = run_measured(argv, cwd, log)
+    if code != 0 or not os.path.exists(pgn):
+        text = open(log, encoding="utf-8", errors="replace").read()
+        sys.exit("%s failed (exit %d), see %s:\n%s" % (tool, code, log, text[-2000:]))
+    played = pgn_games(pgn)
+    return Result(tool, wall, cpu, engines_cpu, sum(p for p, _ in played), len(played),
+                  sum(f for _, f in played))
+
+
+def table(title, results):
+    arena = results[0]
+    print("\n## %s\n" % title)
+    print("| tool | games | plies | manager CPU µs/ply | engines CPU µs/ply | wall µs/ply"
+          " | losses on time | arena CPU / tool's |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        ratio = arena.cpu / arena.plies / (r.cpu / r.plies) if r.cpu and r.plies else float("nan")
+        print("| %s | %d | %d | %.1f | %.1f | %.1f | %d | %s |" % (
+            r.tool, r.games, r.plies, r.per_ply(r.cpu), r.per_ply(r.engines_cpu),
+            r.per_ply(r.wall), r.losses, "%.2f" % ratio if r is not arena else "1"))
+    if arena.extra:
+        print("\narena: %s per move between bestmove and the next go" % arena.extra)
+    sys.stdout.flush()
+
+
+def arena_tc(tc):
+    """The other tools' `SECONDS+SECONDS` in the arena's syntax (where `M+S` is minutes)."""
+    base, inc = tc.split("+")
+    return "%gms+%gms" % (float(base) * 1000, float(inc) * 1000)
+
+
+def compare(args, work, name, title, engines, tc, games, concurrency, nodes=None):
+    toml = os.path.join(work, name + ".toml")
+    with open(toml, "w") as f:
+        for ename, cmd, eargs, options in engines:
+            f.write('[engines.%s]\ncmd = "%s"\nargs = %s\n' % (ename, cmd, json.dumps(eargs)))
+            if options:
+                f.write("options = { %s }\n" % ", ".join("%s = %s" % kv for kv in options.items()))
+    extra = ["--nodes", str(nodes)] if nodes else []
+    results = [arena_run(args, work, name, toml, [engines[0][0], engines[1][0]], arena_tc(tc),
+                         games, concurrency, extra)]
+    for tool in ("fastchess", "cutechess"):
+        r = other_run(args, tool, work, name, engines, tc, games, concurrency, nodes)
+        if r:
+            results.append(r)
+    table("%s (%d games, concurrency %d, tc %s s)" % (title, games, concurrency, tc), results)
+    return results
+
+
+def instant_engines(args):
+    if args.engine == "python":
+        cmd = [sys.executable, os.path.join(HERE, "instant.py")]
+        return [(n, cmd[0], cmd[1:], {}) for n in ("instant1", "instant2")]
+    return [(n, os.path.abspath(args.arena), ["engine", "instant"], {})
+            for n in ("instant1", "instant2")]
+
+
+def stockfish_engines(args):
+    opts = {"Hash": 16, "Threads": 1}
+    return [(n, args.stockfish, [], opts) for n in ("sf1", "sf2")]
+
+
+def sweep(args, work):
+    toml = os.path.join(work, "sweep.toml")
+    with open(toml, "w") as f:
+        for n in ("instant1", "instant2"):
+            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
+                    % (n, os.path.abspath(args.arena)))
+    print("\n## concurrency sweep: blitz-arena, instant engines, tc 2s+20ms, "
+          "--inject-flag 0.5\n")
+    print("| concurrency | games | plies | arena CPU µs/ply | wall gap µs/ply"
+          " | losses on time (games without injection) | flag detection |")
+    print("|---|---|---|---|---|---|---|")
+    for c in args.concurrency:
+        games = max(args.sweep_games, 2 * c)
+        r = arena_run(args, work, "sweep%d" % c, toml, ["instant1", "instant2"], "2s+20ms",
+                      games, c, ["--inject-flag", "0.5"])
+        print("| %d | %d | %d | %.1f | %s | %d | %s |" % (
+            c, r.games, r.plies, r.per_ply(r.cpu), r.extra.replace("gap ", ""), r.losses,
+            r.flags.replace("flag detection: ", "")))
+        sys.stdout.flush()
+
+
+def growth(args, work):
+    """Wall time from each bestmove to the next go, by ply, from the events."""
+    toml = os.path.join(work, "growth.toml")
+    with open(toml, "w") as f:
+        # Seeded random movers: long games (hundreds of plies), the same on every run.
+        for n, seed in (("random1", 1), ("random2", 2)):
+            f.write('[engines.%s]\nbuiltin = "random"\noptions = { Seed = %d }\n' % (n, seed))
+    r = arena_run(args, work, "growth", toml, ["random1", "random2"], "60s+0s",
+                  args.growth_games, 1)
+    by_ply = {}
+    for line in open(os.path.join(r.out, "events.jsonl")):
+        last, ply = None, 0
+        for e in json.loads(line)["events"]:
+            if e["event"] in ("move", "illegal-move"):
+                last, ply = e["t_us"], ply + 1
+            elif e["event"] == "go" and last is not None:
+                by_ply.setdefault(ply, []).append(e["t_us"] - last)
+                last = None
+    print("\n## growth: wall µs between bestmove and the next go, by ply "
+          "(blitz-arena, seeded random movers, concurrency 1)\n")
+    print("| plies | gaps | median µs | mean µs |")
+    print("|---|---|---|---|")
+    for lo, hi in ((1, 50), (51, 150), (151, 250), (251, 350), (351, 10**6)):
+        gaps = [g for p in range(lo, min(hi, max(by_ply, default=0)) + 1)
+                for g in by_ply.get(p, [])]
+        if gaps:
+            print("| %d-%s | %d | %.0f | %.0f |" % (lo, hi if hi < 10**6 else "", len(gaps),
+                                                  statistics.median(gaps),
+                                                  statistics.fmean(gaps)))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    root = os.path.dirname(HERE)
+    p.add_argument("--arena", default=os.path.join(root, "target/release/blitz-arena"))
+    p.add_argument("--book", default=os.path.join(HERE, "openings.epd"))
+    p.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    p.add_argument("--fastchess", default=shutil.which("fastchess"))
+    p.add_argument("--cutechess", default=shutil.which("cutechess-cli"))
+    p.add_argument("--engine", choices=("builtin", "python"), default="builtin")
+    p.add_argument("--only", default="instant,sf2000,sftc,sweep,growth")
+    p.add_argument("--games", type=int, default=200, help="instant comparison")
+    p.add_argument("--sf-games", type=int, default=20, help="Stockfish at 2000 nodes")
+    p.add_argument("--sftc-games", type=int, default=100, help="Stockfish at 1+0.01")
+    p.add_argument("--sweep-games", type=int, default=8, help="at least, per concurrency")
+    p.add_argument("--growth-games", type=int, default=20)
+    p.add_argument("--concurrency", default="1,2,4,8,16,32,64")
+    p.add_argument("--quick", action="store_true", help="a tiny run of each configuration")
+    p.add_argument("--keep", help="keep the runs' folders in this directory")
+    args = p.parse_args()
+    args.arena = os.path.abspath(args.arena)
+    args.book = os.path.abspath(args.book)
+    args.concurrency = [int(c) for c in args.concurrency.split(",")]
+    if args.quick:
+        args.games = args.sf_games = args.sftc_games = args.sweep_games = args.growth_games = 2
+        args.concurrency = [1, 2]
+    if not os.access(args.arena, os.X_OK):
+        sys.exit("no arena at %s: cargo build --release, or give --arena" % args.arena)
+    only = set(args.only.split(","))
+    unknown = only - {"instant", "sf2000", "sftc", "sweep", "growth"}
+    if unknown:
+        sys.exit("unknown configuration %s" % ", ".join(sorted(unknown)))
+    work = args.keep or tempfile.mkdtemp(prefix="blitz-overhead-")
+    os.makedirs(work, exist_ok=True)
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    print("# blitz-arena overhead, %s, %d CPUs, load average %s" % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(), " ".join(load)))
+    print("fastchess: %s; cutechess-cli: %s" % (args.fastchess or "not on PATH",
+                                               args.cutechess or "not on PATH"))
+    try:
+        if "instant" in only:
+            compare(args, work, "instant", "instant engine (%s)" % args.engine,
+                    instant_engines(args), "60+0", args.games, 1)
+        if "sf2000" in only:
+            compare(args, work, "sf2000", "Stockfish at 2000 nodes", stockfish_engines(args),
+                    "60+0", args.sf_games, 1, nodes=2000)
+        if "sftc" in only:
+            compare(args, work, "sftc", "Stockfish at 1+0.01", stockfish_engines(args),
+                    "1+0.01", args.sftc_games, 2)
+        if "sweep" in only:
+            sweep(args, work)
+        if "growth" in only:
+            growth(args, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    with open("/proc/loadavg") as f:
+        print("\nload average at the end: %s" % " ".join(f.read().split()[:3]))
+
+
+if __name__ == "__main__":
+    main()

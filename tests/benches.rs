@@ -1,0 +1,42 @@
+//! The overhead harness (`benches/overhead.py`) runs, so it cannot rot: a tiny configuration
+//! of each arena-only part, with the real binary. Nothing here is timed; the figures are for
+//! people, in README's speed section.
+
+use std::process::Command;
+
+#[test]
+fn the_overhead_harness_runs_and_reports_every_table() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("python3")
+        .arg(format!("{root}/benches/overhead.py"))
+        .args(["--quick", "--only", "instant,sweep,growth", "--arena"])
+        .arg(env!("CARGO_BIN_EXE_blitz-arena"))
+        // Only the arena: a fastchess on the machine is not what this checks.
+        .args(["--fastchess", "", "--cutechess", ""])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}");
+    // The instant comparison: 2 games of the book's first opening, with their plies counted.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| blitz-arena | 2 | "))
+        .unwrap_or_else(|| panic!("no arena row:\n{text}"));
+    let plies: u64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
+    assert!(plies > 0, "{row}");
+    assert!(
+        text.contains("per move between bestmove and the next go"),
+        "{text}"
+    );
+    // The sweep: one row per concurrency, with 0 time losses in games without an injection.
+    for c in [1, 2] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("| {c} | ")) && l.contains(" | 0 | ")),
+            "concurrency {c}:\n{text}"
+        );
+    }
+    assert!(text.contains("## growth"), "{text}");
+    assert!(text.contains("| 1-50 |"), "{text}");
+}
