@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use blitz_arena::app::{self, Finish, UsageError};
 use blitz_arena::cli::{Cli, Command};
+use blitz_arena::console::err_line;
 use blitz_arena::tournament::Format;
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -84,8 +85,8 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
         _ = int.recv() => 130,
         _ = term.recv() => 143,
     };
-    eprintln!(
-        "stopping: finishing the files of the games already played (signal again to exit at once)"
+    err_line(
+        "stopping: finishing the files of the games already played (signal again to exit at once)",
     );
     let _ = cancel.send(true);
     tokio::spawn(async move {
@@ -100,7 +101,7 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
 
 fn fail(e: &anyhow::Error) -> ExitCode {
     // One line: the error and its causes.
-    eprintln!("blitz-arena: error: {e:#}");
+    err_line(&format!("blitz-arena: error: {e:#}"));
     if e.downcast_ref::<UsageError>().is_some() {
         ExitCode::from(2)
     } else {
@@ -120,7 +121,10 @@ fn bad_command_line(e: clap::Error) -> ExitCode {
         // Help on stdout (exit 0), or on stderr with exit 2 for a bare `blitz-arena`.
         e.exit();
     }
-    eprintln!("blitz-arena: error: {}", one_line(&e.render().to_string()));
+    err_line(&format!(
+        "blitz-arena: error: {}",
+        one_line(&e.render().to_string())
+    ));
     ExitCode::from(2)
 }
 

@@ -62,3 +62,44 @@ fn no_increment_is_earned_once_a_flag_has_fallen() {
     }
     assert!(flagged >= 1, "no flag fell: {rows:?}");
 }
+
+/// Issue 12 item 4, as reported: `gauntlet ... 2>&1 | head -2`. The reader goes away after
+/// two lines; the run must still play every game, write every file and exit 0.
+#[test]
+fn a_closed_console_pipe_stops_nothing() {
+    use std::io::{BufRead, BufReader};
+    let s = Scratch::new("closed-pipe");
+    s.write("engines.toml", BUILTINS);
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut child = s
+        .command(&[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy,random",
+            "--games",
+            "4",
+            "--tc",
+            "2s+0.02s",
+            "--out",
+            "out",
+        ])
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(reader);
+    for _ in 0..2 {
+        let mut line = String::new();
+        lines.read_line(&mut line).unwrap();
+        assert!(!line.is_empty(), "the run printed fewer than two lines");
+    }
+    drop(lines); // `head -2` exits: the pipe's only reader is gone.
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 8);
+    assert_eq!(pgn_games(&s.path("out/games.pgn")).len(), 8);
+    let summary = std::fs::read_to_string(s.path("out/summary.csv")).unwrap();
+    assert!(summary.contains("minimax"), "{summary}");
+    assert_no_leftovers(&s);
+}
