@@ -103,3 +103,92 @@ fn a_closed_console_pipe_stops_nothing() {
     assert!(summary.contains("minimax"), "{summary}");
     assert_no_leftovers(&s);
 }
+
+/// python-chess's reading of a PGN file: per game, its PlyCount tag and the number of moves
+/// of its mainline, or the errors it met.
+fn python_chess_plies(pgn: &std::path::Path) -> Vec<(usize, usize)> {
+    let script = r#"
+import sys, chess.pgn
+f = open(sys.argv[1])
+while True:
+    g = chess.pgn.read_game(f)
+    if g is None: break
+    if g.errors: print("ERRORS", g.errors); sys.exit(1)
+    print(g.headers["PlyCount"], len(list(g.mainline_moves())))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(pgn)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| {
+            let (tag, read) = l.split_once(' ').unwrap();
+            (tag.parse().unwrap(), read.parse().unwrap())
+        })
+        .collect()
+}
+
+/// Issue 12 items 6 and 7: unnoticed `0000` moves stand and are written as null moves, so
+/// python-chess reads every game to its end: all its moves and the null moves, as PlyCount
+/// says; and no movetext line starts a tag, so `^[Event` counts the games.
+#[test]
+fn python_chess_reads_every_game_with_unnoticed_null_moves_to_its_end() {
+    if !python_chess() {
+        eprintln!("python-chess not installed: skipped");
+        return;
+    }
+    let s = Scratch::new("null-moves");
+    s.write("engines.toml", BUILTINS);
+    s.run_ok(&[
+        "gauntlet",
+        "random",
+        "--vs",
+        "greedy",
+        "--tc",
+        "10s+0",
+        "--games",
+        "12",
+        "--max-moves",
+        "30",
+        "--inject-illegal",
+        "0.05",
+        "--illegal-kinds",
+        "no-move",
+        "--illegal-notice",
+        "0",
+        "--ruleset",
+        "house",
+        "--seed",
+        "5",
+        "--out",
+        "out",
+    ]);
+    let rows = csv_rows(&s.path("out/games.csv"));
+    let pgn = std::fs::read_to_string(s.path("out/games.pgn")).unwrap();
+    assert_eq!(
+        pgn.lines().filter(|l| l.starts_with("[Event ")).count(),
+        rows.len()
+    );
+    let games = pgn_games(&s.path("out/games.pgn"));
+    let read = python_chess_plies(&s.path("out/games.pgn"));
+    assert_eq!(read.len(), rows.len());
+    let mut nulls = 0;
+    for ((tag, read), (tags, movetext)) in read.iter().zip(&games) {
+        assert_eq!(tag, read, "game {}: {movetext}", tags["Round"]);
+        let row = rows.iter().find(|r| r["game"] == tags["Round"]).unwrap();
+        let plies: usize = row["plies"].parse().unwrap();
+        let null = movetext.split_whitespace().filter(|t| *t == "--").count();
+        nulls += null;
+        if !movetext.contains("PGN cannot write it") {
+            // Every move the engines played, and each null move, is in the movetext.
+            assert_eq!(*read, plies + null, "game {}: {movetext}", tags["Round"]);
+        }
+    }
+    assert!(
+        nulls >= 1,
+        "no null move stood in 12 games: pick another seed"
+    );
+}
