@@ -48,7 +48,7 @@ pub enum Command {
         run: RunArgs,
     },
     /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty, script).
-    #[command(after_help = crate::builtin::FAULTY_HELP)]
+    #[command(after_help = format!("{}\n\n{}", crate::builtin::FAULTY_HELP.trim_end(), crate::builtin::SCRIPT_HELP))]
     Engine {
         name: String,
         /// Its arguments (`faulty`: its fault flags, e.g. --crash-after 3; `script`: --moves ...).
@@ -65,6 +65,13 @@ pub enum Command {
         roster: PathBuf,
     },
     /// Summary tables from one or more games.csv files or results folders.
+    #[command(
+        long_about = "Prints the tables a run ends with, for the games of any mix of results folders \
+and games.csv files counted together: the standings (games, W/D/L, score, Elo difference with \
+its 95% interval, LOS, draw ratio), the time table, think time by game phase (from a folder's \
+events.jsonl), the pairings, the pentanomial counts of paired openings, and the terminations.",
+        after_help = "Example: blitz-arena stats results/shard-1 results/shard-2/games.csv"
+    )]
     Stats {
         /// Results folders or games.csv files; their games are counted together.
         #[arg(value_name = "RESULTS", required = true)]

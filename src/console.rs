@@ -18,6 +18,20 @@ pub fn err_line(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// An error and its causes on one line, each said once: a cause whose text the message
+/// already holds (`x: cannot read: {io error}` over that io error) is not repeated.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !out.contains(&cause) {
+            out.push_str(": ");
+            out.push_str(&cause);
+        }
+    }
+    out
+}
+
 /// `println!` that never panics: see [`out_line`].
 macro_rules! say {
     ($($arg:tt)*) => {
@@ -33,3 +47,26 @@ macro_rules! note {
     };
 }
 pub(crate) use note;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("engine x: cannot start /bin/x: {source}")]
+    struct Start {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn an_error_line_says_each_cause_once() {
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::from(Start { source: io() });
+        assert_eq!(
+            error_text(&e),
+            "engine x: cannot start /bin/x: entity not found"
+        );
+        let e = anyhow::Error::from(io()).context("book.epd: cannot read");
+        assert_eq!(error_text(&e), "book.epd: cannot read: entity not found");
+    }
+}
