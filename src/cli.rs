@@ -109,8 +109,10 @@ pub struct RunArgs {
     /// Engine roster.
     #[arg(long, value_name = "FILE", default_value = "engines.toml")]
     pub engines: PathBuf,
-    /// Time control for both sides, minutes + seconds: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms;
-    /// each time 0 to 1000000000000 ms, not all zero [default: 5+0]
+    /// Time control for both sides. Bare numbers are minutes + seconds (FIDE/PGN): 10+0.1 is 10
+    /// minutes plus 0.1 s a move (cutechess's 10 seconds is 10s+0.1s); 5+0, 3+2, G/5, G/5;d2
+    /// (2 s delay), 30s+0.3s, 500ms+5ms, 2m+1s; each time 0 to 1000000000000 ms, not all zero;
+    /// printed in words when the run starts [default: 5+0]
     #[arg(long)]
     pub tc: Option<TimeControl>,
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]

@@ -783,3 +783,40 @@ fn a_book_line_whose_game_is_over_is_skipped_with_a_warning() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["opening"] == "start"), "{rows:?}");
 }
+
+/// Issue 12 item 12: `--tc 10+0.1` keeps the FIDE/PGN meaning (ten minutes), `--help` says
+/// so with units, and every run starts by saying its time control in words.
+#[test]
+fn the_time_control_is_minutes_plus_seconds_and_said_in_words() {
+    let s = Scratch::new("tc-words");
+    s.write("engines.toml", BUILTINS);
+    let help = stdout(&s.run_ok(&["gauntlet", "--help"]));
+    assert!(
+        help.contains("10+0.1 is 10 minutes plus 0.1 s a move"),
+        "{help}"
+    );
+    let out = s.run_ok(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--tc",
+        "10+0.1",
+        "--games",
+        "2",
+        "--max-moves",
+        "2",
+        "--out",
+        "out",
+    ]);
+    let first = stderr(&out).lines().next().unwrap_or("").to_string();
+    assert!(
+        first.contains("tc 10+0.1 = 10 minutes + 0.1 seconds a move"),
+        "{first}"
+    );
+    let rows = csv_rows(&s.path("out/games.csv"));
+    // Two plies at most of a ten-minute game: nearly ten minutes are left.
+    assert!(rows
+        .iter()
+        .all(|r| r["white_ms_left"].parse::<i64>().unwrap() > 590_000));
+}

@@ -99,7 +99,7 @@ pub async fn tournament(
 
     let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
     note!(
-        "{}: {} | {} games{} | tc {} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
+        "{}: {} | {} games{} | tc {} = {}{} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
         format.as_str(),
         match format {
             Format::Gauntlet => format!("{} vs {}", names[0], names[1..].join(", ")),
@@ -110,6 +110,11 @@ pub async fn tournament(
             .map(|s| format!(" (shard {s})"))
             .unwrap_or_default(),
         plan.tc,
+        plan.tc.in_words(),
+        plan.engines
+            .iter()
+            .filter_map(|e| e.tc.map(|tc| format!(", {} {tc} = {}", e.name, tc.in_words())))
+            .collect::<String>(),
         plan.settings.ruleset,
         plan.concurrency,
         plan.seed,
