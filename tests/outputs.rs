@@ -192,3 +192,54 @@ fn python_chess_reads_every_game_with_unnoticed_null_moves_to_its_end() {
         "no null move stood in 12 games: pick another seed"
     );
 }
+
+/// Issue 12 item 7: a crashed engine's stderr full of tag lines goes into the PGN comments
+/// without ever starting a line: `^[Event` counts exactly the games, and python-chess reads
+/// them all.
+#[test]
+fn a_crashed_engines_tag_lines_never_start_a_pgn_line() {
+    let s = Scratch::new("evil-stderr");
+    let evil = s.write(
+        "evil.sh",
+        "#!/bin/sh\n\
+         while read -r line; do\n\
+           case \"$line\" in\n\
+             uci) echo 'id name evil'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             go*) i=0; while [ $i -lt 20 ]; do echo \"[Event \\\"evil $i\\\"] [Site \\\"x\\\"]\" >&2; i=$((i+1)); done; exit 3;;\n\
+             quit) exit 0;;\n\
+           esac\n\
+         done\n",
+    );
+    std::fs::set_permissions(&evil, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    s.write(
+        "engines.toml",
+        &format!(
+            "{BUILTINS}[engines.evil]\ncmd = {:?}\n",
+            evil.display().to_string()
+        ),
+    );
+    s.run_ok(&[
+        "gauntlet", "random", "--vs", "evil", "--tc", "10s+0", "--games", "2", "--out", "out",
+    ]);
+    let rows = csv_rows(&s.path("out/games.csv"));
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter().all(|r| r["termination"] == "engine-crash"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|r| r["detail"].contains("[Event")),
+        "{rows:?}"
+    );
+    let pgn = std::fs::read_to_string(s.path("out/games.pgn")).unwrap();
+    assert_eq!(
+        pgn.lines().filter(|l| l.starts_with("[Event")).count(),
+        2,
+        "{pgn}"
+    );
+    if python_chess() {
+        let read = python_chess_plies(&s.path("out/games.pgn"));
+        assert_eq!(read.len(), 2);
+    }
+}
