@@ -616,7 +616,7 @@ fn not_simulated_line(only: Option<Ruleset>) -> Vec<String> {
         })
         .collect();
     wrap(
-        "not simulated (human-only, see docs/rulesets.md):",
+        "not simulated (human-only):",
         &items.join(", "),
         2,
     )
