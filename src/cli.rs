@@ -48,7 +48,7 @@ pub enum Command {
         run: RunArgs,
     },
     /// Run a built-in UCI engine on stdin/stdout (random, instant, greedy, minimax, faulty, script).
-    #[command(after_help = crate::builtin::FAULTY_HELP)]
+    #[command(after_help = format!("{}\n\n{}", crate::builtin::FAULTY_HELP.trim_end(), crate::builtin::SCRIPT_HELP))]
     Engine {
         name: String,
         /// Its arguments (`faulty`: its fault flags, e.g. --crash-after 3; `script`: --moves ...).
@@ -65,6 +65,13 @@ pub enum Command {
         roster: PathBuf,
     },
     /// Summary tables from one or more games.csv files or results folders.
+    #[command(
+        long_about = "Prints the tables a run ends with, for the games of any mix of results folders \
+and games.csv files counted together: the standings (games, W/D/L, score, Elo difference with \
+its 95% interval, LOS, draw ratio), the time table, think time by game phase (from a folder's \
+events.jsonl), the pairings, the pentanomial counts of paired openings, and the terminations.",
+        after_help = "Example: blitz-arena stats results/shard-1 results/shard-2/games.csv"
+    )]
     Stats {
         /// Results folders or games.csv files; their games are counted together.
         #[arg(value_name = "RESULTS", required = true)]
@@ -102,8 +109,10 @@ pub struct RunArgs {
     /// Engine roster.
     #[arg(long, value_name = "FILE", default_value = "engines.toml")]
     pub engines: PathBuf,
-    /// Time control for both sides, minutes + seconds: 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms;
-    /// each time 0 to 1000000000000 ms, not all zero [default: 5+0]
+    /// Time control for both sides. Bare numbers are minutes + seconds (FIDE/PGN): 10+0.1 is 10
+    /// minutes plus 0.1 s a move (cutechess's 10 seconds is 10s+0.1s); 5+0, 3+2, G/5, G/5;d2
+    /// (2 s delay), 30s+0.3s, 500ms+5ms, 2m+1s; each time 0 to 1000000000000 ms, not all zero;
+    /// printed in words when the run starts [default: 5+0]
     #[arg(long)]
     pub tc: Option<TimeControl>,
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]

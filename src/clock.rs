@@ -41,6 +41,8 @@ pub struct Clock {
     running: Option<(Side, Instant)>,
     /// Tolerance below zero before a flag counts (`--time-margin`; 0 by the rules).
     margin_us: i64,
+    /// Whose flag has fallen: from then on that side earns no increment.
+    fallen: [bool; 2],
 }
 
 impl Clock {
@@ -50,6 +52,7 @@ impl Clock {
             left_us: [micros(white.base), micros(black.base)],
             running: None,
             margin_us: 0,
+            fallen: [false; 2],
         }
     }
 
@@ -87,13 +90,22 @@ impl Clock {
     }
 
     /// Stops the running clock at `at` (the instant `bestmove` was read) and adds the Fischer
-    /// increment, unless the mover was already past its flag (a fallen flag stays fallen).
+    /// increment, unless the mover's flag has fallen, in this turn or any before.
+    ///
+    /// The flag falls the instant the time left reaches zero (less `--time-margin`), so a
+    /// `bestmove` read exactly at zero (the clock press, H4, USCF 14) comes after the allotted
+    /// time has expired (FIDE 6.9). The increment is time added with each move made within
+    /// the allotted time (FIDE 6.1): a side whose flag is down earns none for that move nor
+    /// any later one, and its clock stays negative, recording how far over it went.
     pub fn stop(&mut self, at: Instant) -> Option<Turn> {
         let (side, started) = self.running.take()?;
         let elapsed = at.saturating_duration_since(started);
         let i = side.index();
         let mut left = self.left_us[i] - self.charged_us(side, elapsed);
-        if left >= -self.margin_us {
+        if left <= -self.margin_us {
+            self.fallen[i] = true;
+        }
+        if !self.fallen[i] {
             left += micros(self.tc[i].increment);
         }
         self.left_us[i] = left;
@@ -193,6 +205,28 @@ mod tests {
             Clock::new("1s+1".parse().unwrap(), "1s+1".parse().unwrap()).with_margin(ms(300));
         clock.start(Side::White, t0);
         assert_eq!(clock.stop(t0 + ms(1200)).unwrap().left_us, 800_000);
+    }
+
+    #[tokio::test]
+    async fn a_move_read_exactly_at_zero_earns_no_increment_now_or_later() {
+        pause();
+        let mut clock = Clock::new("1s+0.5s".parse().unwrap(), "1s+0.5s".parse().unwrap());
+        clock.start(Side::Black, Instant::now());
+        advance(ms(1000)).await;
+        // Read at the very instant the flag fell.
+        assert_eq!(clock.flag_deadline(), Some(Instant::now()));
+        assert_eq!(clock.stop(Instant::now()).unwrap().left_us, 0);
+        // Its flag stays fallen: quick moves afterwards earn nothing either.
+        for _ in 0..3 {
+            clock.start(Side::Black, Instant::now());
+            advance(ms(10)).await;
+            clock.stop(Instant::now());
+        }
+        assert_eq!(clock.left_us(Side::Black, Instant::now()), -30_000);
+        // The other side, whose flag is up, still earns its increment.
+        clock.start(Side::White, Instant::now());
+        advance(ms(100)).await;
+        assert_eq!(clock.stop(Instant::now()).unwrap().left_us, 1_400_000);
     }
 
     #[tokio::test]

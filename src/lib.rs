@@ -7,6 +7,7 @@ pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod console;
 pub mod engine;
 pub mod event;
 pub mod game;

@@ -8,13 +8,17 @@ use std::process::ExitCode;
 
 use blitz_arena::app::{self, Finish, UsageError};
 use blitz_arena::cli::{Cli, Command};
+use blitz_arena::console::{err_line, error_text, out_line};
 use blitz_arena::tournament::Format;
 use clap::error::ErrorKind;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
 fn main() -> ExitCode {
+    if help_on_help() {
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return bad_command_line(e),
@@ -84,8 +88,8 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
         _ = int.recv() => 130,
         _ = term.recv() => 143,
     };
-    eprintln!(
-        "stopping: finishing the files of the games already played (signal again to exit at once)"
+    err_line(
+        "stopping: finishing the files of the games already played (signal again to exit at once)",
     );
     let _ = cancel.send(true);
     tokio::spawn(async move {
@@ -100,11 +104,31 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
 
 fn fail(e: &anyhow::Error) -> ExitCode {
     // One line: the error and its causes.
-    eprintln!("blitz-arena: error: {e:#}");
+    err_line(&format!("blitz-arena: error: {}", error_text(e)));
     if e.downcast_ref::<UsageError>().is_some() {
         ExitCode::from(2)
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `blitz-arena help --help` (or `-h`): the help of the `help` command, which clap refuses
+/// to print ("unrecognized subcommand '--help'"). True if it was asked for and printed.
+fn help_on_help() -> bool {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let asked = args.first().is_some_and(|a| a == "help")
+        && args[1..].iter().any(|a| a == "--help" || a == "-h");
+    if !asked {
+        return false;
+    }
+    let mut command = Cli::command();
+    command.build();
+    match command.find_subcommand_mut("help") {
+        Some(help) => {
+            out_line(&help.render_long_help().to_string());
+            true
+        }
+        None => false,
     }
 }
 
@@ -120,7 +144,10 @@ fn bad_command_line(e: clap::Error) -> ExitCode {
         // Help on stdout (exit 0), or on stderr with exit 2 for a bare `blitz-arena`.
         e.exit();
     }
-    eprintln!("blitz-arena: error: {}", one_line(&e.render().to_string()));
+    err_line(&format!(
+        "blitz-arena: error: {}",
+        one_line(&e.render().to_string())
+    ));
     ExitCode::from(2)
 }
 

@@ -84,11 +84,12 @@ impl Opening {
 /// Why an opening book could not be used. Every message is one line naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningsError {
-    #[error("{}: cannot read: {source}", path.display())]
+    /// Not a `#[source]`: the message already holds it, and a chain printed with `{:#}` would
+    /// say it twice.
+    #[error("{}: cannot read: {error}", path.display())]
     Read {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A bad line of an EPD/FEN book: `book.epd:7: bad position: missing king`.
     #[error("{}:{line}: {message}", path.display())]
@@ -113,9 +114,9 @@ pub enum OpeningsError {
 /// Reads an opening book: PGN if the file is called `*.pgn` or starts with a tag pair,
 /// otherwise EPD/FEN, one position per line. An empty book is an error.
 pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
-    let data = std::fs::read(path).map_err(|source| OpeningsError::Read {
+    let data = std::fs::read(path).map_err(|error| OpeningsError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let is_pgn = path
         .extension()
@@ -124,7 +125,11 @@ pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
     let openings = if is_pgn {
         load_pgn(path, &data)?
     } else {
-        load_epd(path, &data)?
+        let (openings, skipped) = load_epd(path, &data)?;
+        for line in skipped {
+            crate::console::note!("warning: {line}: skipped");
+        }
+        openings
     };
     if openings.is_empty() {
         return Err(OpeningsError::Empty {
@@ -154,9 +159,12 @@ fn looks_like_pgn(data: &[u8]) -> bool {
 
 // ---- EPD / FEN ------------------------------------------------------------------------------
 
-fn load_epd(path: &Path, data: &[u8]) -> Result<Vec<Opening>, OpeningsError> {
+/// The book's positions, and the lines skipped because their game is already over (`book.epd:3:
+/// the game is already over (checkmate)`): one such line does not make the book unusable.
+fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), OpeningsError> {
     let text = String::from_utf8_lossy(strip_bom(data));
     let mut openings = Vec::new();
+    let mut skipped = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -168,6 +176,13 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<Vec<Opening>, OpeningsError> {
             line: line_no,
             message,
         })?;
+        if let Some(over) = game_over(&root) {
+            skipped.push(format!(
+                "{}:{line_no}: the game is already over ({over})",
+                path.display()
+            ));
+            continue;
+        }
         openings.push(Opening {
             name: id.unwrap_or_else(|| format!("#{line_no}")),
             root_fen: root_fen(&root),
@@ -175,7 +190,7 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<Vec<Opening>, OpeningsError> {
             moves: Vec::new(),
         });
     }
-    Ok(openings)
+    Ok((openings, skipped))
 }
 
 /// A FEN or EPD line -> (position, EPD `id`).
@@ -218,7 +233,7 @@ fn parse_position_line(line: &str) -> Result<(Chess, Option<String>), String> {
         )
     });
     let fen = format!("{} {halfmoves} {fullmoves}", fields.join(" "));
-    let root = parse_fen(&fen).map_err(|e| format!("bad position: {e}"))?;
+    let root = parse_fen_position(&fen).map_err(|e| format!("bad position: {e}"))?;
     let id = operand("id").filter(|s| !s.trim().is_empty());
     Ok((root, id))
 }
@@ -285,17 +300,22 @@ fn parse_epd_operations(s: &str) -> Result<Vec<(String, Vec<String>)>, String> {
 
 /// A full FEN -> a legal standard-chess position in which the game is not over.
 fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let setup = Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| e.to_string())?;
-    let pos: Chess = setup.into_position(CastlingMode::Standard).map_err(|e| {
-        let text = e.to_string();
-        text.strip_prefix("illegal position: ")
-            .map(String::from)
-            .unwrap_or(text)
-    })?;
+    let pos = parse_fen_position(fen)?;
     if let Some(over) = game_over(&pos) {
         return Err(format!("the game is already over ({over})"));
     }
     Ok(pos)
+}
+
+/// A full FEN -> a legal standard-chess position.
+fn parse_fen_position(fen: &str) -> Result<Chess, String> {
+    let setup = Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| e.to_string())?;
+    setup.into_position(CastlingMode::Standard).map_err(|e| {
+        let text = e.to_string();
+        text.strip_prefix("illegal position: ")
+            .map(String::from)
+            .unwrap_or(text)
+    })
 }
 
 fn game_over(pos: &Chess) -> Option<&'static str> {
@@ -734,22 +754,33 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         )
         .unwrap_err();
         assert_eq!(e, "b.fen:1: bad position: invalid turn part in fen");
-        // Fool's mate: the game is over.
-        let e = load(
-            "b.epd",
-            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n",
-        )
-        .unwrap_err();
-        assert_eq!(
-            e,
-            "b.epd:1: bad position: the game is already over (checkmate)"
-        );
+        // Fool's mate: the game is over; alone, the book has no position.
+        let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n";
+        let e = load("b.epd", mated).unwrap_err();
+        assert!(e.starts_with("b.epd: no positions"), "{e}");
         let e = load("b.epd", "# nothing\n\n").unwrap_err();
         assert!(e.starts_with("b.epd: no positions"), "{e}");
         let e = load("b.epd", "4k3/8/8/8/8/8/8/4K2R w KQ - id \"x\";\n").unwrap_err();
         assert!(e.contains("invalid castling rights"), "{e}");
         let e = load("b.epd", "4k3/8/8/8/8/8/8/4K2R w K - id \"x;\n").unwrap_err();
         assert!(e.contains("b.epd:1: bad EPD operations"), "{e}");
+    }
+
+    #[test]
+    fn an_epd_line_whose_game_is_over_is_skipped_and_named() {
+        let book = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n\
+                    rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+                    7k/8/6Q1/8/8/8/8/K7 b - - 0 1 id \"stalemate\";\n";
+        let (openings, skipped) = load_epd(Path::new("b.epd"), book.as_bytes()).unwrap();
+        assert_eq!(openings.len(), 1);
+        assert_eq!(openings[0].name, "#2");
+        assert_eq!(
+            skipped,
+            [
+                "b.epd:1: the game is already over (checkmate)",
+                "b.epd:3: the game is already over (stalemate)"
+            ]
+        );
     }
 
     #[test]
@@ -855,11 +886,10 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
 
     #[test]
     fn missing_book() {
-        let e = load_openings(Path::new("/nonexistent/book.epd"))
-            .unwrap_err()
-            .to_string();
+        let e = load_openings(Path::new("/nonexistent/book.epd")).unwrap_err();
+        // As the command line prints it: the error and its causes, each said once.
         assert_eq!(
-            e,
+            format!("{:#}", anyhow::Error::from(e)),
             "/nonexistent/book.epd: cannot read: No such file or directory (os error 2)"
         );
     }

@@ -7,8 +7,10 @@
 //! - `G/M;incS`: sudden death with a Fischer increment of S seconds;
 //! - values with units: `30s+0.3s`, `500ms+5ms`, `1m`, `2m+1s`.
 //!
-//! A bare number is minutes for the base and seconds for the increment, as in cutechess's
-//! and lichess's `5+3`.
+//! A bare number is minutes for the base and seconds for the increment, the FIDE and PGN usage
+//! (lichess's `5+3` too): `10+0.1` is ten minutes plus 0.1 s a move. cutechess-cli, fastchess
+//! and fishtest read `10+0.1` as ten *seconds*; here that is `10s+0.1s`. Every run prints its
+//! time control in words ([`TimeControl::in_words`]) so the difference cannot go unseen.
 
 use std::fmt;
 use std::str::FromStr;
@@ -44,6 +46,35 @@ impl TimeControl {
             format!("{base}+{}", seconds_str(self.increment))
         }
     }
+}
+
+impl TimeControl {
+    /// The time control in words, for the line that starts every run: `5 minutes, no
+    /// increment`, `10 minutes + 0.1 seconds a move`, `5 minutes, 2 seconds delay a move`.
+    pub fn in_words(&self) -> String {
+        let mut words = duration_words(self.base);
+        if self.increment.is_zero() {
+            words.push_str(", no increment");
+        } else {
+            words.push_str(&format!(" + {} a move", duration_words(self.increment)));
+        }
+        if !self.delay.is_zero() {
+            words.push_str(&format!(", {} delay a move", duration_words(self.delay)));
+        }
+        words
+    }
+}
+
+/// `5 minutes`, `1 minute`, `90 seconds`, `0.1 seconds`, `1 second`.
+fn duration_words(d: Duration) -> String {
+    let us = d.as_micros();
+    let (number, unit) = if us != 0 && us % 60_000_000 == 0 {
+        ((us / 60_000_000).to_string(), "minute")
+    } else {
+        (seconds_str(d), "second")
+    };
+    let plural = if number == "1" { "" } else { "s" };
+    format!("{number} {unit}{plural}")
 }
 
 impl Default for TimeControl {
@@ -194,6 +225,21 @@ impl TryFrom<String> for TimeControl {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_time_control_in_words_says_its_units() {
+        let words = |tc: &str| tc.parse::<TimeControl>().unwrap().in_words();
+        assert_eq!(words("G/5"), "5 minutes, no increment");
+        // FIDE/PGN: a bare base is minutes, a bare increment seconds (cutechess: seconds).
+        assert_eq!(words("10+0.1"), "10 minutes + 0.1 seconds a move");
+        assert_eq!(words("10s+0.1s"), "10 seconds + 0.1 seconds a move");
+        assert_eq!(words("1m+1s"), "1 minute + 1 second a move");
+        assert_eq!(words("90s"), "90 seconds, no increment");
+        assert_eq!(
+            words("G/5;d2"),
+            "5 minutes, no increment, 2 seconds delay a move"
+        );
+    }
+
     use super::*;
 
     fn tc(s: &str) -> TimeControl {

@@ -296,7 +296,7 @@ fn rules_prints_every_ruling_with_its_citation() {
         "(USCF 16)",
         "  mating material: at least two minor pieces",
         "watchers: engines claim nothing, a watcher per side does; defaults: --flag-notice-ms 0",
-        "not simulated (human-only, RULES.md §4): one hand for move and clock (USCF 4)",
+        "not simulated (human-only): one hand for move and clock (USCF 4)",
     ] {
         assert!(uscf.contains(needle), "{needle:?} not in:\n{uscf}");
     }

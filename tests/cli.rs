@@ -691,3 +691,132 @@ fn the_faulty_example_runs_as_readme_shows_it() {
         assert!(text.contains(ruling), "{ruling} not in: {text}");
     }
 }
+
+/// Issue 12 item 11: every help the README sends a user to describes its command, `help
+/// --help` included; a built-in engine's bad name or flag is a bad command line (exit 2).
+#[test]
+fn every_help_describes_its_command_and_engine_flags_are_command_line_values() {
+    let s = Scratch::new("helps");
+    let help = s.run(&["help", "--help"]);
+    assert_eq!(help.status.code(), Some(0), "{}", stderr(&help));
+    assert!(
+        stdout(&help).contains("Usage: blitz-arena help"),
+        "{}",
+        stdout(&help)
+    );
+    let engine = stdout(&s.run_ok(&["engine", "faulty", "--help"]));
+    for flag in ["--crash-after N", "--null-after N", "--exit-on-newgame N"] {
+        assert!(engine.contains(flag), "{flag} not in: {engine}");
+    }
+    let script = stdout(&s.run_ok(&["engine", "script", "--help"]));
+    for flag in [
+        "--moves",
+        "--file PATH",
+        "--then",
+        "--stall-at N",
+        "--crash-at N",
+        "--ignore-stop",
+        "--name NAME",
+    ] {
+        assert!(script.contains(flag), "{flag} not in: {script}");
+    }
+    let stats = stdout(&s.run_ok(&["stats", "--help"]));
+    assert!(stats.contains("the standings"), "{stats}");
+    let no_input = |args: &[&str]| s.command(args).stdin(Stdio::null()).output().unwrap();
+    assert_one_line(&no_input(&["engine", "nosuch"]), 2, &["unknown engine"]);
+    assert_one_line(
+        &no_input(&["engine", "faulty", "--crash-after", "x"]),
+        2,
+        &["--crash-after"],
+    );
+    assert_one_line(
+        &no_input(&["engine", "script", "--moves", "e2e4@2x"]),
+        2,
+        &["bad time"],
+    );
+    s.write("engines.toml", BUILTINS);
+    assert_one_line(
+        &s.run(&["gauntlet", "instant", "--vs", "random", "--max-moves", "0"]),
+        2,
+        &["--max-moves", "1 to 10000"],
+    );
+}
+
+/// Issue 12 item 11: a book line whose game is already over is skipped with one warning
+/// naming the line; the rest of the book is played.
+#[test]
+fn a_book_line_whose_game_is_over_is_skipped_with_a_warning() {
+    let s = Scratch::new("book-over");
+    s.write("engines.toml", BUILTINS);
+    s.write(
+        "book.epd",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 id \"start\";\n",
+    );
+    let out = s.run_ok(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--tc",
+        "10s+0",
+        "--games",
+        "2",
+        "--max-moves",
+        "5",
+        "--openings",
+        "book.epd",
+        "--out",
+        "out",
+    ]);
+    let warnings: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.contains("warning"))
+        .map(String::from)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", stderr(&out));
+    assert!(
+        warnings[0].contains("book.epd:1: the game is already over (checkmate)"),
+        "{warnings:?}"
+    );
+    let rows = csv_rows(&s.path("out/games.csv"));
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["opening"] == "start"), "{rows:?}");
+}
+
+/// Issue 12 item 12: `--tc 10+0.1` keeps the FIDE/PGN meaning (ten minutes), `--help` says
+/// so with units, and every run starts by saying its time control in words.
+#[test]
+fn the_time_control_is_minutes_plus_seconds_and_said_in_words() {
+    let s = Scratch::new("tc-words");
+    s.write("engines.toml", BUILTINS);
+    let help = stdout(&s.run_ok(&["gauntlet", "--help"]));
+    assert!(
+        help.contains("10+0.1 is 10 minutes plus 0.1 s a move"),
+        "{help}"
+    );
+    let out = s.run_ok(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--tc",
+        "10+0.1",
+        "--games",
+        "2",
+        "--max-moves",
+        "2",
+        "--out",
+        "out",
+    ]);
+    let first = stderr(&out).lines().next().unwrap_or("").to_string();
+    assert!(
+        first.contains("tc 10+0.1 = 10 minutes + 0.1 seconds a move"),
+        "{first}"
+    );
+    let rows = csv_rows(&s.path("out/games.csv"));
+    // Two plies at most of a ten-minute game: nearly ten minutes are left.
+    assert!(rows
+        .iter()
+        .all(|r| r["white_ms_left"].parse::<i64>().unwrap() > 590_000));
+}

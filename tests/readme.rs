@@ -542,3 +542,319 @@ fn readme_exact_timing_race_runs_as_written() {
         }
     }
 }
+
+// ---- Every README example, run as written ---------------------------------------------------
+
+const README: &str = include_str!("../README.md");
+
+/// A fenced code block of README: its language and its text.
+struct Block {
+    lang: &'static str,
+    text: &'static str,
+}
+
+fn code_blocks() -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut rest = README;
+    while let Some(open) = rest.find("\n```") {
+        let after = &rest[open + 4..];
+        let (lang, body) = after.split_once('\n').unwrap();
+        let close = body.find("\n```").expect("a closed code block");
+        blocks.push(Block {
+            lang: lang.trim(),
+            text: &body[..close + 1],
+        });
+        rest = &body[close + 4..];
+    }
+    blocks
+}
+
+/// The repository's engines.toml, with Debian's engines uncommented when `real` is true.
+fn roster(real: bool) -> String {
+    let text = include_str!("../engines.toml");
+    if !real {
+        return text.to_string();
+    }
+    let start = text.find("# [engines.stockfish]").unwrap();
+    let tail: String = text[start..]
+        .lines()
+        .map(|l| l.strip_prefix("# ").unwrap_or(l.trim_start_matches('#')))
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!("{}{tail}\n", &text[..start])
+}
+
+/// A shell in the scratch folder, with `blitz-arena` on its PATH as the README's install step
+/// puts it there.
+fn shell(s: &Scratch, script: &str) -> std::process::Command {
+    let bin = s.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("blitz-arena");
+    if !link.exists() {
+        std::os::unix::fs::symlink(BIN, &link).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = s.command(&[]);
+    command
+        .env("PATH", path)
+        .arg0_shell(script)
+        .stdin(std::process::Stdio::null());
+    command
+}
+
+trait ArgShell {
+    fn arg0_shell(&mut self, script: &str) -> &mut Self;
+}
+
+impl ArgShell for std::process::Command {
+    /// Turns the `blitz-arena` command into `bash -euc SCRIPT`.
+    fn arg0_shell(&mut self, script: &str) -> &mut Self {
+        let mut bash = std::process::Command::new("bash");
+        bash.args(["-euc", script]);
+        for (k, v) in self.get_envs() {
+            match v {
+                Some(v) => bash.env(k, v),
+                None => bash.env_remove(k),
+            };
+        }
+        if let Some(dir) = self.get_current_dir() {
+            bash.current_dir(dir);
+        }
+        *self = bash;
+        self
+    }
+}
+
+/// Runs `script` to its end; it must succeed.
+#[track_caller]
+fn run_to_end(s: &Scratch, script: &str) -> std::process::Output {
+    let out = shell(s, script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "README example failed ({:?}):\n{script}\n{}{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
+/// Kills a started example if the test fails while it runs.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGKILL) };
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts a long example (hundreds of games) as written, lets it run until `ready` (its first
+/// game saved in a `games.csv` under `dir`, or with `planned_only` its plan written), stops it
+/// with SIGTERM as README says one may, and checks it stopped cleanly (exit 143, no engine
+/// left). Returns its stderr.
+#[track_caller]
+fn start_and_stop(s: &Scratch, script: &str, dir: &str) -> String {
+    stop_when(s, script, dir, false)
+}
+
+#[track_caller]
+fn stop_when(s: &Scratch, script: &str, dir: &str, planned_only: bool) -> String {
+    // `exec`: the arena replaces the shell, so the signal reaches it.
+    let child = shell(s, &format!("exec {script}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut running = Running(child);
+    let child = &mut running.0;
+    let start = std::time::Instant::now();
+    let games = || -> usize {
+        let Ok(entries) = std::fs::read_dir(s.path(dir)) else {
+            return 0;
+        };
+        let mut csvs: Vec<std::path::PathBuf> = entries
+            .flatten()
+            .map(|e| e.path().join("games.csv"))
+            .collect();
+        csvs.push(s.path(dir).join("games.csv"));
+        csvs.iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .map(|t| t.lines().count().saturating_sub(1))
+            .sum()
+    };
+    let ready = || {
+        if planned_only {
+            s.path(dir).join("run.json").exists()
+        } else {
+            games() > 0
+        }
+    };
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("README example ended before its first game: {status:?}\n{script}");
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no game finished in 2 minutes: {script}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(143), "{script}\n{err}");
+    assert!(planned_only || games() >= 1);
+    s.assert_no_engines_left();
+    err
+}
+
+/// Every code block of README runs as written (a block no policy below knows fails the test,
+/// so a new example cannot go untested). Short examples run to their end; examples of hundreds
+/// of games are started as written and stopped after their first game; the install step is the
+/// build this test runs from; the Kubernetes manifest needs a cluster, and the commands in it
+/// are the Slurm script's, which runs here. Real engines are used where they are installed.
+#[test]
+fn every_readme_example_runs_as_written() {
+    let real = debian_engines(&["stockfish", "glaurung", "toga2"]);
+    let blocks = code_blocks();
+    let mut worked_examples = Scratch::new("readme-worked");
+    let mut ran = 0;
+    for block in &blocks {
+        let text = block.text;
+        let s = Scratch::new("readme-example");
+        s.write("engines.toml", &roster(real));
+        if text.contains("cargo install --path .") {
+            // The install step is this build; the gauntlet runs as written.
+            let script: String = text
+                .lines()
+                .filter(|l| !l.starts_with("cargo install"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let out = run_to_end(&s, &script);
+            let err = stderr(&out);
+            assert!(
+                err.lines()
+                    .next()
+                    .unwrap_or("")
+                    .contains("tc 5s+0.05s = 5 seconds + 0.05 seconds a move"),
+                "{err}"
+            );
+            assert_eq!(only_results_rows(&s), 4);
+        } else if block.lang.is_empty() && text.starts_with("blitz-arena gauntlet ENGINE") {
+            // The command synopsis: every command it lists has its help.
+            for line in text.lines() {
+                let command = line.split_whitespace().nth(1).unwrap();
+                s.run_ok(&[command, "--help"]);
+            }
+        } else if block.lang == "toml" {
+            // The engines.toml example: `check` starts every engine it names.
+            if !real {
+                continue;
+            }
+            s.write("engines.toml", text);
+            s.run_ok(&["check"]);
+        } else if text.starts_with("mkdir ex && cd ex") {
+            // The worked examples share one folder: the second adds to the first's roster.
+            worked_examples = Scratch::new("readme-worked");
+            run_to_end(&worked_examples, text);
+        } else if text.starts_with("cat >> engines.toml") {
+            run_to_end(&worked_examples, &format!("cd ex\n{text}"));
+            let row = only_row(&worked_examples, "ex/mate-house");
+            assert_eq!(ruling(&row).0, "0-1", "{row:?}");
+        } else if text.contains("--games 200") || text.contains("--games 2000") {
+            start_and_stop(&s, text.trim(), "results");
+        } else if text.contains("--resume results/20261120T221500Z-gauntlet") {
+            // An interrupted run in that folder first, then the example finishes it.
+            let dir = "results/20261120T221500Z-gauntlet";
+            s.run_ok(&[
+                "gauntlet",
+                "minimax",
+                "--vs",
+                "greedy,random",
+                "--tc",
+                "2s+0.02s",
+                "--games",
+                "2",
+                "--max-moves",
+                "10",
+                "--shard",
+                "1/2",
+                "--out",
+                dir,
+            ]);
+            let before = csv_rows(&s.path(&format!("{dir}/games.csv"))).len();
+            // Drop the shard's last game, as a kill would have.
+            let csv = std::fs::read_to_string(s.path(&format!("{dir}/games.csv"))).unwrap();
+            let kept: Vec<&str> = csv.lines().take(before).collect();
+            std::fs::write(s.path(&format!("{dir}/games.csv")), kept.join("\n") + "\n").unwrap();
+            run_to_end(&s, text);
+            assert_eq!(csv_rows(&s.path(&format!("{dir}/games.csv"))).len(), before);
+        } else if block.lang == "yaml" {
+            // Needs a Kubernetes cluster: its two commands are the Slurm script's.
+            assert!(text.contains(
+                "exec blitz-arena gauntlet stockfish --vs glaurung,toga2 --resume \"$out\""
+            ));
+            continue;
+        } else if text.starts_with("#!/bin/bash\n#SBATCH") {
+            if !real {
+                continue;
+            }
+            let script = format!(
+                "export SLURM_ARRAY_TASK_ID=1 SLURM_CPUS_PER_TASK=2\n{}",
+                text.replace("#!/bin/bash\n", "")
+            );
+            s.write("gauntlet.sh", &script);
+            // It plans shard 1/8 of 5-minute games, and is stopped once it has started.
+            let err = stop_when(&s, "bash gauntlet.sh", "results/shard-1", true);
+            let first = err.lines().next().unwrap_or("");
+            assert!(
+                first.contains("(shard 1/8) | tc 5+0 = 5 minutes, no increment"),
+                "{err}"
+            );
+        } else if text.starts_with("cat > faulty.toml") {
+            run_to_end(&s, text);
+            let fide = csv_rows(&s.path("faulty-fide/games.csv"));
+            assert!(fide.iter().all(|r| r["illegal_moves"] == "1"), "{fide:?}");
+            let house = csv_rows(&s.path("faulty-house/games.csv"));
+            assert!(
+                house.iter().all(|r| r["termination"] == "illegal-move"),
+                "{house:?}"
+            );
+        } else if text.starts_with("cat > bench.toml") {
+            if !real {
+                continue;
+            }
+            let out = run_to_end(&s, text);
+            assert!(stdout(&out).contains("arena overhead:"), "{}", stdout(&out));
+        } else if block.lang == "text" {
+            // Output shown to the reader, not a command.
+            continue;
+        } else if text.contains("echo 'r3k3/8/8/8/8/8/8/R3K3 w - - 0 1' > race.fen") {
+            // Run as written, its table checked, by `readme_exact_timing_race_runs_as_written`.
+            continue;
+        } else if text.starts_with("cargo build --release\npython3 benches/overhead.py") {
+            // The full harness takes 20-40 minutes; tests/benches.rs runs it with `--quick`.
+            continue;
+        } else {
+            panic!("README example with no test: add it here:\n{text}");
+        }
+        ran += 1;
+    }
+    assert!(ran >= 8, "only {ran} examples ran");
+}
+
+/// The number of games in the only folder under `results/`.
+fn only_results_rows(s: &Scratch) -> usize {
+    let dirs: Vec<_> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(dirs.len(), 1);
+    csv_rows(&dirs[0].path().join("games.csv")).len()
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-use super::{say, Finish};
+use super::{note, say, Finish};
 use crate::report::csv::read_rows_reporting;
 use crate::report::{folder, EventsIndex, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::report::{EVENTS_JSONL, GAMES_CSV};
@@ -51,14 +51,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     for (k, dir) in dirs.iter().enumerate() {
         let (rows, torn) = read_rows_reporting(dir)?;
         if torn > 0 {
-            eprintln!(
+            note!(
                 "warning: {}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
                 dir.display()
             );
         }
         let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
         if !index.notes.is_empty() {
-            eprintln!(
+            note!(
                 "warning: {}: {EVENTS_JSONL}: {}",
                 dir.display(),
                 index.notes.join("; ")
@@ -126,7 +126,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         out.display()
     );
     if games.len() < planned {
-        eprintln!(
+        note!(
             "warning: {} of the run's games are missing (unfinished or missing shards)",
             planned - games.len()
         );

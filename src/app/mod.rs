@@ -18,26 +18,7 @@ pub use rules::rules;
 pub use run::tournament;
 pub use stats::stats;
 
-/// Prints a line on stdout; a closed stdout (`blitz-arena stats ... | head`) ends the
-/// program quietly instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        $crate::app::say_line(&format!($($arg)*))
-    };
-}
-pub(crate) use say;
-
-#[doc(hidden)]
-pub fn say_line(line: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    if writeln!(stdout, "{line}")
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
-        std::process::exit(0);
-    }
-}
+pub(crate) use crate::console::{note, say};
 
 /// A command line that cannot run although clap parsed it (options that contradict each
 /// other, a shard with no games, too many games): exit code 2, like clap's own errors.

@@ -657,11 +657,7 @@ fn not_simulated_line(only: Option<Ruleset>) -> Vec<String> {
             }
         })
         .collect();
-    wrap(
-        "not simulated (human-only, RULES.md §4):",
-        &items.join(", "),
-        2,
-    )
+    wrap("not simulated (human-only):", &items.join(", "), 2)
 }
 
 /// What `rules [RULESET]` prints.

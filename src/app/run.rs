@@ -9,7 +9,7 @@ use anyhow::bail;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::{say, usage, Finish};
+use super::{note, say, usage, Finish};
 use crate::cli::{limits, RunArgs};
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
 use crate::engine::{Engine, Timeouts};
@@ -63,7 +63,7 @@ pub async fn tournament(
     tokio::select! {
         checked = preflight(&plan.engines, timeouts) => checked?,
         _ = cancel.wait_for(|c| *c) => {
-            eprintln!("interrupted while starting the engines: no game was played, nothing was written");
+            note!("interrupted while starting the engines: no game was played, nothing was written");
             return Ok(Finish::Interrupted);
         }
     }
@@ -81,7 +81,7 @@ pub async fn tournament(
     let previous = if resuming {
         let reconciled = report::reconcile(&out, plan.game_check(&book))?;
         for repair in &reconciled.repairs {
-            eprintln!("warning: {}: {repair}", out.display());
+            note!("warning: {}: {repair}", out.display());
         }
         reconciled.tally
     } else {
@@ -90,7 +90,7 @@ pub async fn tournament(
     plan.save(&out)?;
     let mut results = ResultsDir::create(&out)?;
     for repair in results.repairs() {
-        eprintln!("warning: {}: {repair}", out.display());
+        note!("warning: {}: {repair}", out.display());
     }
     let done: HashSet<u64> = previous.rows.iter().map(|r| r.game).collect();
     schedule.retain(|p| !done.contains(&p.game));
@@ -98,8 +98,8 @@ pub async fn tournament(
     drop(done);
 
     let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
-    eprintln!(
-        "{}: {} | {} games{} | tc {} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
+    note!(
+        "{}: {} | {} games{} | tc {} = {}{} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
         format.as_str(),
         match format {
             Format::Gauntlet => format!("{} vs {}", names[0], names[1..].join(", ")),
@@ -110,6 +110,11 @@ pub async fn tournament(
             .map(|s| format!(" (shard {s})"))
             .unwrap_or_default(),
         plan.tc,
+        plan.tc.in_words(),
+        plan.engines
+            .iter()
+            .filter_map(|e| e.tc.map(|tc| format!(", {} {tc} = {}", e.name, tc.in_words())))
+            .collect::<String>(),
         plan.settings.ruleset,
         plan.concurrency,
         plan.seed,
@@ -150,7 +155,7 @@ pub async fn tournament(
         // Stopped before any game finished: the folder holds nothing worth keeping.
         drop(results);
         folder::remove_run(&out, created);
-        eprintln!(
+        note!(
             "interrupted before any game finished: nothing was kept ({} removed)",
             out.display()
         );
@@ -214,7 +219,7 @@ pub async fn tournament(
         );
     }
     if outcome.interrupted {
-        eprintln!(
+        note!(
             "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
             tally.rows.len(),
             results.dir().display(),

@@ -20,6 +20,8 @@ use engine::{Engine, Out};
 
 /// The flags of `faulty` and how the arena rules each fault (`blitz-arena engine --help`).
 pub use faulty::HELP as FAULTY_HELP;
+/// The flags and items of `script` (`blitz-arena engine --help`).
+pub use script::HELP as SCRIPT_HELP;
 
 /// Names accepted by `blitz-arena engine NAME`.
 pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty", "script"];
@@ -27,11 +29,14 @@ pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty",
 /// Runs the named engine as a UCI engine on stdin/stdout until `quit` or EOF.
 /// `args` are the extra command-line args (used by `faulty` and `script`).
 pub fn run(name: &str, args: &[String]) -> anyhow::Result<()> {
+    // A bad name or flag is a bad command line (exit code 2).
+    let usage = |e: anyhow::Error| crate::app::UsageError(format!("{e:#}"));
     if name == "script" {
+        script::Options::parse(args).map_err(usage)?;
         // It reads its input itself first (its `id name`, its positions).
         return script::run(args, io::stdin().lock(), Out::stdout());
     }
-    let engine = create(name, args)?;
+    let engine = create(name, args).map_err(usage)?;
     uci::run_loop(name, engine, io::stdin().lock(), Out::stdout())
 }
 

@@ -66,6 +66,23 @@ use shakmaty::Position;
 use super::engine::{log, Engine, Game, GoAction, Limits, Out, Reply};
 use super::uci;
 
+/// `blitz-arena engine script --help` shows this after `faulty`'s flags.
+pub const HELP: &str = "\
+`script` plays the moves it is given, after the given thinking times, whatever the position:
+  --moves \"ITEMS\"   the script: items separated by spaces, `#` starts a comment
+  --file PATH       the script from a file, items separated by spaces or newlines
+  --then WHAT       after the last item: first-legal (default: the first legal move, at once),
+                    stall (never answer) or crash (exit with status 101)
+  --stall-at N      from its move N never answers (stop included)
+  --crash-at N      exits with status 101 at its move N, without answering
+  --ignore-stop     a scripted wait runs to its end whatever `stop` says
+  --name NAME       its `id name` (default: blitz-arena script)
+An item is MOVE[@TIME][:cp=N|:mate=N]: MOVE is sent verbatim after `bestmove` (so 0000, e7e8
+or a king capture too); TIME (120ms, 2s, 1.5s or a number of ms) is how long it waits after
+reading `go`; cp/mate send an `info ... score` line first. Move k of a game answers the k-th
+`go` since `ucinewgame`. Example: --moves \"e2e4@120ms g1f3@2s:cp=35 d1h5@1.5s\"
+";
+
 /// The `id name` without `--name`.
 pub const DEFAULT_NAME: &str = "blitz-arena script";
 

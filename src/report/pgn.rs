@@ -19,8 +19,8 @@
 //! [Ruleset "fide"]
 //! [RuleCited "FIDE 5.1.1"]
 //!
-//! 1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5 {[%clk 0:04:58.5]
-//! [%emt 0:00:01.5]} ... 4. Qxf7# {[%clk 0:04:55.0] [%emt 0:00:01.0]}
+//! 1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5
+//! {[%clk 0:04:58.5] [%emt 0:00:01.5]} ... 4. Qxf7# {[%clk 0:04:55.0] [%emt 0:00:01.0]}
 //! {checkmate, rule FIDE 5.1.1} 1-0
 //! ```
 //!
@@ -34,19 +34,24 @@
 //! - Whatever is not a legal move (an illegal move, a flag fall, an engine fault) becomes a
 //!   comment where it happened; the game ends with a comment naming what ended it and the rule
 //!   cited, then the result token.
-//! - If a move of the record cannot be replayed (an illegal move that stood, or a record that
-//!   does not fit its opening), the movetext stops there and the rest of the record is told in
-//!   the final comment, so that the PGN still loads everywhere.
+//! - An illegal move that stood is written as the move it became where PGN can say it: a pawn
+//!   sent without its piece as the queen promotion it became, `0000` as the null move `--`
+//!   (when the position after it is legal). Any other (a jump, a bad castling, a king left in
+//!   check) stops the movetext: a comment gives the FEN the game went on from, and the rest of
+//!   the record is told in the final comment with its moves in UCI, so that the PGN still loads
+//!   everywhere and `PlyCount` is the number of moves a reader replays. So does a record that
+//!   does not fit its opening.
 //! - Movetext lines are at most 80 columns; a blank line separates the tags from the movetext
-//!   and ends the game.
+//!   and ends the game. No movetext line starts with `[` or `%`: a clock comment is never
+//!   split, and comment text has no square brackets.
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
 
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
-use crate::rules::illegal::IllegalKind;
+use crate::rules::illegal::{self, IllegalKind, MoveCheck};
 use crate::timecontrol::TimeControl;
 
 /// The widest movetext line written.
@@ -179,8 +184,6 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
     }
 }
 
-/// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
-/// letter is read as a queen, as the rulesets that let it stand do (WBCA 17, USCF 16).
 /// Writes one move with its clock comment, after the notes gathered before it.
 fn push_move(
     atoms: &mut Vec<String>,
@@ -191,20 +194,40 @@ fn push_move(
     clock_us: i64,
     think_us: i64,
 ) {
+    push_notes(atoms, notes);
+    push_number(atoms, p, side);
+    atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
+    push_clocks(atoms, clock_us, think_us);
+}
+
+/// The notes gathered since the last move, as one comment.
+fn push_notes(atoms: &mut Vec<String>, notes: &mut Vec<Note>) {
     if !notes.is_empty() {
         let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
         push_comment(atoms, &text.join("; "));
     }
+}
+
+/// `12.` or `12...`: a black move always carries its number, since it follows a comment.
+fn push_number(atoms: &mut Vec<String>, p: &Chess, side: Side) {
     let number = p.fullmoves().get();
     atoms.push(match side {
         Side::White => format!("{number}."),
         Side::Black => format!("{number}..."),
     });
-    atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
-    atoms.push(format!("{{[%clk {}]", clock(clock_us)));
-    atoms.push(format!("[%emt {}]}}", clock(think_us)));
 }
 
+/// The clock comment after a move, as one atom so that no line starts inside it.
+fn push_clocks(atoms: &mut Vec<String>, clock_us: i64, think_us: i64) {
+    atoms.push(format!(
+        "{{[%clk {}] [%emt {}]}}",
+        clock(clock_us),
+        clock(think_us)
+    ));
+}
+
+/// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
+/// letter is read as a queen, as the rulesets that let it stand do (WBCA 17, USCF 16).
 fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     let legal = |t: &str| {
         UciMove::from_ascii(t.as_bytes())
@@ -222,7 +245,7 @@ fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
 }
 
 /// Notes where the movetext stops and the rest of the record is told in the final comment.
-const STOOD: &str = "the illegal move stood, so the moves after it cannot be written in SAN";
+const STOOD: &str = "the illegal move stood, and PGN cannot write it: the movetext stops here";
 const NO_FIT: &str =
     "the next move does not fit the position, so the moves from here cannot be written in SAN";
 
@@ -240,6 +263,74 @@ struct Note {
     key: Option<String>,
 }
 
+/// An illegal move of the record, until the next move shows whether it stood.
+struct Pending {
+    side: Side,
+    uci: String,
+    kind: Option<IllegalKind>,
+    think_us: i64,
+    clock_us: i64,
+}
+
+/// What became of an illegal move that stood, in the movetext.
+enum Stood {
+    /// Written as a move: a pawn sent without its piece as the queen promotion it became, or
+    /// `0000` as the null move `--` (python-chess, pgn-extract, ChessBase and Scid read it).
+    Written,
+    /// PGN cannot write it (a jump, a bad castling, a king left in check): the movetext stops,
+    /// and the note says where the game went on from.
+    Stop(String),
+    /// The record does not say what it did to the board.
+    Unknown,
+}
+
+/// Writes an illegal move that stood as the move it became, when PGN can express it and the
+/// position after it is one a PGN reader can go on from; else says how the game went on.
+fn write_stood(
+    atoms: &mut Vec<String>,
+    notes: &mut Vec<Note>,
+    p: &mut Chess,
+    illegal: &Pending,
+) -> Stood {
+    let (side, sent) = (illegal.side, illegal.uci.as_str());
+    let (think_us, clock_us) = (illegal.think_us, illegal.clock_us);
+    if illegal.kind == Some(IllegalKind::NoPromotion) {
+        // The rules made it a queen (WBCA 17, USCF 16, FIDE 7.5.2), or it stood unnoticed.
+        return match parse_move(p, sent) {
+            Some(m) => {
+                notes.push(Note {
+                    text: format!("{} sent {sent:?} without its piece: a queen", side.name()),
+                    key: None,
+                });
+                push_move(atoms, notes, p, side, m, clock_us, think_us);
+                Stood::Written
+            }
+            None => Stood::Unknown,
+        };
+    }
+    let MoveCheck::Illegal(checked) = illegal::check(p, sent) else {
+        return Stood::Unknown;
+    };
+    let after = match illegal::play_illegal(p, &checked) {
+        Ok(after) => after,
+        Err(_) => return Stood::Unknown,
+    };
+    let readable =
+        Chess::from_setup(after.to_setup(EnPassantMode::Legal), CastlingMode::Standard).is_ok();
+    if checked.kind == IllegalKind::NoMove && readable {
+        push_notes(atoms, notes);
+        push_number(atoms, p, side);
+        atoms.push("--".to_string());
+        push_clocks(atoms, clock_us, think_us);
+        *p = after;
+        return Stood::Written;
+    }
+    let fen = Fen::from_position(&after, EnPassantMode::Legal);
+    Stood::Stop(format!(
+        "{STOOD}; the game went on from FEN {fen} with these moves, in UCI"
+    ))
+}
+
 fn movetext(record: &GameRecord, start: &Start) -> Body {
     let mut atoms = Vec::new();
     let mut plies = 0;
@@ -254,8 +345,8 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
         .collect();
     // The last thing noted was an illegal move: if the next move is the opponent's, it stood.
     let mut after_illegal = false;
-    // The last illegal move was a promotion without its piece: (side, text, think, clock).
-    let mut queened: Option<(Side, String, i64, i64)> = None;
+    // The last illegal move, until the next move shows whether it stood.
+    let mut pending: Option<Pending> = None;
 
     for event in &record.events {
         match event {
@@ -267,23 +358,23 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 clock_us,
                 ..
             } => {
-                // A pawn sent to the last rank without its piece, and the game went on with the
-                // opponent's move: the rules made it a queen (WBCA 17, USCF 16, FIDE 7.5.2, or
-                // it stood unnoticed), so it is written as the queen promotion it became.
-                if let (Some((s, sent, sent_think, sent_clock)), Some(p)) =
-                    (queened.take(), pos.as_mut())
-                {
-                    let promoted = (Side::from(p.turn()) == s && *side != s)
-                        .then(|| parse_move(p, &sent))
-                        .flatten();
-                    if let Some(m) = promoted {
-                        notes.push(Note {
-                            text: format!("{} sent {sent:?} without its piece: a queen", s.name()),
-                            key: None,
-                        });
-                        push_move(&mut atoms, &mut notes, p, s, m, sent_clock, sent_think);
-                        plies += 1;
-                        after_illegal = false;
+                // The illegal move stood if the game went on with the opponent's move.
+                if let (Some(illegal), Some(p)) = (pending.take(), pos.as_mut()) {
+                    if Side::from(p.turn()) == illegal.side && *side != illegal.side {
+                        match write_stood(&mut atoms, &mut notes, p, &illegal) {
+                            Stood::Written => {
+                                plies += 1;
+                                after_illegal = false;
+                            }
+                            Stood::Stop(note) => {
+                                notes.push(Note {
+                                    text: note,
+                                    key: None,
+                                });
+                                pos = None;
+                            }
+                            Stood::Unknown => {}
+                        }
                     }
                 }
                 let m = pos.as_ref().and_then(|p| {
@@ -325,8 +416,13 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 clock_us,
                 ..
             } => {
-                queened = (*kind == Some(IllegalKind::NoPromotion))
-                    .then(|| (*side, uci.clone(), *think_us, *clock_us));
+                pending = Some(Pending {
+                    side: *side,
+                    uci: uci.clone(),
+                    kind: *kind,
+                    think_us: *think_us,
+                    clock_us: *clock_us,
+                });
                 let key = format!("{} played {uci:?}", side.name());
                 notes.push(Note {
                     text: format!("{key}: {reason}"),
@@ -505,15 +601,17 @@ fn push_comment(atoms: &mut Vec<String>, text: &str) {
     atoms.extend(words);
 }
 
-/// Comment text that cannot end the comment early or be taken for a command: braces become
-/// parentheses, `%` (PGN escape at a line start, `[%cmd]` inside a comment) becomes `pct`,
-/// control characters become spaces.
+/// Comment text (engine output among it) that cannot end the comment early, be taken for a
+/// command or start a tag line: braces and square brackets become parentheses (a wrapped
+/// `[Event "x"]` at a line start would read as a new game to a line-based reader), `%` (PGN
+/// escape at a line start, `[%cmd]` inside a comment) becomes `pct`, control characters
+/// become spaces.
 fn clean_comment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '{' => out.push('('),
-            '}' => out.push(')'),
+            '{' | '[' => out.push('('),
+            '}' | ']' => out.push(')'),
             '%' => out.push_str("pct"),
             c if c.is_control() => out.push(' '),
             c => out.push(c),
@@ -894,11 +992,11 @@ while True:
 [Ruleset "fide"]
 [RuleCited "FIDE 5.1.1"]
 
-1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5 {[%clk 0:04:58.5]
-[%emt 0:00:01.5]} 2. Qh5 {[%clk 0:04:58.0] [%emt 0:00:01.0]} 2... Nc6
-{[%clk 0:04:57.0] [%emt 0:00:01.5]} 3. Bc4 {[%clk 0:04:57.0] [%emt 0:00:01.0]}
-3... Nf6 {[%clk 0:04:55.5] [%emt 0:00:01.5]} 4. Qxf7# {[%clk 0:04:56.0]
-[%emt 0:00:01.0]} {checkmate, rule FIDE 5.1.1} 1-0
+1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5
+{[%clk 0:04:58.5] [%emt 0:00:01.5]} 2. Qh5 {[%clk 0:04:58.0] [%emt 0:00:01.0]}
+2... Nc6 {[%clk 0:04:57.0] [%emt 0:00:01.5]} 3. Bc4
+{[%clk 0:04:57.0] [%emt 0:00:01.0]} 3... Nf6 {[%clk 0:04:55.5] [%emt 0:00:01.5]}
+4. Qxf7# {[%clk 0:04:56.0] [%emt 0:00:01.0]} {checkmate, rule FIDE 5.1.1} 1-0
 
 "#;
         assert_eq!(pgn, expected);
@@ -1066,8 +1164,60 @@ while True:
         let pgn = game_pgn(&record);
         assert!(pgn.contains("[PlyCount \"1\"]"));
         let moves = movetext_joined(&pgn);
-        assert!(moves.contains("{black played \"e8e6\": e8e6 is not legal in this position; the illegal move stood, so the moves after it cannot be written in SAN; white played \"g1f3\" with 0:04:59.200 left; black flag fell; flag, rule FIDE 6.9} 1-0"), "{moves}");
+        assert!(moves.contains("{black played \"e8e6\": e8e6 is not legal in this position; the illegal move stood, and PGN cannot write it: the movetext stops here; the game went on from FEN rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 1 2 with these moves, in UCI; white played \"g1f3\" with 0:04:59.200 left; black flag fell; flag, rule FIDE 6.9} 1-0"), "{moves}");
         assert_eq!(replay(&pgn).1, 1);
+    }
+
+    /// A `0000` that stood unnoticed, then the game went on.
+    fn null_move_stood() -> GameRecord {
+        Builder::new(4, "a", "b")
+            .moves(Side::White, 500, "e2e4")
+            .illegal(Side::Black, "0000", 700, "no move made (0000)")
+            .event(Event::Unnoticed {
+                t_us: 1_200_000,
+                by: Side::White,
+            })
+            .moves(Side::White, 300, "g1f3 e7e5 f3e5")
+            .end(GameResult::Draw, Termination::MaxMoves, "max-moves", "")
+    }
+
+    #[test]
+    fn a_null_move_that_stood_is_written_as_a_null_move_and_the_game_goes_on() {
+        let pgn = game_pgn(&null_move_stood());
+        assert!(pgn.contains("[PlyCount \"5\"]"), "{pgn}");
+        let moves = movetext_joined(&pgn);
+        assert!(
+            moves.contains("{black played \"0000\": no move made (0000); white did not notice it: the move stands} 1... -- {[%clk 0:04:59.3] [%emt 0:00:00.7]} 2. Nf3"),
+            "{moves}"
+        );
+        let Some(out) = python_chess(&pgn) else {
+            return;
+        };
+        assert!(out.starts_with("1/2-1/2 5 e4 -- Nf3 e5 Nxe5 "), "{out}");
+    }
+
+    #[test]
+    fn engine_text_in_a_comment_never_starts_a_pgn_line() {
+        // A crashed engine's stderr holding a tag line, at every offset a line break can fall.
+        for pad in 0..MAX_LINE {
+            let detail = format!("{} [Event \"x\"] [%clk 0:00:01]", "y".repeat(pad));
+            let record = Builder::new(5, "a", "b")
+                .moves(Side::White, 100, "d2d4 d7d5")
+                .end(
+                    GameResult::BlackWins,
+                    Termination::EngineCrash,
+                    "FIDE 6.9",
+                    &format!("white crashed: stderr: {detail} {detail}"),
+                );
+            let pgn = game_pgn(&record);
+            for line in movetext_lines(&pgn) {
+                assert!(
+                    !line.starts_with('[') && !line.starts_with('%'),
+                    "pad {pad}: {line}"
+                );
+            }
+            assert_eq!(pgn.matches("\n[Event ").count(), 0, "{pgn}");
+        }
     }
 
     #[test]
@@ -1221,13 +1371,14 @@ while True:
                 .illegal(Side::Black, "e8e6", 700, "e8e6 is not legal {100%}")
                 .mv(Side::White, "g1f3", 300)
                 .end(GameResult::WhiteWins, Termination::IllegalMove, "H3.4", ""),
+            null_move_stood(),
         ];
         let pgn: String = records.iter().map(game_pgn).collect();
         let Some(out) = python_chess(&pgn) else {
             return;
         };
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines.len(), 4, "{out}");
         assert!(lines[0].starts_with("1-0 7 e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 296.0 "));
         assert!(
             lines[1].starts_with("0-1 3 Nf6 Nc3 d5 296.0 "),
@@ -1236,5 +1387,10 @@ while True:
         );
         assert!(lines[1].ends_with(" w KQkq - 0 14"), "{}", lines[1]);
         assert!(lines[2].starts_with("1-0 1 e4 299.5 "), "{}", lines[2]);
+        assert!(
+            lines[3].starts_with("1/2-1/2 5 e4 -- Nf3 e5 Nxe5 "),
+            "{}",
+            lines[3]
+        );
     }
 }

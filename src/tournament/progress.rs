@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::console::note;
 use crate::event::{GameRecord, Side};
 use crate::report::GameRow;
 
@@ -74,7 +75,7 @@ impl Progress {
                 bar.set_message(standings);
                 bar.inc(1);
             }
-            None => eprintln!("{line}"),
+            None => note!("{line}"),
         }
     }
 
@@ -100,7 +101,7 @@ impl Progress {
     pub fn println(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+            None => note!("{line}"),
         }
     }
 }

@@ -261,18 +261,20 @@ fn an_epd_book_of_legal_positions_is_read_position_for_position() {
         |positions| {
             let mut text = String::new();
             let mut expected = Vec::new();
-            let mut ends_game = false;
             for (n, ((root, moves), full_fen)) in positions.iter().enumerate() {
                 let mut pos = root.clone();
                 for m in moves {
                     pos.play_unchecked(*m);
                 }
-                ends_game |= pos.is_game_over();
+                // A line whose game is already over is skipped (with a warning).
+                let over = pos.is_game_over();
                 let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
                 if *full_fen {
                     // A FEN line is named by its line number.
                     text.push_str(&format!("{fen}\n"));
-                    expected.push((format!("#{}", n + 1), fen));
+                    if !over {
+                        expected.push((format!("#{}", n + 1), fen));
+                    }
                 } else {
                     // An EPD line: four fields, the counters as operations, an `id`.
                     let fields: Vec<&str> = fen.split(' ').collect();
@@ -282,13 +284,14 @@ fn an_epd_book_of_legal_positions_is_read_position_for_position() {
                         fields[4],
                         fields[5]
                     ));
-                    expected.push((format!("pos {n}"), fen));
+                    if !over {
+                        expected.push((format!("pos {n}"), fen));
+                    }
                 }
             }
             let path = scratch.write("legal.epd", text.as_bytes());
             match load_openings(&path) {
                 Ok(openings) => {
-                    prop_assert!(!ends_game, "a position where the game is over was taken");
                     let read: Vec<(String, String)> = openings
                         .iter()
                         .map(|o| {
@@ -302,7 +305,8 @@ fn an_epd_book_of_legal_positions_is_read_position_for_position() {
                     }
                 }
                 Err(e) => {
-                    prop_assert!(ends_game, "{e}\n{text}");
+                    // Only a book whose every line is over has no position.
+                    prop_assert!(expected.is_empty(), "{e}\n{text}");
                     assert_one_line(&e.to_string());
                 }
             }
