@@ -3,6 +3,9 @@
 
 mod adjudicate;
 mod merge;
+// `report` would shadow `crate::report` here.
+#[path = "report.rs"]
+mod report_html;
 mod rules;
 mod run;
 
@@ -16,6 +19,7 @@ use crate::report::{self, Summary};
 
 pub use adjudicate::adjudicate;
 pub use merge::merge;
+pub use report_html::report;
 pub use rules::rules;
 pub use run::tournament;
 
