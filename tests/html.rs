@@ -263,3 +263,28 @@ fn report_refuses_what_it_cannot_read() {
         stderr(&empty)
     );
 }
+
+/// The cost of rewriting a run's report, measured on a results folder:
+/// `BLITZ_REPORT_DIR=DIR cargo test --release --test html -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_report_generation() {
+    let Ok(dir) = std::env::var("BLITZ_REPORT_DIR") else {
+        eprintln!("set BLITZ_REPORT_DIR to a results folder");
+        return;
+    };
+    let dirs = [std::path::PathBuf::from(dir)];
+    let start = std::time::Instant::now();
+    let (mut report, tally) = blitz_arena::report::html::from_folders(&dirs, None).unwrap();
+    let read = start.elapsed();
+    let start = std::time::Instant::now();
+    let rounds = 10;
+    for _ in 0..rounds {
+        report.write(&dirs[0], &tally).unwrap();
+    }
+    let write = start.elapsed() / rounds;
+    eprintln!(
+        "{} games: read from the files in {read:?}; report.html rendered and written in {write:?} (mean of {rounds})",
+        tally.rows.len()
+    );
+}

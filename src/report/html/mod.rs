@@ -36,7 +36,7 @@ pub const REPORT_HTML: &str = "report.html";
 /// Games shown in full whatever happened in them: the first ones of the run.
 pub const FIRST_GAMES: usize = 30;
 /// At most this many game sections on one page.
-pub const MAX_SECTIONS: usize = 300;
+pub const MAX_SECTIONS: usize = 200;
 /// A run rewrites its report at most this often (and always at its end).
 pub const REWRITE_EVERY: Duration = Duration::from_secs(1);
 
@@ -205,4 +205,39 @@ pub fn from_folders(
         }
     }
     Ok((report, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Side, Termination};
+    use crate::report::pgn::tests::Builder;
+
+    /// A large run's page stays small: a bounded number of game sections, whatever the run.
+    #[test]
+    fn a_large_run_shows_a_bounded_number_of_games() {
+        let mut report = HtmlReport::new("big", None, None);
+        let mut tally = Tally::default();
+        for game in 1..=2000 {
+            let record = Builder::new(game, "alpha", "beta")
+                .moves(Side::White, 100, "d2d4 d7d5 c2c4 e7e6")
+                .flag(Side::White, 300)
+                .end(
+                    GameResult::BlackWins,
+                    Termination::Flag,
+                    "FIDE 6.9",
+                    "white flag fell",
+                );
+            let row = GameRow::from_record(&record);
+            report.add(&record, &row);
+            tally.add(&record, row);
+        }
+        let html = report.render(&tally);
+        assert_eq!(
+            html.matches(r#"<section class="game""#).count(),
+            MAX_SECTIONS
+        );
+        assert!(html.len() < 2_000_000, "{} bytes", html.len());
+        assert!(html.contains(r#"data-shown="200" data-games="2000""#));
+    }
 }

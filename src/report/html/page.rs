@@ -221,7 +221,7 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
     plot.line(&elo, PALETTE[0], r#"data-series="elo""#);
     plot.hline(0.0, "0", "");
     out.push_str(&format!(
-        r#"<p class="small">{} 's Elo difference and its 95 % interval as the games were played ({} points).</p>"#,
+        r#"<p class="small">{}'s Elo difference and its 95 % interval as the games were played ({} points).</p>"#,
         esc(a),
         points.len()
     ));
