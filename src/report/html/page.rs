@@ -339,7 +339,7 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
     out.push_str(r#"<h3>Think time by move number</h3><p class="small">Per engine: the median think time of its n-th move (line) and the middle half of them (thin lines), from its moves binned ten to a decade; moves past 80 count as move 80.</p>"#);
     let mut plot_max = 0.0f64;
     let mut last = 1usize;
-    let mut lines: Vec<(&str, Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(f64, f64)>)> = Vec::new();
+    let mut lines: Vec<(&str, Line, Line, Line)> = Vec::new();
     for name in &names {
         let Some(times) = report.times.get(*name) else {
             continue;
@@ -411,6 +411,9 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
     }
     out.push_str("</table>");
 }
+
+/// Points of a line, in data coordinates.
+type Line = Vec<(f64, f64)>;
 
 fn legend(out: &mut String, names: &[&str]) {
     out.push_str(r#"<p class="small">"#);
