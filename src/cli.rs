@@ -91,6 +91,16 @@ events.jsonl), the pairings, the pentanomial counts of paired openings, and the 
         #[arg(long, value_enum)]
         ruleset: Ruleset,
     },
+    /// Write report.html (standings, the match, time usage, endings, each notable game's clock
+    /// chart and ruling) for a results folder, or for several (the shards of one run).
+    Report {
+        /// Results folders; their games are reported together.
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+        /// The page to write [default: DIR/report.html; required with several folders]
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Merge the results folders of a run's shards into one results folder.
     Merge {
         /// The shards' results folders.

@@ -56,6 +56,7 @@ async fn async_main(command: Command) -> ExitCode {
         Command::Check { names, roster } => app::check(names, &roster).await,
         Command::Stats { results } => app::stats(&results),
         Command::Merge { dirs, out } => app::merge(&dirs, &out),
+        Command::Report { dirs, out } => app::report(&dirs, out.as_deref()),
         Command::Rules { ruleset } => app::rules(ruleset),
         Command::Adjudicate { results, ruleset } => app::adjudicate(&results, ruleset),
         Command::Engine { .. } => unreachable!("handled before the runtime starts"),

@@ -141,6 +141,7 @@ fn every_command_readme_lists_runs_in_the_form_it_shows() {
             "stats",
             "adjudicate",
             "merge",
+            "report",
             "engine"
         ]
     );
@@ -184,6 +185,9 @@ fn every_command_readme_lists_runs_in_the_form_it_shows() {
     assert!(stdout(&stats).contains("instant"), "{}", stdout(&stats));
     // ... adjudicate RESULTS --ruleset NAME.
     assert_ok(&s.run(&["adjudicate", "all", "--ruleset", "house"]));
+    // ... report DIR... [--out FILE].
+    assert_ok(&s.run(&["report", "shard1", "shard2", "--out", "all.html"]));
+    assert!(s.path("all.html").exists());
 
     // check [ENGINE...] [--engines FILE]
     let check = s.run(&["check"]);

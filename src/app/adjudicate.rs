@@ -92,6 +92,41 @@ pub fn adjudicate(results: &Path, ruleset: Ruleset) -> anyhow::Result<Finish> {
     Ok(Finish::Done)
 }
 
+/// A recorded game ruled under each of the six rulesets, in words: (ruleset, ruling), for the
+/// HTML report's side-by-side table. The run's settings come from its plan when given.
+pub(crate) fn under_every_ruleset(
+    record: &GameRecord,
+    plan: Option<&RunPlan>,
+) -> Vec<(String, String)> {
+    let (settings, watchers) = match plan {
+        Some(plan) => (plan.settings.clone(), plan.watchers),
+        None => (RefereeSettings::default(), Watchers::default()),
+    };
+    Ruleset::ALL
+        .iter()
+        .map(|&ruleset| {
+            let mut settings = settings.clone();
+            settings.ruleset = ruleset;
+            let text = match rerule(record, &settings, &watchers) {
+                Rerule::Ended { ending, assumed } => {
+                    let mut text = ruling(
+                        ending.result.as_str(),
+                        ending.termination.as_str(),
+                        &ending.rule,
+                        &ending.detail,
+                    );
+                    if !assumed.is_empty() {
+                        text.push_str(&format!(" (assumed: {})", assumed.join("; ")));
+                    }
+                    text
+                }
+                Rerule::Undetermined(why) => format!("undetermined: {why}"),
+            };
+            (ruleset.to_string(), text)
+        })
+        .collect()
+}
+
 /// The games of `results` (a results folder or an events file), and the run's plan when
 /// there is one beside them.
 fn load(results: &Path) -> anyhow::Result<(Vec<GameRecord>, Option<RunPlan>, std::path::PathBuf)> {

@@ -3,6 +3,9 @@
 
 mod adjudicate;
 mod merge;
+// `report` would shadow `crate::report` here.
+#[path = "report.rs"]
+mod report_html;
 mod rules;
 mod run;
 mod stats;
@@ -14,6 +17,7 @@ use crate::engine::{Engine, Timeouts};
 
 pub use adjudicate::adjudicate;
 pub use merge::merge;
+pub use report_html::report;
 pub use rules::rules;
 pub use run::tournament;
 pub use stats::stats;

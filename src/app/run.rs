@@ -139,6 +139,16 @@ pub async fn tournament(
     let mut progress = Progress::new(planned, args.verbose);
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
+    let html = if resuming {
+        // The games already played count in the report too.
+        report::html::from_folders(
+            std::slice::from_ref(&out),
+            Some(super::report_html::rerule_with(Some(plan.clone()))),
+        )?
+        .0
+    } else {
+        super::report_html::run_report(&plan, &out)
+    };
     let run = Run {
         plan: plan.clone(),
         schedule,
@@ -146,6 +156,7 @@ pub async fn tournament(
         timeouts,
         sprt,
         tamper,
+        report: Some(html),
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();

@@ -4,6 +4,7 @@
 
 pub mod csv;
 pub mod folder;
+pub mod html;
 pub mod injections;
 pub mod latency;
 pub mod pgn;

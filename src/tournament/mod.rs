@@ -17,6 +17,7 @@ use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
 use crate::openings::Opening;
+use crate::report::html::HtmlReport;
 use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
 pub use plan::RunPlan;
 pub use progress::Progress;
@@ -36,6 +37,8 @@ pub struct Run {
     pub sprt: Option<Sprt>,
     /// A test hook that corrupts each ruled game (see `invariants::Tamper`); None in use.
     pub tamper: Option<Tamper>,
+    /// `report.html`, rewritten in the results folder as games finish and at the end.
+    pub report: Option<HtmlReport>,
 }
 
 impl Run {
@@ -129,6 +132,8 @@ pub async fn run(
     previous: Tally,
     cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Outcome> {
+    let mut run = run;
+    let mut html = run.report.take();
     let run = Arc::new(run);
     let next = Arc::new(AtomicUsize::new(0));
     let stop_taking = Arc::new(AtomicBool::new(false));
@@ -189,7 +194,15 @@ pub async fn run(
         }
         overhead.add(&record);
         flag_latency.add(&record);
+        if let Some(html) = &mut html {
+            html.add(&record, &written.row);
+        }
         tally.add(&record, written.row);
+        if let Some(html) = &mut html {
+            if let Err(e) = html.write_after_game(results.dir(), &tally) {
+                progress.println(&format!("warning: {e:#}"));
+            }
+        }
         let sprt_line = sprt_status(&tally.rows);
         let row = tally.rows.last().expect("just added");
         progress.game_finished(&record, row, sprt_line.as_ref().map(|s| s.2.as_str()));
@@ -203,6 +216,11 @@ pub async fn run(
     }
     for handle in handles {
         handle.await?;
+    }
+    if let (Some(html), false) = (&mut html, tally.rows.is_empty()) {
+        if let Err(e) = html.write(results.dir(), &tally) {
+            progress.println(&format!("warning: {e:#}"));
+        }
     }
     let interrupted = *cancel.borrow();
     Ok(Outcome {

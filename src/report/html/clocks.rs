@@ -1,0 +1,332 @@
+//! One game's section of the report: both clocks against the game's time, with everything the
+//! arbiter saw marked where it happened (flag falls, notices, claims, penalties, illegal moves,
+//! injections, engine faults), and the final ruling with its citation.
+
+use std::fmt::Write;
+
+use super::svg::{esc, num, Plot, PALETTE};
+use crate::event::{Event, GameRecord, Side};
+
+/// What a marker stands for: its `data-kind`, the word shown, its colour.
+fn marker_kind(event: &Event) -> Option<(&'static str, Side, String, &'static str)> {
+    Some(match event {
+        Event::FlagFall { side, .. } => {
+            ("flag", *side, format!("{} flag falls", side.name()), "#d00")
+        }
+        Event::Notice { by, what, .. } => (
+            "notice",
+            *by,
+            format!("{}'s watcher notices {what:?}", by.name()),
+            "#e69500",
+        ),
+        Event::Claim { by, what, .. } => (
+            "claim",
+            *by,
+            format!("{} claims {what:?}", by.name()),
+            "#8a2be2",
+        ),
+        Event::Penalty {
+            side, add_us, rule, ..
+        } => (
+            "penalty",
+            *side,
+            format!(
+                "{} gets {:+.0} s ({rule})",
+                side.name(),
+                *add_us as f64 / 1e6
+            ),
+            "#008b8b",
+        ),
+        Event::IllegalMove {
+            side, uci, reason, ..
+        } => (
+            "illegal",
+            *side,
+            format!("{} plays illegal {uci}: {reason}", side.name()),
+            "#000",
+        ),
+        Event::Injected { side, what, .. } => (
+            "injection",
+            *side,
+            format!("injected on {}: {}", side.name(), what.label()),
+            "#ff1493",
+        ),
+        Event::Unnoticed { by, .. } => (
+            "unnoticed",
+            *by,
+            format!("{}'s watcher misses the illegal move", by.name()),
+            "#777",
+        ),
+        Event::EngineFault {
+            side,
+            fault,
+            detail,
+            ..
+        } => (
+            "fault",
+            *side,
+            format!("{} engine fault {fault:?}: {detail}", side.name()),
+            "#a52a2a",
+        ),
+        _ => return None,
+    })
+}
+
+/// Each side's clock as (seconds since the start, seconds left) points: falling while the
+/// side's clock runs, flat while it stands, stepping at increments and penalties.
+fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
+    let mut lines: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut running: Option<(Side, i64, i64)> = None;
+    let mut stopped = [None::<i64>; 2];
+    let sec = |us: i64| us as f64 / 1e6;
+    let now =
+        |running: Option<(Side, i64, i64)>, side: Side, t: i64, stopped: &[Option<i64>; 2]| {
+            match running {
+                Some((s, go_t, go_clock)) if s == side => Some(go_clock - (t - go_t)),
+                _ => stopped[side.index()],
+            }
+        };
+    for event in &record.events {
+        match event {
+            Event::Go {
+                t_us,
+                side,
+                clock_us,
+            } => {
+                lines[side.index()].push((sec(*t_us), sec(*clock_us)));
+                running = Some((*side, *t_us, *clock_us));
+            }
+            Event::Move {
+                t_us,
+                side,
+                clock_us,
+                ..
+            }
+            | Event::IllegalMove {
+                t_us,
+                side,
+                clock_us,
+                ..
+            } => {
+                if let Some(before) = now(running, *side, *t_us, &stopped) {
+                    lines[side.index()].push((sec(*t_us), sec(before)));
+                }
+                lines[side.index()].push((sec(*t_us), sec(*clock_us)));
+                stopped[side.index()] = Some(*clock_us);
+                if running.is_some_and(|r| r.0 == *side) {
+                    running = None;
+                }
+            }
+            Event::Penalty {
+                t_us, side, add_us, ..
+            } => {
+                if let Some(before) = now(running, *side, *t_us, &stopped) {
+                    lines[side.index()].push((sec(*t_us), sec(before)));
+                    lines[side.index()].push((sec(*t_us), sec(before + add_us)));
+                    match &mut running {
+                        Some((s, _, go_clock)) if *s == *side => *go_clock += add_us,
+                        _ => stopped[side.index()] = Some(before + add_us),
+                    }
+                }
+            }
+            Event::End {
+                t_us,
+                white_clock_us,
+                black_clock_us,
+                ..
+            } => {
+                for (side, clock) in [(Side::White, white_clock_us), (Side::Black, black_clock_us)]
+                {
+                    lines[side.index()].push((sec(*t_us), sec(*clock)));
+                }
+            }
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// The section of one game: `id="game-N"`, its clock chart and its ruling. `rulings` are the
+/// same game re-ruled under each ruleset (name, ruling), shown side by side when given.
+pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String {
+    let lines = clock_lines(record);
+    let (mut t_max, mut c_min, mut c_max) = (0.0f64, 0.0f64, 0.0f64);
+    for &(t, c) in lines.iter().flatten() {
+        t_max = t_max.max(t);
+        c_min = c_min.min(c);
+        c_max = c_max.max(c);
+    }
+    let mut plot = Plot::new(720.0, 230.0, (0.0, t_max), (c_min, c_max * 1.05));
+    for side in [Side::White, Side::Black] {
+        let moves = record.moves().filter(|m| m.0 == side).count();
+        let attrs = format!(
+            r#"data-side="{}" data-engine="{}" data-moves="{moves}""#,
+            side.name(),
+            esc(record.engine(side))
+        );
+        plot.line(&lines[side.index()], PALETTE[side.index()], &attrs);
+    }
+    if c_min < 0.0 {
+        plot.hline(0.0, "flag", "");
+    }
+    let mut notes = String::new();
+    for event in &record.events {
+        let Some((kind, side, text, colour)) = marker_kind(event) else {
+            continue;
+        };
+        let t = event.t_us() as f64 / 1e6;
+        let x = plot.x(t);
+        let y_top = plot.y(c_max * 1.05);
+        let y_bottom = plot.y(c_min);
+        let text = esc(&text);
+        plot.push(&format!(
+            r#"<g class="mark" data-kind="{kind}" data-side="{}" data-t-ms="{}"><line x1="{x:.1}" y1="{y_top:.1}" x2="{x:.1}" y2="{y_bottom:.1}" stroke="{colour}" stroke-width="1.2" stroke-dasharray="3 2"/><circle cx="{x:.1}" cy="{:.1}" r="4" fill="{colour}"/><title>{:.3} s: {text}</title></g>"#,
+            side.name(),
+            event.t_us() / 1000,
+            y_top + 5.0,
+            t
+        ));
+        let _ = write!(
+            notes,
+            r#"<li><span class="dot" style="background:{colour}"></span>{t:.3} s: {text}</li>"#
+        );
+    }
+    let chart = plot.finish(
+        "seconds since the start",
+        "clock (s)",
+        &format!(r#"data-chart="clock" data-game="{}""#, record.game),
+    );
+    let (result, termination, rule, detail) = match record.outcome() {
+        Some(o) => (
+            o.result.as_str().to_string(),
+            o.termination.to_string(),
+            o.rule.to_string(),
+            o.detail.to_string(),
+        ),
+        None => (
+            "*".into(),
+            "unfinished".into(),
+            String::new(),
+            String::new(),
+        ),
+    };
+    let mut out = String::with_capacity(chart.len() + notes.len() + 1024);
+    let _ = write!(
+        out,
+        r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span style="color:{}">{}</span> – <span style="color:{}">{}</span> {} <small>({}, {}, opening {})</small></h3>"##,
+        esc(&result),
+        esc(&termination),
+        esc(&rule),
+        PALETTE[0],
+        esc(&record.white),
+        PALETTE[1],
+        esc(&record.black),
+        esc(&result),
+        record.ruleset,
+        esc(&record.tc_white.to_string()),
+        esc(&record.opening.name),
+        n = record.game,
+    );
+    let _ = write!(
+        out,
+        r#"<p class="ruling"><b>{} by {}</b> — {}{}</p>{chart}"#,
+        esc(&result),
+        esc(&termination),
+        if rule.is_empty() {
+            "no rule cited".to_string()
+        } else {
+            format!("cites <b>{}</b>", esc(&rule))
+        },
+        if detail.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", esc(&detail))
+        },
+    );
+    if !notes.is_empty() {
+        let _ = write!(out, r#"<ul class="notes">{notes}</ul>"#);
+    }
+    if !rulings.is_empty() {
+        out.push_str(r#"<table class="rerule"><tr><th>ruleset</th><th>the same game ruled under it</th></tr>"#);
+        for (ruleset, ruling) in rulings {
+            let _ = write!(
+                out,
+                r#"<tr data-ruleset="{}"{}><td>{}</td><td>{}</td></tr>"#,
+                esc(ruleset),
+                if *ruleset == record.ruleset.to_string() {
+                    r#" class="played""#
+                } else {
+                    ""
+                },
+                esc(ruleset),
+                esc(ruling)
+            );
+        }
+        out.push_str("</table>");
+    }
+    let _ = write!(
+        out,
+        r#"<p class="final" data-white-ms-left="{}" data-black-ms-left="{}">clocks at the end: {} {} s, {} {} s</p></section>"#,
+        record.outcome().map_or(0, |o| o.clock_us[0] / 1000),
+        record.outcome().map_or(0, |o| o.clock_us[1] / 1000),
+        esc(&record.white),
+        num(
+            record.outcome().map_or(0.0, |o| o.clock_us[0] as f64 / 1e6),
+            3
+        ),
+        esc(&record.black),
+        num(
+            record.outcome().map_or(0.0, |o| o.clock_us[1] as f64 / 1e6),
+            3
+        ),
+    );
+    out
+}
+
+/// Whether a game is worth its own section in a large report: it ended on the clock, a flag
+/// fell, or it holds an injection, an illegal move, a penalty or an engine fault.
+pub fn is_notable(record: &GameRecord) -> bool {
+    record
+        .outcome()
+        .is_some_and(|o| o.termination.is_time_forfeit())
+        || record.events.iter().any(|e| {
+            matches!(
+                e,
+                Event::FlagFall { .. }
+                    | Event::Injected { .. }
+                    | Event::IllegalMove { .. }
+                    | Event::Penalty { .. }
+                    | Event::EngineFault { .. }
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Termination};
+    use crate::report::pgn::tests::Builder;
+
+    #[test]
+    fn a_flag_game_has_its_clock_below_zero_and_the_flag_marked() {
+        let record = Builder::new(7, "alpha", "beta")
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .flag(Side::White, 300)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        let lines = clock_lines(&record);
+        assert!(lines[0].len() >= 2 && lines[1].len() >= 2);
+        let html = game_section(&record, &[]);
+        assert!(html.contains(r#"id="game-7""#));
+        assert!(
+            html.contains(r#"data-kind="flag" data-side="white""#),
+            "{html}"
+        );
+        assert!(html.contains("FIDE 6.9"));
+        assert!(is_notable(&record));
+    }
+}

@@ -1,0 +1,243 @@
+//! `report.html`: one self-contained page (inline SVG drawn here, a few lines of inline script
+//! that check the page, nothing fetched) of a run's standings, its match as it went, time
+//! usage per engine, terminations and injections, and the clock chart and ruling of each game
+//! worth looking at.
+//!
+//! A run rewrites it after finished games (at most once a second) and at the end, from what
+//! [`HtmlReport`] keeps game by game and the run's [`Tally`]; `blitz-arena report` builds the
+//! same from the folder's files ([`from_folders`]). Large runs are aggregated: the page holds
+//! the sections of the first [`FIRST_GAMES`] games and of every game that ended on the clock or
+//! holds a flag fall, an injection, an illegal move, a penalty or an engine fault, up to
+//! [`MAX_SECTIONS`] in all.
+
+mod clocks;
+mod page;
+pub mod svg;
+pub mod tally;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+
+use self::tally::{add_move_times, MoveTimes, Series};
+use super::csv::{read_rows_reporting, GameRow};
+use super::folder::{tmp_path, EVENTS_JSONL};
+use super::{EventsIndex, Sprt, Tally};
+use crate::event::GameRecord;
+use crate::tournament::plan::RunPlan;
+
+pub use clocks::{game_section, is_notable};
+
+/// The report's file name in a results folder.
+pub const REPORT_HTML: &str = "report.html";
+/// Games shown in full whatever happened in them: the first ones of the run.
+pub const FIRST_GAMES: usize = 30;
+/// At most this many game sections on one page.
+pub const MAX_SECTIONS: usize = 200;
+/// A run rewrites its report at most this often (and always at its end).
+pub const REWRITE_EVERY: Duration = Duration::from_secs(1);
+
+/// The same game re-ruled under every ruleset: (ruleset, ruling in words).
+pub type Rerule = Box<dyn Fn(&GameRecord) -> Vec<(String, String)> + Send + Sync>;
+
+/// What the report keeps of a run's games, added one at a time.
+pub struct HtmlReport {
+    title: String,
+    /// The run's own SPRT; without one, the match's LLR is drawn for a default test.
+    sprt_given: bool,
+    series: Series,
+    times: BTreeMap<String, MoveTimes>,
+    /// (game, its section), in the order added.
+    sections: Vec<(u64, String)>,
+    /// Games counted, and how many of them were notable (see [`is_notable`]).
+    games: u64,
+    notable: u64,
+    rerule: Option<Rerule>,
+    last_write: Option<Instant>,
+}
+
+/// The test drawn for a two-engine match without `--sprt`: fishtest's usual bounds.
+const DEFAULT_SPRT: &str = "elo0=0,elo1=5,alpha=0.05,beta=0.05";
+
+impl HtmlReport {
+    /// A report of a run: its two engines (for the match charts; the first ones seen when
+    /// None) and its SPRT.
+    pub fn new(title: &str, engines: Option<(String, String)>, sprt: Option<Sprt>) -> HtmlReport {
+        let (a, b) = engines.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+        HtmlReport {
+            title: title.to_string(),
+            sprt_given: sprt.is_some(),
+            series: Series::new(
+                a,
+                b,
+                sprt.unwrap_or_else(|| DEFAULT_SPRT.parse().expect("a valid test")),
+            ),
+            times: BTreeMap::new(),
+            sections: Vec::new(),
+            games: 0,
+            notable: 0,
+            rerule: None,
+            last_write: None,
+        }
+    }
+
+    /// The report of the run planned in `plan`, titled by its folder.
+    pub fn for_plan(plan: &RunPlan, dir: &Path) -> HtmlReport {
+        let engines = match plan.engines.as_slice() {
+            [a, b] => Some((a.name.clone(), b.name.clone())),
+            _ => None,
+        };
+        let sprt = plan.sprt.as_deref().and_then(|s| s.parse().ok());
+        HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt)
+    }
+
+    /// Shows each game's section with its ruling under every ruleset.
+    pub fn with_rerule(mut self, rerule: Rerule) -> HtmlReport {
+        self.rerule = Some(rerule);
+        self
+    }
+
+    /// Counts one finished game (`row` is its `games.csv` row).
+    pub fn add(&mut self, record: &GameRecord, row: &GameRow) {
+        self.add_row(row);
+        add_move_times(&mut self.times, record);
+        let notable = is_notable(record);
+        self.notable += u64::from(notable);
+        let first = self.games as usize <= FIRST_GAMES;
+        if (first || notable) && self.sections.len() < MAX_SECTIONS {
+            let rulings = self.rerule.as_ref().map(|f| f(record)).unwrap_or_default();
+            self.sections
+                .push((record.game, game_section(record, &rulings)));
+        }
+    }
+
+    /// Counts a game whose event record is missing (only its row is known).
+    pub fn add_row(&mut self, row: &GameRow) {
+        self.games += 1;
+        self.series.add(row);
+    }
+
+    /// The page, for the games counted so far; `tally` is the run's (the same games).
+    pub fn render(&self, tally: &Tally) -> String {
+        page::render(self, tally)
+    }
+
+    /// Writes `report.html` into `dir` (through a temporary file and a rename, so a browser
+    /// never reads half a page).
+    pub fn write(&mut self, dir: &Path, tally: &Tally) -> anyhow::Result<()> {
+        self.write_to(&dir.join(REPORT_HTML), tally)
+    }
+
+    pub fn write_to(&mut self, path: &Path, tally: &Tally) -> anyhow::Result<()> {
+        let html = self.render(tally);
+        let tmp = tmp_path(path);
+        let _ = std::fs::remove_file(&tmp);
+        let written = super::folder::create_new(&tmp)
+            .and_then(|mut f| f.write_all(html.as_bytes()))
+            .and_then(|()| std::fs::rename(&tmp, path));
+        self.last_write = Some(Instant::now());
+        written.map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Writes the report unless it was written less than [`REWRITE_EVERY`] ago.
+    pub fn write_after_game(&mut self, dir: &Path, tally: &Tally) -> anyhow::Result<()> {
+        if self.last_write.is_some_and(|t| t.elapsed() < REWRITE_EVERY) {
+            return Ok(());
+        }
+        self.write(dir, tally)
+    }
+}
+
+fn title_of(dirs: &[PathBuf]) -> String {
+    dirs.iter()
+        .map(|d| {
+            std::path::absolute(d)
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| d.display().to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The report of the results folders `dirs` (a run, or the shards of one), read from their
+/// files: `games.csv` decides which games count, `events.jsonl` gives their records, `run.json`
+/// (of the first folder, when there is one) the match's engines and SPRT.
+pub fn from_folders(
+    dirs: &[PathBuf],
+    rerule: Option<Rerule>,
+) -> anyhow::Result<(HtmlReport, Tally)> {
+    let plan = RunPlan::load(&dirs[0]).ok();
+    let mut report = match &plan {
+        Some(plan) => HtmlReport::for_plan(plan, &dirs[0]),
+        None => HtmlReport::new("", None, None),
+    };
+    report.title = title_of(dirs);
+    report.rerule = rerule;
+    let mut tally = Tally::default();
+    for dir in dirs {
+        let (rows, _) = read_rows_reporting(dir)?;
+        let events = dir.join(EVENTS_JSONL);
+        let index = if events.exists() {
+            Some(EventsIndex::scan(&events)?)
+        } else {
+            None
+        };
+        for row in rows {
+            match index
+                .as_ref()
+                .map(|i| i.record(row.game))
+                .transpose()?
+                .flatten()
+            {
+                Some(record) => {
+                    report.add(&record, &row);
+                    tally.add(&record, row);
+                }
+                None => {
+                    report.add_row(&row);
+                    tally.rows.push(row);
+                }
+            }
+        }
+    }
+    Ok((report, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Side, Termination};
+    use crate::report::pgn::tests::Builder;
+
+    /// A large run's page stays small: a bounded number of game sections, whatever the run.
+    #[test]
+    fn a_large_run_shows_a_bounded_number_of_games() {
+        let mut report = HtmlReport::new("big", None, None);
+        let mut tally = Tally::default();
+        for game in 1..=2000 {
+            let record = Builder::new(game, "alpha", "beta")
+                .moves(Side::White, 100, "d2d4 d7d5 c2c4 e7e6")
+                .flag(Side::White, 300)
+                .end(
+                    GameResult::BlackWins,
+                    Termination::Flag,
+                    "FIDE 6.9",
+                    "white flag fell",
+                );
+            let row = GameRow::from_record(&record);
+            report.add(&record, &row);
+            tally.add(&record, row);
+        }
+        let html = report.render(&tally);
+        assert_eq!(
+            html.matches(r#"<section class="game""#).count(),
+            MAX_SECTIONS
+        );
+        assert!(html.len() < 2_000_000, "{} bytes", html.len());
+        assert!(html.contains(r#"data-shown="200" data-games="2000""#));
+    }
+}

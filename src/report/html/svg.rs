@@ -1,0 +1,282 @@
+//! Inline SVG charts, written as text: a plot area with axes and ticks, and the marks drawn in
+//! it. Every mark that stands for a number carries it in a `data-*` attribute, so a test (or
+//! a reader's script) can read the chart's numbers back from the page.
+
+use std::fmt::Write;
+
+/// Text for HTML and SVG: `&`, `<`, `>`, `"` and `'` escaped.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number for a `data-*` attribute: `inf`, `-inf`, or `decimals` places.
+pub fn num(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        String::new()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
+
+/// Colours of the series, in order (the first two are white's and black's in clock charts).
+pub const PALETTE: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// A plot: the data ranges mapped onto a `width` x `height` picture with margins for the
+/// axes. Marks are appended to `body` in data coordinates through [`Plot::x`] and [`Plot::y`].
+pub struct Plot {
+    pub width: f64,
+    pub height: f64,
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+    body: String,
+    /// Whether the y axis has ticks (not for rows of named items).
+    pub y_ticks: bool,
+}
+
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 34.0;
+
+impl Plot {
+    pub fn new(width: f64, height: f64, x_range: (f64, f64), y_range: (f64, f64)) -> Plot {
+        let widen = |(lo, hi): (f64, f64)| {
+            let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+                (lo, hi)
+            } else {
+                (0.0, 1.0)
+            };
+            if hi - lo < 1e-9 {
+                (lo - 1.0, hi + 1.0)
+            } else {
+                (lo, hi)
+            }
+        };
+        Plot {
+            width,
+            height,
+            x_range: widen(x_range),
+            y_range: widen(y_range),
+            body: String::new(),
+            y_ticks: true,
+        }
+    }
+
+    /// The picture's x of a data x (clamped to the plot area).
+    pub fn x(&self, x: f64) -> f64 {
+        let (lo, hi) = self.x_range;
+        let x = if x.is_nan() { lo } else { x.clamp(lo, hi) };
+        LEFT + (x - lo) / (hi - lo) * (self.width - LEFT - RIGHT)
+    }
+
+    /// The picture's y of a data y (clamped to the plot area).
+    pub fn y(&self, y: f64) -> f64 {
+        let (lo, hi) = self.y_range;
+        let y = if y.is_nan() { lo } else { y.clamp(lo, hi) };
+        self.height - BOTTOM - (y - lo) / (hi - lo) * (self.height - TOP - BOTTOM)
+    }
+
+    pub fn push(&mut self, mark: &str) {
+        self.body.push_str(mark);
+    }
+
+    /// A polyline through `points` (data coordinates).
+    pub fn line(&mut self, points: &[(f64, f64)], colour: &str, attrs: &str) {
+        if points.is_empty() {
+            return;
+        }
+        let mut d = String::with_capacity(points.len() * 14);
+        for (i, &(x, y)) in points.iter().enumerate() {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1}",
+                if i == 0 { "M" } else { "L" },
+                self.x(x),
+                self.y(y)
+            );
+        }
+        let _ = write!(
+            self.body,
+            r#"<path d="{d}" fill="none" stroke="{colour}" stroke-width="1.6" {attrs}/>"#
+        );
+    }
+
+    /// A horizontal dashed line at data y, labelled.
+    pub fn hline(&mut self, y: f64, label: &str, attrs: &str) {
+        let (x0, x1, py) = (self.x(self.x_range.0), self.x(self.x_range.1), self.y(y));
+        let _ = write!(
+            self.body,
+            r##"<line x1="{x0:.1}" y1="{py:.1}" x2="{x1:.1}" y2="{py:.1}" stroke="#888" stroke-dasharray="4 3" {attrs}/><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
+            x1 - 2.0,
+            py - 3.0,
+            esc(label)
+        );
+    }
+
+    /// The finished `<svg>`: axes with ticks, the axis titles, the marks; `attrs` go on the
+    /// `<svg>` element (a `data-chart` name, say).
+    pub fn finish(self, x_title: &str, y_title: &str, attrs: &str) -> String {
+        let mut out = String::with_capacity(self.body.len() + 2048);
+        let (w, h) = (self.width, self.height);
+        let _ = write!(
+            out,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" {attrs}>"#
+        );
+        let (px0, px1) = (self.x(self.x_range.0), self.x(self.x_range.1));
+        let (py0, py1) = (self.y(self.y_range.0), self.y(self.y_range.1));
+        let _ = write!(
+            out,
+            r##"<rect x="{px0:.1}" y="{py1:.1}" width="{:.1}" height="{:.1}" fill="#fafafa" stroke="#ccc"/>"##,
+            px1 - px0,
+            py0 - py1
+        );
+        for t in ticks(self.x_range) {
+            let px = self.x(t);
+            let _ = write!(
+                out,
+                r##"<line x1="{px:.1}" y1="{py0:.1}" x2="{px:.1}" y2="{:.1}" stroke="#999"/><text x="{px:.1}" y="{:.1}" font-size="10" text-anchor="middle">{}</text>"##,
+                py0 + 4.0,
+                py0 + 14.0,
+                tick_label(t)
+            );
+        }
+        for t in ticks(self.y_range).into_iter().filter(|_| self.y_ticks) {
+            let py = self.y(t);
+            let _ = write!(
+                out,
+                r##"<line x1="{px0:.1}" y1="{py:.1}" x2="{px1:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
+                px0 - 4.0,
+                py + 3.0,
+                tick_label(t)
+            );
+        }
+        out.push_str(&self.body);
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{}</text><text x="12" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 12 {:.1})">{}</text></svg>"#,
+            (px0 + px1) / 2.0,
+            h - 4.0,
+            esc(x_title),
+            (py0 + py1) / 2.0,
+            (py0 + py1) / 2.0,
+            esc(y_title)
+        );
+        out
+    }
+}
+
+/// About five round tick values across `range`.
+fn ticks((lo, hi): (f64, f64)) -> Vec<f64> {
+    let span = hi - lo;
+    if span <= 0.0 || !span.is_finite() {
+        return vec![lo];
+    }
+    let raw = span / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(magnitude * 10.0);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 && out.len() < 12 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+fn tick_label(t: f64) -> String {
+    if t.abs() >= 1000.0 || t.fract().abs() < 1e-9 {
+        format!("{t:.0}")
+    } else if (t * 10.0).fract().abs() < 1e-9 {
+        format!("{t:.1}")
+    } else {
+        format!("{t:.2}")
+    }
+}
+
+/// A horizontal bar chart: one labelled bar per item, its value written beside it. `attrs` of
+/// each bar are given by the caller (its `data-*` numbers).
+pub fn bars(items: &[(String, f64, String)], unit: &str, chart: &str) -> String {
+    let max = items.iter().map(|i| i.1).fold(0.0f64, f64::max).max(1e-9);
+    let row = 18.0;
+    let label_w = 260.0;
+    let bar_w = 360.0;
+    let height = row * items.len() as f64 + 8.0;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" data-chart="{chart}">"#,
+        w = label_w + bar_w + 70.0
+    );
+    for (i, (label, value, attrs)) in items.iter().enumerate() {
+        let y = 4.0 + i as f64 * row;
+        let len = (value / max * bar_w).max(1.0);
+        let colour = PALETTE[i % PALETTE.len()];
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{}</text><rect x="{label_w}" y="{y:.1}" width="{len:.1}" height="{:.1}" fill="{colour}" {attrs}><title>{}: {} {unit}</title></rect><text x="{:.1}" y="{:.1}" font-size="11">{} {unit}</text>"#,
+            label_w - 6.0,
+            y + 12.0,
+            esc(label),
+            row - 4.0,
+            esc(label),
+            tick_label(*value),
+            label_w + len + 4.0,
+            y + 12.0,
+            tick_label(*value),
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_inside_the_range() {
+        assert_eq!(ticks((0.0, 10.0)), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(ticks((-3.0, 3.0)), vec![-2.0, 0.0, 2.0]);
+        assert!(ticks((0.0, 0.0)).len() == 1);
+    }
+
+    #[test]
+    fn data_maps_into_the_plot_area_and_is_clamped() {
+        let p = Plot::new(400.0, 200.0, (0.0, 10.0), (0.0, 100.0));
+        assert_eq!(p.x(0.0), LEFT);
+        assert_eq!(p.x(10.0), 400.0 - RIGHT);
+        assert_eq!(p.x(99.0), p.x(10.0));
+        assert_eq!(p.y(0.0), 200.0 - BOTTOM);
+        assert_eq!(p.y(100.0), TOP);
+        assert!(p.y(f64::INFINITY).is_finite());
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            esc(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(num(f64::INFINITY, 1), "inf");
+        assert_eq!(num(-12.345, 1), "-12.3");
+    }
+}

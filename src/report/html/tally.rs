@@ -1,0 +1,312 @@
+//! What the report keeps of each finished game beyond its `games.csv` row, game by game so
+//! that a run can rewrite its report after every game without reading its files again: think
+//! time by move number per engine (binned), and the two-engine match's Elo and log-likelihood
+//! ratio as games were played (thinned to at most a few hundred points).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::event::{GameRecord, Side};
+use crate::report::csv::GameRow;
+use crate::report::stats::elo_from_score;
+use crate::report::Sprt;
+
+/// Move numbers kept apart; later moves count in the last one.
+pub const MOVE_NUMBERS: usize = 80;
+/// Think-time bins: below 1 ms, then ten per decade from 1 ms to 10^6 ms, then above.
+const BINS: usize = 62;
+
+fn bin_of(ms: f64) -> usize {
+    if ms < 1.0 {
+        0
+    } else {
+        (1 + (ms.log10() * 10.0).floor() as usize).min(BINS - 1)
+    }
+}
+
+/// The middle of a bin, in ms (geometric).
+fn bin_middle(bin: usize) -> f64 {
+    if bin == 0 {
+        0.5
+    } else {
+        10f64.powf((bin as f64 - 0.5) / 10.0)
+    }
+}
+
+/// One engine's think times by its move number, binned (about ±12 % per bin).
+#[derive(Clone, Debug)]
+pub struct MoveTimes {
+    counts: Vec<[u32; BINS]>,
+}
+
+impl Default for MoveTimes {
+    fn default() -> MoveTimes {
+        MoveTimes {
+            counts: vec![[0; BINS]; MOVE_NUMBERS],
+        }
+    }
+}
+
+impl MoveTimes {
+    pub fn add(&mut self, move_number: usize, think_us: i64) {
+        let i = move_number.clamp(1, MOVE_NUMBERS) - 1;
+        self.counts[i][bin_of(think_us as f64 / 1000.0)] += 1;
+    }
+
+    /// Moves counted at move number `n` (1-based).
+    pub fn count(&self, n: usize) -> u32 {
+        self.counts[n - 1].iter().sum()
+    }
+
+    /// The `q` quantile (0 to 1) of the think times at move number `n`, in ms; None without
+    /// moves.
+    pub fn quantile(&self, n: usize, q: f64) -> Option<f64> {
+        let bins = &self.counts[n - 1];
+        let total: u32 = bins.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = (q * total as f64).ceil().max(1.0) as u32;
+        let mut seen = 0;
+        for (bin, &c) in bins.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Some(bin_middle(bin));
+            }
+        }
+        None
+    }
+
+    /// The last move number with moves.
+    pub fn last(&self) -> usize {
+        (1..=MOVE_NUMBERS)
+            .rev()
+            .find(|&n| self.count(n) > 0)
+            .unwrap_or(0)
+    }
+}
+
+/// Think times of every engine's moves in `record`, by move number.
+pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameRecord) {
+    let mut numbers = [0usize; 2];
+    for (side, _, think_us, _) in record.moves() {
+        numbers[side.index()] += 1;
+        times
+            .entry(record.engine(side).to_string())
+            .or_default()
+            .add(numbers[side.index()], think_us);
+    }
+}
+
+/// The match of two engines after `games` games: `a`'s Elo and its 95 % interval, and the
+/// SPRT's log-likelihood ratio.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub games: u64,
+    pub elo: f64,
+    pub low: f64,
+    pub high: f64,
+    pub llr: f64,
+}
+
+/// A two-engine match as it went: points taken every `every` games, thinned by half whenever
+/// there are more than [`Series::MAX_POINTS`].
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub a: Option<String>,
+    pub b: Option<String>,
+    pub sprt: Sprt,
+    wdl: [u32; 3],
+    /// Pairs of games with one game counted: pair -> `a`'s points in it.
+    open_pairs: HashMap<u64, f64>,
+    pub penta: [u32; 5],
+    games: u64,
+    every: u64,
+    pub points: Vec<Point>,
+    /// A game between other engines was counted: not a two-engine match.
+    pub mixed: bool,
+}
+
+impl Series {
+    pub const MAX_POINTS: usize = 400;
+
+    pub fn new(a: Option<String>, b: Option<String>, sprt: Sprt) -> Series {
+        Series {
+            a,
+            b,
+            sprt,
+            wdl: [0; 3],
+            open_pairs: HashMap::new(),
+            penta: [0; 5],
+            games: 0,
+            every: 1,
+            points: Vec::new(),
+            mixed: false,
+        }
+    }
+
+    pub fn add(&mut self, row: &GameRow) {
+        let Some(result) = row.result else {
+            return;
+        };
+        if self.a.is_none() {
+            self.a = Some(row.white.clone());
+            self.b = Some(row.black.clone());
+        }
+        let (a, b) = (
+            self.a.as_deref().unwrap_or(""),
+            self.b.as_deref().unwrap_or(""),
+        );
+        let side = match (
+            row.white == a && row.black == b,
+            row.black == a && row.white == b,
+        ) {
+            (true, _) => Side::White,
+            (_, true) => Side::Black,
+            _ => {
+                self.mixed = true;
+                return;
+            }
+        };
+        let points = result.points(side);
+        self.wdl[if points == 1.0 {
+            0
+        } else if points == 0.5 {
+            1
+        } else {
+            2
+        }] += 1;
+        // The pentanomial counts: a pair's two games, from `a`'s side (0, 1/2, ... 2 points).
+        match self.open_pairs.remove(&row.pair) {
+            Some(first) => self.penta[((first + points) * 2.0).round() as usize] += 1,
+            None => {
+                self.open_pairs.insert(row.pair, points);
+            }
+        }
+        self.games += 1;
+        if self.games % self.every == 0 {
+            self.points.push(self.now());
+            if self.points.len() > Self::MAX_POINTS {
+                let kept: Vec<Point> = self.points.iter().skip(1).step_by(2).copied().collect();
+                self.points = kept;
+                self.every *= 2;
+            }
+        }
+    }
+
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// The state after every game counted so far.
+    pub fn now(&self) -> Point {
+        let [w, d, l] = self.wdl.map(f64::from);
+        let n = w + d + l;
+        let s = (w + d / 2.0) / n;
+        let var = (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / n;
+        let margin = crate::report::stats::Z95 * var.sqrt() / n.sqrt();
+        Point {
+            games: self.games,
+            elo: elo_from_score(s),
+            low: elo_from_score(s - margin),
+            high: elo_from_score(s + margin),
+            llr: self.sprt.llr(self.penta),
+        }
+    }
+
+    /// The points to draw: the thinned ones and the latest state.
+    pub fn drawn(&self) -> Vec<Point> {
+        let mut points = self.points.clone();
+        if self.games > 0 && points.last().is_none_or(|p| p.games != self.games) {
+            points.push(self.now());
+        }
+        points
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::stats::{pentanomial, Wdl};
+    use crate::report::Summary;
+
+    #[test]
+    fn quantiles_come_from_the_bins() {
+        let mut t = MoveTimes::default();
+        for ms in [10, 20, 30, 40, 1000] {
+            t.add(1, ms * 1000);
+        }
+        let median = t.quantile(1, 0.5).unwrap();
+        assert!((median - 30.0).abs() / 30.0 < 0.13, "{median}");
+        assert!(t.quantile(2, 0.5).is_none());
+        t.add(500, 1);
+        assert_eq!(t.count(MOVE_NUMBERS), 1);
+        assert_eq!(t.last(), MOVE_NUMBERS);
+    }
+
+    fn row(game: u64, pair: u64, white: &str, black: &str, result: &str) -> GameRow {
+        let csv = format!(
+            "{}\n{game},{pair},{white},{black},startpos,fide,5+0,5+0,{result},checkmate,FIDE 5.1.1,10,1,1,,,0,,1,1,5,5,1,1,,\n",
+            crate::report::COLUMNS.join(",")
+        );
+        let dir = std::env::temp_dir().join(format!(
+            "blitz-arena-html-series-{}-{game}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("games.csv"), csv).unwrap();
+        let rows = crate::report::read_rows(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        rows.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn the_running_match_agrees_with_the_summary_of_its_games() {
+        let results = [
+            "1-0", "1-0", "1/2-1/2", "0-1", "0-1", "1/2-1/2", "1-0", "0-1",
+        ];
+        let rows: Vec<GameRow> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let game = i as u64 + 1;
+                let (w, b) = if game % 2 == 1 {
+                    ("a", "b")
+                } else {
+                    ("b", "a")
+                };
+                row(game, game.div_ceil(2), w, b, r)
+            })
+            .collect();
+        let sprt: Sprt = "elo0=0,elo1=5,alpha=0.05,beta=0.05".parse().unwrap();
+        let mut series = Series::new(Some("a".into()), Some("b".into()), sprt);
+        for r in &rows {
+            series.add(r);
+        }
+        let (penta, _) = pentanomial(&rows, "a", "b");
+        assert_eq!(series.penta, penta);
+        let summary = Summary::from_rows(&rows);
+        let a = summary.engines.iter().find(|e| e.name == "a").unwrap();
+        let now = series.now();
+        assert!((now.elo - a.elo).abs() < 1e-9 || (now.elo.is_nan() && a.elo.is_nan()));
+        assert!((now.low - a.elo_low).abs() < 1e-6, "{now:?} {a:?}");
+        assert!((now.llr - sprt.llr(penta)).abs() < 1e-12);
+        let _ = Wdl::default();
+    }
+
+    #[test]
+    fn a_long_match_keeps_a_bounded_number_of_points() {
+        let sprt: Sprt = "elo0=0,elo1=5,alpha=0.05,beta=0.05".parse().unwrap();
+        let mut series = Series::new(Some("a".into()), Some("b".into()), sprt);
+        let r = row(1, 1, "a", "b", "1-0");
+        for game in 1..=5000u64 {
+            let mut r = r.clone();
+            r.game = game;
+            r.pair = game.div_ceil(2);
+            series.add(&r);
+        }
+        assert!(series.points.len() <= Series::MAX_POINTS);
+        assert_eq!(series.drawn().last().unwrap().games, 5000);
+        let games: Vec<u64> = series.points.iter().map(|p| p.games).collect();
+        assert!(games.windows(2).all(|w| w[1] - w[0] == games[1] - games[0]));
+    }
+}
