@@ -61,10 +61,10 @@ pub fn render(report: &HtmlReport, tally: &Tally) -> String {
         out,
         r##"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} — blitz-arena report</title><style>{STYLE}</style><script>{HEAD_SCRIPT}</script></head><body data-games="{games}"><h1>blitz-arena: {title}</h1><p class="small">{games} games ({w} white wins, {b} black wins, {d} draws) · written {now} UTC · <span id="selfcheck" data-status="pending">page check: not run (scripts off)</span></p><nav><a href="#standings">Standings</a>{match_link}<a href="#time">Time</a><a href="#endings">Endings</a><a href="#games">Games</a><a href="#summary">Summary text</a></nav>"##,
         title = esc(&report.title),
-        games = summary.games,
-        w = summary.white_wins,
-        b = summary.black_wins,
-        d = summary.draws,
+        games = summary.totals.games,
+        w = summary.totals.white_wins,
+        b = summary.totals.black_wins,
+        d = summary.totals.draws,
         now = chrono::Utc::now().format("%Y-%m-%d %H:%M:%S"),
         match_link = if two {
             r##"<a href="#match">Match</a>"##
@@ -462,7 +462,8 @@ fn endings(out: &mut String, rows: &[GameRow], tally: &Tally) {
     }
     out.push_str(r#"<h3>Injections and how they were ruled</h3>"#);
     let mut items = Vec::new();
-    for ((ruleset, label), (count, rulings)) in &inj.injected {
+    for ((ruleset, label), injected) in &inj.injected {
+        let (count, rulings) = (&injected.count, &injected.rulings);
         items.push((
             format!("{ruleset}: {label}"),
             *count as f64,
