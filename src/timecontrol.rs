@@ -243,6 +243,25 @@ mod tests {
     }
 
     #[test]
+    fn a_number_may_start_with_its_decimal_point() {
+        let t = tc(".5+.1");
+        assert_eq!((t.base, t.increment), (ms(30_000), ms(100)));
+    }
+
+    #[test]
+    fn the_largest_time_is_a_billion_seconds() {
+        assert_eq!(tc("1000000000s").base, Duration::from_secs(1_000_000_000));
+        let e = "1000000000.000001s".parse::<TimeControl>().unwrap_err();
+        assert!(e.to_string().contains("time is too large"), "{e}");
+    }
+
+    #[test]
+    fn try_from_a_string_is_parse() {
+        assert_eq!(TimeControl::try_from("3+2".to_string()), Ok(tc("3+2")));
+        assert!(TimeControl::try_from("3+x".to_string()).is_err());
+    }
+
+    #[test]
     fn rejects_nonsense_with_a_helpful_message() {
         for bad in ["", "abc", "5+x", "-1+0", "0+0", "G/5;z3", "5++1", "1e13"] {
             let e = bad.parse::<TimeControl>().unwrap_err().to_string();
