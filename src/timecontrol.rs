@@ -126,7 +126,11 @@ fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
         return Err("not a number");
     }
     let value: f64 = number.parse().map_err(|_| "not a number")?;
-    if !value.is_finite() || value < 0.0 {
+    // A number too large for an f64 reads as infinity.
+    if !value.is_finite() {
+        return Err("time is too large");
+    }
+    if value < 0.0 {
         return Err("times must be zero or positive");
     }
     let us = value * scale_us;
@@ -251,8 +255,10 @@ mod tests {
     #[test]
     fn the_largest_time_is_a_billion_seconds() {
         assert_eq!(tc("1000000000s").base, Duration::from_secs(1_000_000_000));
-        let e = "1000000000.000001s".parse::<TimeControl>().unwrap_err();
-        assert!(e.to_string().contains("time is too large"), "{e}");
+        for bad in ["1000000000.000001s", "1e400"] {
+            let e = bad.parse::<TimeControl>().unwrap_err();
+            assert!(e.to_string().contains("time is too large"), "{bad}: {e}");
+        }
     }
 
     #[test]
