@@ -82,3 +82,40 @@ fn only_an_ending_verdict_has_an_ending() {
     assert_eq!(Verdict::Continue.ending(), None);
     assert_eq!(Verdict::FlagDown { side: Side::White }.ending(), None);
 }
+
+#[test]
+fn a_standing_illegal_move_makes_no_illegal_position_by_itself() {
+    // 1.e2e5?? (a pawn moving three squares) stands unnoticed: black may still claim it, but
+    // the position on the board is one chess allows, so engines need not be warned of it.
+    let mut referee = referee(
+        Ruleset::Fide,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    );
+    let verdict = referee.apply(&Event::IllegalMove {
+        t_us: 1,
+        side: Side::White,
+        uci: "e2e5".to_string(),
+        think_us: 0,
+        clock_us: 0,
+        reason: String::new(),
+        kind: Some(IllegalKind::BadPieceMove),
+    });
+    assert_eq!(
+        verdict,
+        Verdict::IllegalCompleted {
+            offender: Side::White
+        }
+    );
+    referee.apply(&Event::Unnoticed {
+        t_us: 2,
+        by: Side::Black,
+    });
+    assert!(referee.can_claim_standing_illegal(Side::Black));
+    assert!(!referee.position_is_illegal());
+    assert!(!referee.flag_fell(Side::White));
+    referee.apply(&Event::FlagFall {
+        t_us: 3,
+        side: Side::White,
+    });
+    assert!(referee.flag_fell(Side::White) && !referee.flag_fell(Side::Black));
+}
