@@ -249,6 +249,7 @@ mod tests {
             // ... but not against a rook, nor with every bishop on one colour.
             ("8/8/8/4k3/4r3/8/2B5/K7 w - - 0 1", false, false),
             ("8/8/8/4k3/4b3/8/2B5/K7 w - - 0 1", false, false),
+            ("8/8/8/4k3/8/8/3B4/K7 w - - 0 1", false, false),
         ];
         let yes_no = |b: bool| {
             if b {
