@@ -230,6 +230,22 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn only_the_running_side_is_charged() {
+        pause();
+        let mut clock = Clock::new("1+0".parse().unwrap(), "1+0".parse().unwrap());
+        let t0 = Instant::now();
+        assert_eq!(clock.running(), None);
+        clock.start(Side::Black, t0);
+        assert_eq!(clock.running(), Some(Side::Black));
+        // White's clock stands while Black thinks.
+        assert_eq!(clock.left_us(Side::White, t0 + ms(5000)), 60_000_000);
+        assert_eq!(clock.left_us(Side::Black, t0 + ms(5000)), 55_000_000);
+        clock.stop(t0 + ms(5000));
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.flag_deadline(), None);
+    }
+
+    #[tokio::test]
     async fn time_odds_and_penalties() {
         pause();
         let mut clock = Clock::new("5+0".parse().unwrap(), "1+0".parse().unwrap());

@@ -310,6 +310,226 @@ mod tests {
         }
     }
 
+    fn fall(t_us: i64, side: Side) -> Event {
+        Event::FlagFall { t_us, side }
+    }
+
+    fn claim(t_us: i64, by: Side, what: Claimable) -> Event {
+        Event::Claim { t_us, by, what }
+    }
+
+    fn illegal_move(t_us: i64, side: Side) -> Event {
+        Event::IllegalMove {
+            t_us,
+            side,
+            uci: "e2e5".into(),
+            think_us: 1,
+            clock_us: 1,
+            reason: "no".into(),
+            kind: None,
+        }
+    }
+
+    fn penalty(side: Side) -> Event {
+        Event::Penalty {
+            t_us: 3,
+            side,
+            add_us: 60_000_000,
+            rule: "FIDE 7.5.5".into(),
+        }
+    }
+
+    /// `check` on `events`: `None` when every invariant must hold, else a broken one, in full.
+    fn assert_check(ruleset: Ruleset, events: Vec<Event>, expected: Option<&str>) {
+        let broken = checked(&record(ruleset, events.clone()));
+        match expected {
+            None => assert_eq!(broken, Vec::<String>::new(), "{ruleset:?} {events:?}"),
+            Some(what) => assert!(
+                broken.iter().any(|b| b == what),
+                "{ruleset:?} {events:?}: {broken:?}"
+            ),
+        }
+    }
+
+    #[test]
+    fn a_flag_claim_counts_only_while_the_claimants_own_flag_is_up() {
+        let white_mates = || end(GameResult::WhiteWins, Termination::Checkmate, "FIDE 6.9");
+        let first_won = Some("white won although its flag fell first and was claimed");
+        // Black claimed before its own flag fell: white, whose flag fell first, may not win.
+        let valid = vec![
+            fall(1, Side::White),
+            claim(2, Side::Black, Claimable::Flag),
+            fall(5, Side::Black),
+            white_mates(),
+        ];
+        assert_check(Ruleset::Fide, valid, first_won);
+        // Black's flag was down when its claim completed (at the same µs): the claim is void.
+        let void = vec![
+            fall(1, Side::White),
+            fall(3, Side::Black),
+            claim(3, Side::Black, Claimable::Flag),
+            white_mates(),
+        ];
+        assert_check(Ruleset::Fide, void, None);
+        // Online, a fallen flag loses without a claim.
+        assert_check(
+            Ruleset::Online,
+            vec![fall(1, Side::White), white_mates()],
+            first_won,
+        );
+    }
+
+    #[test]
+    fn illegal_move_claims_are_checked() {
+        let claimed = || {
+            vec![
+                illegal_move(1, Side::White),
+                claim(2, Side::Black, Claimable::IllegalMove),
+            ]
+        };
+        let ended = |result, rule: &str| end(result, Termination::IllegalMove, rule);
+        let notice = Event::Notice {
+            t_us: 2,
+            by: Side::White,
+            what: Claimable::Flag,
+        };
+        let cases = [
+            // The claimant wins, with what the loop records in between skipped.
+            (
+                Ruleset::Uscf,
+                [
+                    claimed(),
+                    vec![notice, ended(GameResult::BlackWins, "USCF 7d")],
+                ]
+                .concat(),
+                None,
+            ),
+            (
+                Ruleset::Uscf,
+                [claimed(), vec![ended(GameResult::WhiteWins, "USCF 11")]].concat(),
+                Some("white won the claim of its own illegal move"),
+            ),
+            // USCF 7d: a claimant that moved its king next to the other king loses its claim.
+            (
+                Ruleset::Uscf,
+                [claimed(), vec![ended(GameResult::WhiteWins, "USCF 7d")]].concat(),
+                None,
+            ),
+            // FIDE 7.5.5: the first illegal move gives the claimant a minute, not the offender.
+            (
+                Ruleset::Fide,
+                [
+                    claimed(),
+                    vec![penalty(Side::Black), ended(GameResult::Draw, "arena")],
+                ]
+                .concat(),
+                None,
+            ),
+            (
+                Ruleset::Fide,
+                [
+                    claimed(),
+                    vec![penalty(Side::White), ended(GameResult::Draw, "arena")],
+                ]
+                .concat(),
+                Some("FIDE 7.5.5: the penalty went to the offender"),
+            ),
+        ];
+        for (ruleset, events, expected) in cases {
+            assert_check(ruleset, events, expected);
+        }
+    }
+
+    #[test]
+    fn a_pgn_that_disagrees_in_its_tag_or_its_last_word_is_caught() {
+        let game = record(
+            Ruleset::Fide,
+            vec![end(
+                GameResult::WhiteWins,
+                Termination::Checkmate,
+                "FIDE 5.1.1",
+            )],
+        );
+        let good = Rendered::of(&game).unwrap();
+        assert_eq!(check(&game, &good), Vec::<String>::new());
+        let broken = Some("the PGN does not end in 1-0".to_string());
+        let mut tag = Rendered::of(&game).unwrap();
+        tag.pgn = tag.pgn.replace("[Result \"1-0\"]", "[Result \"0-1\"]");
+        assert_eq!(check(&game, &tag).first(), broken.as_ref());
+        let mut last = Rendered::of(&game).unwrap();
+        let at = last.pgn.rfind("1-0").unwrap();
+        last.pgn.replace_range(at..at + 3, "0-1");
+        assert_eq!(check(&game, &last).first(), broken.as_ref());
+    }
+
+    #[test]
+    fn tamper_hooks_break_exactly_what_they_name() {
+        let claimed = || {
+            vec![
+                illegal_move(1, Side::White),
+                claim(2, Side::Black, Claimable::IllegalMove),
+            ]
+        };
+        let black_wins = end(GameResult::BlackWins, Termination::IllegalMove, "USCF 11");
+        let mut game = record(
+            Ruleset::Uscf,
+            [claimed(), vec![black_wins.clone()]].concat(),
+        );
+        let untouched = game.clone();
+        Tamper::PenaltyToOffender.ruling(&mut game);
+        assert_eq!(game, untouched);
+        Tamper::OffenderWins.ruling(&mut game);
+        assert_eq!(game.outcome().unwrap().result, GameResult::WhiteWins);
+        assert!(checked(&game).contains(&"white won the claim of its own illegal move".to_string()));
+
+        let mut game = record(
+            Ruleset::Fide,
+            [claimed(), vec![penalty(Side::Black), black_wins]].concat(),
+        );
+        Tamper::OffenderWins.ruling(&mut game);
+        assert_eq!(checked(&game), Vec::<String>::new());
+        Tamper::PenaltyToOffender.ruling(&mut game);
+        assert!(matches!(
+            game.events[2],
+            Event::Penalty {
+                side: Side::White,
+                ..
+            }
+        ));
+
+        // A game without an illegal-move claim is left alone.
+        let mut game = record(
+            Ruleset::Fide,
+            vec![end(
+                GameResult::WhiteWins,
+                Termination::Checkmate,
+                "FIDE 5.1.1",
+            )],
+        );
+        let untouched = game.clone();
+        Tamper::OffenderWins.ruling(&mut game);
+        assert_eq!(game, untouched);
+
+        // Only `PgnResult` touches the rendering, and it flips both the tag and the last word.
+        let mut written = Rendered::of(&game).unwrap();
+        Tamper::OffenderWins.rendering(&mut written);
+        assert_eq!(written.pgn, Rendered::of(&game).unwrap().pgn);
+        Tamper::PgnResult.rendering(&mut written);
+        assert!(written.pgn.contains("[Result \"0-1\"]"), "{}", written.pgn);
+        assert!(written.pgn.trim_end().ends_with("0-1"), "{}", written.pgn);
+        let black = record(
+            Ruleset::Fide,
+            vec![end(
+                GameResult::BlackWins,
+                Termination::Checkmate,
+                "FIDE 5.1.1",
+            )],
+        );
+        let mut written = Rendered::of(&black).unwrap();
+        Tamper::PgnResult.rendering(&mut written);
+        assert!(written.pgn.trim_end().ends_with("1-0"), "{}", written.pgn);
+    }
+
     #[test]
     fn an_illegal_move_claim_that_does_not_end_the_game_is_caught() {
         let events = vec![

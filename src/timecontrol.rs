@@ -157,7 +157,11 @@ fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
         return Err("not a number");
     }
     let value: f64 = number.parse().map_err(|_| "not a number")?;
-    if !value.is_finite() || value < 0.0 {
+    // A number too large for an f64 reads as infinity.
+    if !value.is_finite() {
+        return Err("time is too large");
+    }
+    if value < 0.0 {
         return Err("times must be zero or positive");
     }
     let us = value * scale_us;
@@ -286,6 +290,27 @@ mod tests {
         assert_eq!(tc("1m").base, ms(60_000));
         assert_eq!(tc("10s+0.1s").increment, ms(100));
         assert_eq!(tc("2m+1s").base, ms(120_000));
+    }
+
+    #[test]
+    fn a_number_may_start_with_its_decimal_point() {
+        let t = tc(".5+.1");
+        assert_eq!((t.base, t.increment), (ms(30_000), ms(100)));
+    }
+
+    #[test]
+    fn the_largest_time_is_a_billion_seconds() {
+        assert_eq!(tc("1000000000s").base, Duration::from_secs(1_000_000_000));
+        for bad in ["1000000000.000001s", "1e400"] {
+            let e = bad.parse::<TimeControl>().unwrap_err();
+            assert!(e.to_string().contains("time is too large"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn try_from_a_string_is_parse() {
+        assert_eq!(TimeControl::try_from("3+2".to_string()), Ok(tc("3+2")));
+        assert!(TimeControl::try_from("3+x".to_string()).is_err());
     }
 
     #[test]

@@ -583,6 +583,37 @@ mod tests {
     }
 
     #[test]
+    fn elo_bounds_up_to_the_limit_are_accepted_and_give_a_finite_llr() {
+        let s = Sprt::new(-MAX_SPRT_NELO, MAX_SPRT_NELO, 0.05, 0.05).unwrap();
+        assert!(s.llr([3, 11, 25, 9, 2]).is_finite());
+        assert!(Sprt::new(-MAX_SPRT_NELO - 0.5, 0.0, 0.05, 0.05).is_err());
+        // A NaN bound is refused, though no comparison with it is ever true.
+        assert!(Sprt::new(f64::NAN, 1.0, 0.05, 0.05).is_err());
+        assert!(Sprt::new(0.0, f64::NAN, 0.05, 0.05).is_err());
+    }
+
+    #[test]
+    fn bounds_beyond_the_limit_give_no_llr_and_never_stop_the_test() {
+        // What `new` refuses (the MLE has no solution): the LLR is NaN, and NaN plays on.
+        let s = Sprt {
+            elo0: 0.0,
+            elo1: 300.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert!(s.llr([3, 11, 25, 9, 2]).is_nan());
+        assert_eq!(s.status([3, 11, 25, 9, 2]), SprtStatus::Continue);
+    }
+
+    #[test]
+    fn statuses_print_what_they_decide() {
+        assert_eq!(SprtStatus::Continue.to_string(), "continue");
+        assert_eq!(SprtStatus::AcceptH1.to_string(), "H1 accepted");
+        assert!(!SprtStatus::Continue.is_finished());
+        assert!(SprtStatus::AcceptH0.is_finished() && SprtStatus::AcceptH1.is_finished());
+    }
+
+    #[test]
     fn decides_at_the_bounds() {
         let s = sprt(0.0, 5.0);
         let (lo, hi) = s.bounds();

@@ -289,6 +289,83 @@ mod tests {
         );
     }
 
+    /// Whether white could still win, position by position: `(fen, USCF/WBCA table, lichess)`.
+    #[test]
+    fn static_tables_by_material() {
+        let cases = [
+            // USCF 7c / WBCA 7c.1: a rook, a pawn or a queen suffices.
+            ("8/8/8/4k3/8/8/8/K6R w - - 0 1", true, true),
+            ("8/8/8/4k3/8/8/P7/K7 w - - 0 1", true, true),
+            ("8/8/8/4k3/8/8/8/K6Q w - - 0 1", true, true),
+            // A lone minor piece does not, for either table (lichess: nothing to block with).
+            ("8/8/8/4k3/8/8/2N5/K7 w - - 0 1", false, false),
+            ("8/8/8/4k3/8/8/2B5/K7 w - - 0 1", false, false),
+            // Two minor pieces do, but K+N+N against a bare king (USCF 7c) ...
+            ("8/8/8/4k3/8/8/2BN4/K7 w - - 0 1", true, true),
+            ("8/8/8/4k3/8/8/2BB4/K7 w - - 0 1", true, true),
+            ("8/8/8/4k3/8/8/2NN4/K7 w - - 0 1", false, true),
+            // ... unless the defender has a man that can block.
+            ("8/8/8/4k3/4p3/8/2NN4/K7 w - - 0 1", true, true),
+            // lichess: K+N wins against any man but a queen ...
+            ("8/8/8/4k3/4n3/8/2N5/K7 w - - 0 1", false, true),
+            // ... K+B against a knight or a pawn, or with bishops of both colours on the board ...
+            ("8/8/8/4k3/4p3/8/2B5/K7 w - - 0 1", false, true),
+            ("8/8/8/4k3/4n3/8/2B5/K7 w - - 0 1", false, true),
+            ("8/8/8/3bk3/8/8/3B4/K7 w - - 0 1", false, true),
+            // ... but not against a rook, nor with every bishop on one colour.
+            ("8/8/8/4k3/4r3/8/2B5/K7 w - - 0 1", false, false),
+            ("8/8/8/4k3/4b3/8/2B5/K7 w - - 0 1", false, false),
+            ("8/8/8/4k3/8/8/3B4/K7 w - - 0 1", false, false),
+        ];
+        let yes_no = |b: bool| {
+            if b {
+                MatingChance::Yes
+            } else {
+                MatingChance::No
+            }
+        };
+        for (fen, table, lichess) in cases {
+            let p = pos(fen);
+            assert_eq!(
+                can_mate(Ruleset::Uscf, &p, Color::White),
+                yes_no(table),
+                "uscf {fen}"
+            );
+            assert_eq!(
+                can_mate(Ruleset::Wbca, &p, Color::White),
+                yes_no(table),
+                "wbca {fen}"
+            );
+            assert_eq!(
+                can_mate(Ruleset::Online, &p, Color::White),
+                yes_no(lichess),
+                "online {fen}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_position_where_one_side_can_still_mate_is_not_dead() {
+        let p = pos("8/8/8/4k3/8/8/8/K6R w - - 0 1");
+        for ruleset in Ruleset::ALL {
+            assert!(!is_dead(ruleset, &p), "{ruleset}");
+        }
+        for (side, expected) in [
+            (Color::White, MatingChance::Yes),
+            (Color::Black, MatingChance::No),
+        ] {
+            assert_eq!(can_mate(Ruleset::Fide, &p, side), expected, "{side:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_no_loses_a_claim() {
+        // RULES.md §2: an undecided search gives the claimant the benefit.
+        assert!(MatingChance::Yes.suffices());
+        assert!(MatingChance::Undetermined.suffices());
+        assert!(!MatingChance::No.suffices());
+    }
+
     #[test]
     fn fide_helpmate_search_sees_blocked_positions() {
         // lichess game ijyj0mHa (chasolver's example): black has pawns and a bishop but no

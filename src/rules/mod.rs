@@ -5,6 +5,8 @@ pub mod illegal;
 mod material;
 mod referee;
 #[cfg(test)]
+mod referee_tests;
+#[cfg(test)]
 mod tests;
 
 pub use cite::{cite, Situation};
