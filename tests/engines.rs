@@ -226,3 +226,44 @@ fn a_wrapped_engine_is_gone_after_the_arena_is_killed() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A plain `scancel` (or a hang-up of the whole session) signals the engines and the arena at
+/// once: an engine that dies of that SIGTERM a moment before the arena hears its own is not an
+/// engine crash. The games in progress are left unplayed, for `--resume`, like any other game
+/// a stop interrupts.
+#[test]
+fn engines_terminated_with_the_arena_lose_no_game_by_crash() {
+    let s = Scratch::new("term-together");
+    s.write(
+        "engines.toml",
+        "[engines.minimax]\nbuiltin = \"minimax\"\n[engines.greedy]\nbuiltin = \"greedy\"\n",
+    );
+    let mut child = common::long_gauntlet(&s, "minimax", "greedy")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&s, "res/games.csv", 1);
+    let engines: Vec<i32> = s
+        .leftovers()
+        .iter()
+        .filter(|p| p.contains(" engine "))
+        .map(|p| p.split(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(engines.len() >= 2, "{:?}", s.leftovers());
+    for pid in &engines {
+        // SAFETY: signals engine processes this test's arena started.
+        unsafe { libc::kill(*pid, libc::SIGTERM) };
+    }
+    // The arena hears its own signal later, as when a scheduler signals one process at a time.
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: signals the arena process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_ne!(row["termination"], "engine-crash", "{row:?}");
+    }
+    common::assert_no_leftovers(&s);
+}

@@ -2,10 +2,9 @@
 # A gauntlet as a Slurm job array, one shard per array task: `sbatch deploy/slurm/gauntlet.sh`
 # from the folder that holds engines.toml. Every shard gets the same --seed, so the shards are
 # disjoint slices of one schedule; a task that is cancelled, preempted or requeued resumes
-# its own folder when it runs again. To stop a shard so that it resumes cleanly, signal the
-# arena alone: `scancel --batch --signal=TERM JOBID_TASK` (a plain scancel signals its engines
-# too, and a game whose engine dies first is recorded as lost by an engine crash). When all
-# are done:
+# its own folder when it runs again (`scancel JOBID_TASK` stops a shard: the games in progress
+# are left unplayed, not lost, even where an engine heard the signal first). When all are
+# done:
 #   blitz-arena merge results/shard-* --out results/all
 # Each setting below can be given in the environment instead (sbatch passes it on), e.g.
 #   SHARDS=3 ENGINE=minimax VS=greedy sbatch --array=0-2 deploy/slurm/gauntlet.sh

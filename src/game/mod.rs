@@ -100,6 +100,22 @@ pub struct Played {
     pub restart: [bool; 2],
 }
 
+impl Played {
+    /// Whether an engine of this game died of SIGTERM, SIGINT or SIGHUP: signals that stop
+    /// programs from outside (a job scheduler's cancel signals every process of the job, a
+    /// terminal's hang-up its whole session), usually the arena's own stop a moment later.
+    pub fn engine_stopped_from_outside(&self) -> bool {
+        const STOPS: [i32; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+        self.record.events.iter().any(|event| {
+            matches!(
+                event,
+                Event::EngineFault { fault: Fault::Crash { status: Some(code) }, .. }
+                    if STOPS.iter().any(|signal| *code == 128 + signal)
+            )
+        })
+    }
+}
+
 impl GameSetup {
     fn record(&self, started: String, events: Vec<Event>) -> GameRecord {
         GameRecord {

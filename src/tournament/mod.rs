@@ -236,6 +236,10 @@ pub async fn run(
 /// Plays games from the shared schedule until it is exhausted or the run is cancelled. Owns
 /// its engine processes: started on first use, reused across games (options are sent once),
 /// replaced after a crash or a hang, and shut down at the end.
+/// How long a game whose engine died of SIGTERM, SIGINT or SIGHUP waits for the arena's own
+/// stop before it is recorded as lost by that crash.
+const OUTSIDE_STOP_GRACE: Duration = Duration::from_secs(2);
+
 async fn worker(
     run: Arc<Run>,
     next: Arc<AtomicUsize>,
@@ -290,6 +294,20 @@ async fn worker(
         let played = tokio::select! {
             played = game::play(&setup, &mut white, &mut black) => Some(played),
             _ = cancel.wait_for(|c| *c) => None,
+        };
+        // An engine stopped by a signal from outside while the arena is being stopped too (a
+        // plain `scancel` signals the engines and the arena at once) did not crash: if the
+        // arena's own stop follows within the grace, the game was in progress, not lost.
+        let played = match played {
+            Some(played) if played.engine_stopped_from_outside() => {
+                let stop = tokio::time::timeout(OUTSIDE_STOP_GRACE, cancel.wait_for(|c| *c));
+                if stop.await.is_ok() {
+                    None
+                } else {
+                    Some(played)
+                }
+            }
+            played => played,
         };
         let Some(played) = played else {
             // A game in progress is not a result: its engines go, the game is not recorded.
