@@ -182,7 +182,11 @@ fn python_chess_reads_every_game_with_unnoticed_null_moves_to_its_end() {
         let plies: usize = row["plies"].parse().unwrap();
         let null = movetext.split_whitespace().filter(|t| *t == "--").count();
         nulls += null;
-        if !movetext.contains("PGN cannot write it") {
+        // Where PGN cannot write a move (one that stood, or the next one that no longer fits
+        // the board), the movetext stops and the rest is listed in a comment.
+        if !movetext.contains("PGN cannot write it")
+            && !movetext.contains("cannot be written in SAN")
+        {
             // Every move the engines played, and each null move, is in the movetext.
             assert_eq!(*read, plies + null, "game {}: {movetext}", tags["Round"]);
         }

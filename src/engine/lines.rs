@@ -90,6 +90,7 @@ impl Splitter {
 pub struct Tail {
     lines: std::collections::VecDeque<String>,
     current: Vec<u8>,
+    closed: bool,
 }
 
 impl Tail {
@@ -116,6 +117,12 @@ impl Tail {
         if !self.current.is_empty() {
             self.finish_line();
         }
+        self.closed = true;
+    }
+
+    /// Whether the output has ended: nothing more will come.
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     fn finish_line(&mut self) {

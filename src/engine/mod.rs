@@ -325,7 +325,15 @@ impl Engine {
             Some(s) => format!("exited with {s}"),
             None => "closed its output".to_string(),
         };
-        let tail = self.process.stderr_tail();
+        let tail = match status {
+            // Lines it wrote before it exited may still be in the pipe.
+            Some(_) => {
+                self.process
+                    .stderr_tail_at_end(Duration::from_millis(500))
+                    .await
+            }
+            None => self.process.stderr_tail(),
+        };
         if !tail.is_empty() {
             report.push_str(&format!("; stderr: {tail}"));
         }

@@ -343,6 +343,24 @@ impl Process {
     }
 
     /// The end of the engine's stderr, lines joined with ` | `.
+    /// The end of the engine's stderr once it has been read to its end, waiting up to
+    /// `within` for that (an engine that has just exited may have lines still in the pipe;
+    /// a process it left behind may hold the pipe open, hence the bound).
+    pub async fn stderr_tail_at_end(&self, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let closed = self
+                .stderr_tail
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_closed();
+            if closed || Instant::now() >= deadline {
+                return self.stderr_tail();
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     pub fn stderr_tail(&self) -> String {
         self.stderr_tail
             .lock()
