@@ -456,7 +456,7 @@ fn a_command_engine_gets_its_dir_and_env() {
 
 /// README, "The claimant's own flag falls while its claim completes: exact timings": the shell
 /// block run exactly as written (in an empty folder, `blitz-arena` on the PATH), and each
-/// ruling and detail of the table under it, its instants within a few ms.
+/// ruling and detail of the table under it, its instants within 0.1 s (the tenth README gives).
 #[test]
 fn readme_exact_timing_race_runs_as_written() {
     const HEADING: &str =
@@ -527,11 +527,11 @@ fn readme_exact_timing_race_runs_as_written() {
             let (want, want_t) = instants(&promised);
             let (got, got_t) = instants(&row["detail"]);
             assert_eq!(got, want, "{ruleset}");
+            // Black's flag instant follows the moment white's reply arrived (a script that
+            // sleeps 1.5 s, late by whatever the machine's load adds): README gives it to the
+            // tenth of a second, and the ruling rests on 300 ms between the flag and the claim.
             for (g, w) in got_t.iter().zip(&want_t) {
-                assert!(
-                    (g - w).abs() <= 0.005,
-                    "{ruleset}: {g} s, README says {w} s"
-                );
+                assert!((g - w).abs() <= 0.1, "{ruleset}: {g} s, README says {w} s");
             }
         } else {
             // "the same facts": the detail of the line above it, read under another ruleset.
