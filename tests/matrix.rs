@@ -159,7 +159,9 @@ struct Played {
     pgn: String,
 }
 
-fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
+/// Plays `scenario` once under `ruleset` into `res/` of a new scratch folder, which it
+/// returns; the error is the run's own when it fails.
+fn run_scenario(scenario: &Scenario, ruleset: &str) -> Result<Scratch, String> {
     let s = Scratch::new(&format!("matrix-{}-{ruleset}", scenario.name));
     let engine = |moves: &str, tc: Option<&String>| {
         let mut table = "builtin = \"script\"\n".to_string();
@@ -201,6 +203,11 @@ fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
     if !out.status.success() {
         return Err(format!("the run failed: {}", stderr(&out).trim()));
     }
+    Ok(s)
+}
+
+fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
+    let s = run_scenario(scenario, ruleset)?;
     let rows = csv_rows(&s.path("res/games.csv"));
     let pgn = std::fs::read_to_string(s.path("res/games.pgn")).unwrap();
     s.assert_no_engines_left();
@@ -520,32 +527,7 @@ fn docs_rulesets_md_shows_each_cell_with_its_scenario() {
 fn adjudicate_goes_by_the_exact_watcher_timings() {
     let (scenarios, _) = table();
     let own_flag = scenarios.iter().find(|s| s.name == "own-flag").unwrap();
-    let s = Scratch::new("matrix-adjudicate");
-    s.write(
-        "engines.toml",
-        &format!(
-            "[engines.white]\nbuiltin = \"script\"\nargs = [\"--moves\", {:?}]\n\
-             [engines.black]\nbuiltin = \"script\"\nargs = [\"--moves\", {:?}]\n",
-            own_flag.white, own_flag.black
-        ),
-    );
-    s.write("position.fen", &format!("{}\n", own_flag.fen));
-    let mut args = vec![
-        "gauntlet",
-        "white",
-        "--vs",
-        "black",
-        "--openings",
-        "position.fen",
-        "--games",
-        "1",
-        "--ruleset",
-        "online",
-        "--out",
-        "res",
-    ];
-    args.extend(own_flag.options.split_whitespace());
-    s.run_ok(&args);
+    let s = run_scenario(own_flag, "online").unwrap();
     let out = s.run_ok(&["adjudicate", "res", "--ruleset", "house"]);
     let text = stdout(&out);
     assert!(
