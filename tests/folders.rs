@@ -357,6 +357,12 @@ fn merge_goes_by_the_positions_in_the_plan_when_the_book_has_moved() {
         .map(|r| r["opening"].clone())
         .collect();
     assert_eq!(openings.len(), 2, "{openings:?}");
+    // The merged folder has the report a run writes, over all four games.
+    let html = std::fs::read_to_string(s.path("merged/report.html")).expect("merged/report.html");
+    assert!(
+        html.contains(r#"data-games="4""#),
+        "the report counts the 4 merged games"
+    );
     // A shard resumes without the book file too.
     ok(&s.run(&[
         "gauntlet", "instant", "--vs", "random", "--resume", "shard1",

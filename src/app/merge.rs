@@ -91,6 +91,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     merged.save(&out)?;
     let mut results = ResultsDir::create(&out)?;
     let mut tally = Tally::default();
+    // The merged folder gets the report a run writes, over all its games.
+    let mut html = super::report_html::run_report(&merged, &out);
     for &(game, k) in &games {
         let Some(record) = sources[k].record(game)? else {
             bail!(
@@ -105,6 +107,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
             );
         }
         let written = results.append(&record)?;
+        html.add(&record, &written.row);
         tally.add(&record, written.row);
     }
     let names: Vec<String> = merged.engines.iter().map(|e| e.name.clone()).collect();
@@ -115,6 +118,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         summary.with_sprt(&sprt, first);
     }
     results.write_summary(&summary)?;
+    html.write(&out, &tally)?;
     say!("{}", summary.to_text());
     if !tally.injections.is_empty() {
         say!("{}", tally.injections.to_text());
