@@ -314,9 +314,9 @@ fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enfo
             "README's row for {flag} does not say {}",
             case.range
         );
-        // In range: parsed, and the run then stops at the unknown engine (exit 1).
+        // In range: parsed, and the run then stops at the unknown engine (exit 2).
         let inside = s.run(&["gauntlet", "nobody", "--vs", "random", &flag, &case.inside]);
-        assert_one_line(&inside, 1, &["unknown engine `nobody`"]);
+        assert_one_line(&inside, 2, &["unknown engine `nobody`"]);
         for value in case.outside {
             let out = s.run(&["gauntlet", "instant", "--vs", "random", &flag, value]);
             assert_one_line(&out, 2, &[&flag, &case.range]);
@@ -433,6 +433,22 @@ fn a_bad_command_line_exits_2_and_any_other_error_1() {
         &["--shard 4/4 holds no games", "use at most 1 shard"],
     );
     assert!(!s.path("empty").exists());
+    // An engine engines.toml does not define, wherever it is named.
+    assert_one_line(
+        &s.run(&["gauntlet", "instant", "--vs", "random,nobody"]),
+        2,
+        &["unknown engine `nobody`", "engines.toml defines"],
+    );
+    assert_one_line(
+        &s.run(&["round-robin", "nobody", "random"]),
+        2,
+        &["unknown engine `nobody`"],
+    );
+    assert_one_line(
+        &s.run(&["check", "nobody"]),
+        2,
+        &["unknown engine `nobody`"],
+    );
     // Everything else is 1.
     let missing = gauntlet(&["--engines", "missing.toml"]);
     assert_one_line(&missing, 1, &["missing.toml: cannot read: No such file"]);

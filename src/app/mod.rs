@@ -58,7 +58,7 @@ pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
     };
     let mut failed = 0;
     for name in &names {
-        let engine = roster.engine(name)?;
+        let engine = roster.engine(name).map_err(|e| UsageError(e.to_string()))?;
         let started = match config::check_launch(engine) {
             Ok(()) => Engine::start(engine, Timeouts::default())
                 .await

@@ -9,7 +9,7 @@ use anyhow::bail;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::{note, say, usage, Finish};
+use super::{note, say, usage, Finish, UsageError};
 use crate::cli::{limits, RunArgs};
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
 use crate::engine::{Engine, Timeouts};
@@ -480,7 +480,11 @@ fn inject_config(args: &RunArgs, table: &RunTable) -> anyhow::Result<InjectConfi
 fn players(roster: &Roster, names: &[String]) -> anyhow::Result<Vec<EngineConfig>> {
     let mut engines: Vec<EngineConfig> = Vec::with_capacity(names.len());
     for name in names {
-        let mut engine = roster.engine(name)?.clone();
+        // A name engines.toml does not define is a bad command line (exit 2).
+        let mut engine = roster
+            .engine(name)
+            .map_err(|e| UsageError(e.to_string()))?
+            .clone();
         config::check_launch(&engine)?;
         let copies = engines
             .iter()
