@@ -612,8 +612,10 @@ fn a_reply_just_after_the_flag_is_not_a_hung_engine() {
             .is_empty(),
         "no engine fault",
     );
+    // How many passes fit in 200 ms depends on the machine's load (79 beside a CPU hog, over
+    // 1000 alone): the two king moves and at least one pass each.
     g.check(
-        g.find(|e| matches!(e, Event::Move { .. })).is_empty() && g.record.illegal_moves() > 100,
+        g.find(|e| matches!(e, Event::Move { .. })).is_empty() && g.record.illegal_moves() >= 4,
         "they passed until a flag fell",
     );
     let fell = g
