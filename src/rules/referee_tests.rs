@@ -6,8 +6,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use super::illegal::IllegalKind;
-use super::{Referee, RefereeSettings, Ruleset, Verdict};
-use crate::event::{Event, SearchInfo, Side};
+use super::{Adjudication, Referee, RefereeSettings, Ruleset, Verdict};
+use crate::event::{Event, Score, SearchInfo, Side, Termination};
 
 fn position(fen: &str) -> Chess {
     fen.parse::<Fen>()
@@ -118,4 +118,105 @@ fn a_standing_illegal_move_makes_no_illegal_position_by_itself() {
         side: Side::White,
     });
     assert!(referee.flag_fell(Side::White) && !referee.flag_fell(Side::Black));
+}
+
+/// Plays `ucis` from `referee`'s position, white first, and returns the ply at which the game
+/// ended (1-based) and its termination, if it ended.
+fn play_until_end(referee: &mut Referee, ucis: &str) -> Option<(usize, Termination, String)> {
+    let mut side = Side::White;
+    for (i, uci) in ucis.split_whitespace().enumerate() {
+        if let Some(ending) = referee.apply(&mv(side, uci)).ending() {
+            return Some((i + 1, ending.termination, ending.rule.clone()));
+        }
+        side = side.other();
+    }
+    None
+}
+
+/// Qe8+ Kh7 Qe4+ Kh8, repeated, after one quiet move each (Kh1 and ...Ra3).
+const PERPETUAL_AFTER_QUIET: &str = "7k/6p1/7p/8/8/8/r7/4Q1K1 w - - 0 1";
+const QUIET_THEN_CHECKS: &str = "g1h1 a2a3 e1e8 h8h7 e8e4 h7h8 e4e8 h8h7 e8e4 h7h8 e4e8 \
+     h8h7 e8e4 h7h8 e4e8 h8h7 e8e4 h7h8 e4e8";
+
+#[test]
+fn wbca_draws_a_fourfold_repetition_only_by_perpetual_check() {
+    // WBCA 8d. The start position's fourth occurrence comes by knight moves, no check: the
+    // game goes on to the fifth, which ends it (FIDE 9.6.1, in force under every ruleset).
+    let mut wbca = referee(
+        Ruleset::Wbca,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    );
+    let shuffle = "g1f3 g8f6 f3g1 f6g8 ".repeat(4);
+    let (ply, termination, _) = play_until_end(&mut wbca, &shuffle).expect("an ending");
+    assert_eq!((ply, termination), (16, Termination::Fivefold));
+
+    // Every white move since the position after Qe8+ first occurred gave check, though white's
+    // first move of the game (Kh1) did not: the fourth occurrence (ply 15) is a draw.
+    let mut wbca = referee(Ruleset::Wbca, PERPETUAL_AFTER_QUIET);
+    let (ply, termination, rule) = play_until_end(&mut wbca, QUIET_THEN_CHECKS).expect("an ending");
+    assert_eq!(
+        (ply, termination, rule.as_str()),
+        (15, Termination::Threefold, "WBCA 8d")
+    );
+}
+
+fn with_draw_adjudication(spec: &str) -> Referee {
+    let settings = RefereeSettings {
+        ruleset: Ruleset::Fide,
+        adjudication: Adjudication {
+            draw: Some(spec.parse().unwrap()),
+            resign: None,
+        },
+        ..RefereeSettings::default()
+    };
+    Referee::new(
+        settings,
+        position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        Vec::new(),
+    )
+}
+
+fn level(side: Side, uci: &str) -> Event {
+    Event::Move {
+        t_us: 0,
+        side,
+        uci: uci.to_string(),
+        think_us: 0,
+        clock_us: 0,
+        info: SearchInfo {
+            score: Some(Score::Cp(0)),
+            ..SearchInfo::default()
+        },
+    }
+}
+
+/// The ply (1-based) at which draw adjudication ends a game of level scores.
+fn adjudicated_at(referee: &mut Referee) -> usize {
+    let line = "g1f3 g8f6 b1c3 b8c6 e2e3 e7e6 d2d3 d7d6 c1d2 c8d7";
+    let mut side = Side::White;
+    for (i, uci) in line.split_whitespace().enumerate() {
+        if referee.apply(&level(side, uci)).ending().is_some() {
+            return i + 1;
+        }
+        side = side.other();
+    }
+    panic!("not adjudicated in {line}");
+}
+
+#[test]
+fn draw_adjudication_counts_full_moves_and_both_sides_scores() {
+    // cutechess: not before full move `movenumber` (3: ply 6), and `movecount` moves of
+    // both engines, 2 plies each.
+    assert_eq!(
+        adjudicated_at(&mut with_draw_adjudication(
+            "movenumber=3,movecount=1,score=10"
+        )),
+        6
+    );
+    assert_eq!(
+        adjudicated_at(&mut with_draw_adjudication(
+            "movenumber=0,movecount=3,score=10"
+        )),
+        6
+    );
 }
