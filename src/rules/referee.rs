@@ -813,10 +813,7 @@ impl Referee {
         let Ok(after) = illegal::play_illegal(&self.pos, &illegal) else {
             // A move that cannot stand on a board (a pawn pushed onto the last rank backwards,
             // a castle onto occupied squares) is noticed whatever the watcher does.
-            self.pending_illegal = Some(PendingIllegal {
-                illegal: Some(illegal),
-                ..pending
-            });
+            self.pending_illegal = Some(pending);
             return self.rule_noticed_illegal(by, Claimable::IllegalMove);
         };
         let snapshot = Snapshot {

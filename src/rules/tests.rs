@@ -2269,6 +2269,15 @@ fn a_house_mate_after_the_maters_flag_names_the_maters_flag_and_the_claim() {
         "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black flag fell at \
          6.000 s; white noticed it and claimed at 7.000 s"
     );
+    // H8, black (the mated side) claiming: its own flag fell before its notice, so it is named
+    // before the claim, not as a flag that fell during it.
+    let mut ev = mate_after_own_flag();
+    ev.extend([flag(s(6), B), notice(s(7), B, FLAG), claim(s(7), B, FLAG)]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, defaults(), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black flag fell at \
+         6.000 s; black noticed it and claimed at 7.000 s"
+    );
 }
 
 #[test]
