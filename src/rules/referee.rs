@@ -962,8 +962,9 @@ impl Referee {
             }
             detail.push_str(&self.claim_facts(by, t_us, mated_fell.filter(|t| late(*t))));
             let (termination, situation) = match own {
-                // H13: the mated side, its own flag up, claims the win on noticing.
-                None if by != mater => {
+                // H13: the mated side, its own flag up, claims the win on noticing. (Only the
+                // mated side's flag can be up here: the mater's fell before its mate.)
+                None => {
                     return self.end(
                         GameResult::win_for(by),
                         Termination::Flag,

@@ -2269,6 +2269,22 @@ fn a_house_mate_after_the_maters_flag_names_the_maters_flag_and_the_claim() {
         "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black flag fell at \
          6.000 s; white noticed it and claimed at 7.000 s"
     );
+    // A claim that takes 500 ms: when it was noticed and when it completed.
+    let mut ev = mate_after_own_flag();
+    ev.extend([notice(s(6), B, FLAG), claim(ms(6_500), B, FLAG)]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, claim_ms(500), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black noticed it at \
+         6.000 s and claimed; the claim completed at 6.500 s"
+    );
+    // Black's own flag falls at the instant it notices white's: before the claim, not during it.
+    let mut ev = mate_after_own_flag();
+    ev.extend([flag(s(6), B), notice(s(6), B, FLAG), claim(s(6), B, FLAG)]);
+    assert_eq!(
+        detail_of(House, MATE_IN_ONE, defaults(), &ev),
+        "white flag fell at 5.000 s unnoticed; white mated black at 5.200 s; black flag fell at \
+         6.000 s; black noticed it and claimed at 6.000 s"
+    );
     // H8, black (the mated side) claiming: its own flag fell before its notice, so it is named
     // before the claim, not as a flag that fell during it.
     let mut ev = mate_after_own_flag();
