@@ -278,7 +278,7 @@ options = { NoSuchOption = 3 }
         s.run(&args)
     };
     assert_one_line_error(&run(&["ghost", "--out", "r1"]), "/nonexistent/engine");
-    assert_one_line_error(&run(&["nobody", "--out", "r2"]), "random");
+    assert_usage_error(&run(&["nobody", "--out", "r2"]), "random");
     assert_one_line_error(&run(&["picky", "--out", "r3"]), "NoSuchOption");
     assert_one_line_error(
         &run(&["random", "--out", "/proc/no/such/dir"]),
