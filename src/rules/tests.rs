@@ -1185,6 +1185,11 @@ fn king_capture_as_a_claim() {
     );
     assert_eq!(fen_of(&r), KING_EN_PRISE);
     assert!(r.can_claim_standing_illegal(B));
+    // Elsewhere the detail says the king was captured, not the illegal move's text.
+    let mut r = referee(House, PINNED_KNIGHT, &defaults());
+    feed(&mut r, &king_left_in_check(), "king capture");
+    let e = r.apply(&claim(s(2), B, KING)).ending().cloned().unwrap();
+    assert_eq!(e.detail, "black captured the king white left in check");
 }
 
 #[test]
@@ -1952,6 +1957,36 @@ fn claims_with_nothing_to_claim_change_nothing() {
         ] {
             assert_eq!(r.apply(&e), Verdict::Continue, "{ruleset}: {e:?}");
         }
+    }
+}
+
+#[test]
+fn nobody_claims_its_own_illegal_move() {
+    // The offender's claim of its own illegal move, pending or standing, is no claim: the
+    // invariant "no offender wins its own illegal-move claim" starts here.
+    // (Online servers refuse an illegal move: nothing is ever pending there.)
+    for ruleset in Ruleset::ALL.into_iter().filter(|r| *r != Online) {
+        let mut r = referee(ruleset, START, &defaults());
+        let pending = [
+            go(0, W),
+            illegal(s(1), W, "e2e5", IllegalKind::BadPieceMove),
+            claim(s(1), W, ILLEGAL),
+        ];
+        for e in &pending[..2] {
+            r.apply(e);
+        }
+        assert_eq!(
+            r.apply(&pending[2]),
+            Verdict::Continue,
+            "{ruleset}: pending"
+        );
+        r.apply(&unnoticed(s(1), B));
+        assert!(r.can_claim_standing_illegal(B), "{ruleset}: it stands");
+        assert_eq!(
+            r.apply(&claim(s(1), W, ILLEGAL)),
+            Verdict::Continue,
+            "{ruleset}: standing"
+        );
     }
 }
 
