@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::{ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder};
 use crate::inject::MsRange;
+use crate::report::compat_console::OutputFormat;
 use crate::report::Sprt;
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
@@ -220,4 +221,15 @@ pub struct RunArgs {
     /// Print a line per finished game above the progress bar.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Console output: native, or the lines fastchess or cutechess-cli print, on stdout, for
+    /// OpenBench, fishtest and scripts that parse them (the native summary goes to stderr)
+    #[arg(long, value_enum, default_value_t)]
+    pub output_format: OutputFormat,
+    /// With --output-format fastchess|cutechess: the results block every N pairs (fastchess)
+    /// or games (cutechess), 0 for only at the end [default: fastchess 10, cutechess 0]
+    #[arg(long, value_name = "N")]
+    pub rating_interval: Option<u32>,
+    /// With --output-format cutechess: the `Score of` line every N games [default: 1]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub score_interval: Option<u32>,
 }

@@ -2,6 +2,7 @@
 //! `games.csv`, `events.jsonl`, and the statistics printed at the end and written to
 //! `summary.csv`.
 
+pub mod compat_console;
 pub mod csv;
 pub mod folder;
 pub mod html;

@@ -6,8 +6,10 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::compat_progress::{CompatConsole, CompatSettings};
 use crate::console::note;
 use crate::event::{GameRecord, Side};
+use crate::report::compat_console::OutputFormat;
 use crate::report::GameRow;
 
 pub struct Progress {
@@ -19,6 +21,8 @@ pub struct Progress {
     /// Points and games per engine so far, kept up to date game by game (a run of 100k games
     /// must not recount them all after each one).
     table: BTreeMap<String, (f64, u32)>,
+    /// `--output-format fastchess|cutechess`: stdout carries that tool's lines instead.
+    compat: Option<CompatConsole>,
 }
 
 impl Progress {
@@ -40,6 +44,27 @@ impl Progress {
             done: 0,
             verbose,
             table: BTreeMap::new(),
+            compat: None,
+        }
+    }
+
+    /// Prints fastchess's or cutechess-cli's lines on stdout (native output: no change).
+    pub fn with_output(mut self, settings: CompatSettings) -> Progress {
+        if settings.format != OutputFormat::Native {
+            self.compat = Some(CompatConsole::new(settings, self.total));
+        }
+        self
+    }
+
+    /// Whether stdout carries another tool's lines (the native summary then goes to stderr).
+    pub fn is_compat(&self) -> bool {
+        self.compat.is_some()
+    }
+
+    /// Reports a game that starts (only the compatible formats print it).
+    pub fn game_started(&self, game: u64, white: &str, black: &str) {
+        if let Some(compat) = &self.compat {
+            compat.game_started(game, white, black);
         }
     }
 
@@ -47,6 +72,9 @@ impl Progress {
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow, sprt: Option<&str>) {
         self.done += 1;
         count(&mut self.table, row);
+        if let Some(compat) = &mut self.compat {
+            compat.game_finished(record, row);
+        }
         let mut standings = standings(&self.table);
         if let Some(sprt) = sprt {
             standings.push_str(" | ");
@@ -85,15 +113,21 @@ impl Progress {
         for row in rows {
             count(&mut self.table, row);
         }
+        if let Some(compat) = &mut self.compat {
+            compat.resume_from(rows);
+        }
         let done = self.done;
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
         }
     }
 
-    pub fn finish(&self) {
+    pub fn finish(&mut self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+        if let Some(compat) = &mut self.compat {
+            compat.finish();
         }
     }
 
