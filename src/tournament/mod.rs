@@ -187,7 +187,7 @@ pub async fn run(
                 progress.game_started(pairing.game, name(pairing.white), name(pairing.black));
                 continue;
             }
-            Report::Finished(record) => record,
+            Report::Finished(record) => *record,
         };
         let written = match run.tamper {
             None => results.append(&record)?,
@@ -247,7 +247,7 @@ pub async fn run(
 /// What a worker tells the writer: a game (its schedule index) starts, or a game is over.
 enum Report {
     Started(usize),
-    Finished(GameRecord),
+    Finished(Box<GameRecord>),
 }
 
 /// Plays games from the shared schedule until it is exhausted or the run is cancelled. Owns
@@ -307,7 +307,7 @@ async fn worker(
             stash(&mut engines, players, pair);
             let forfeit = game::forfeit(&setup, side, detail);
             let _ = tx.send(Report::Started(i)).await;
-            let _ = tx.send(Report::Finished(forfeit)).await;
+            let _ = tx.send(Report::Finished(Box::new(forfeit))).await;
             continue;
         };
         let _ = tx.send(Report::Started(i)).await;
@@ -342,7 +342,11 @@ async fn worker(
                 engines.insert(players[k], engine);
             }
         }
-        if tx.send(Report::Finished(played.record)).await.is_err() {
+        if tx
+            .send(Report::Finished(Box::new(played.record)))
+            .await
+            .is_err()
+        {
             break;
         }
     }
