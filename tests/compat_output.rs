@@ -433,3 +433,89 @@ fn stockfish_at_fixed_nodes_in_fastchess_format() {
     let penta: Vec<u32> = last[5..].iter().map(|x| *x as u32).collect();
     assert_eq!(penta, pentanomial(&rows, "stockfish"));
 }
+
+/// `--pgnout` and `--epdout`: python-chess reads every game of the fastchess-format PGN to its
+/// end, with fastchess's Termination names and a `{score/depth time, n=.., nps=..}` comment on
+/// every move; each EPD line is the final position of its game.
+#[test]
+fn pgnout_and_epdout_are_read_back_by_python_chess() {
+    if !python_chess() {
+        eprintln!("SKIPPED: python-chess is not installed");
+        return;
+    }
+    let s = Scratch::new("compat-pgnout");
+    s.write("engines.toml", BUILTINS);
+    let (_, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy",
+            "--games",
+            "4",
+            "--tc",
+            "10s+0.1s",
+            "--depth",
+            "2",
+            "--inject-flag",
+            "0.5",
+            "--seed",
+            "3",
+            "--pgnout",
+            "fc.pgn",
+            "--pgnout-extras",
+            "nodes,nps",
+            "--epdout",
+            "fc.epd",
+            "--out",
+            "r",
+        ],
+    );
+    let check = r#"
+import chess.pgn, json, re, sys
+games = []
+with open(sys.argv[1]) as f:
+    while True:
+        g = chess.pgn.read_game(f)
+        if g is None:
+            break
+        assert not g.errors, g.errors
+        comments = [n.comment for n in g.mainline()]
+        assert all(re.fullmatch(r"([+-]?(\d+\.\d\d|M\d+))?/\d+ \d+\.\d{3}s, n=\d+, nps=\d+(, .+)?", c) for c in comments), comments
+        b = g.end().board()
+        games.append([g.headers["Round"], g.headers["Result"], g.headers["Termination"], len(comments), b.epd(hmvc=b.halfmove_clock, fmvn=b.fullmove_number)])
+print(json.dumps(games))
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(check)
+        .arg(s.path("fc.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games: Vec<(String, String, String, usize, String)> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(games.len(), rows.len());
+    let epd = std::fs::read_to_string(s.path("fc.epd")).unwrap();
+    let epd: Vec<&str> = epd.lines().collect();
+    assert_eq!(epd.len(), rows.len());
+    for (k, (round, result, termination, _, final_epd)) in games.iter().enumerate() {
+        let row = rows.iter().find(|r| &r["game"] == round).unwrap();
+        assert_eq!(result, &row["result"]);
+        let expected = match row["termination"].as_str() {
+            "flag" | "both-flags" => "time forfeit",
+            "checkmate" | "stalemate" | "threefold" | "fifty-moves" | "insufficient-material" => {
+                "normal"
+            }
+            other => panic!("unexpected termination {other}"),
+        };
+        assert_eq!(termination, expected);
+        // python-chess writes `hmvc 0; fmvn 8;` as fastchess does.
+        assert_eq!(epd[k], final_epd, "game {round}");
+    }
+}

@@ -136,8 +136,20 @@ pub async fn tournament(
         .as_deref()
         .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
         .transpose()?;
-    let mut progress =
+    let progress =
         Progress::new(planned, args.verbose).with_output(compat_settings(&plan, &args, sprt));
+    if args
+        .pgnout_extras
+        .contains(&report::pgnout::Extra::Seldepth)
+    {
+        note!("warning: --pgnout-extras seldepth: the arena does not record selective depth; sd= is left out");
+    }
+    let mut progress = progress.with_files(report::pgnout::CompatFiles::open(
+        args.pgnout.as_deref(),
+        args.epdout.as_deref(),
+        args.pgnout_notation.unwrap_or_default(),
+        args.pgnout_extras.clone(),
+    )?);
     let compat = progress.is_compat();
     // With another tool's lines on stdout, blitz-arena's own summary goes to stderr.
     macro_rules! summary {

@@ -9,6 +9,7 @@ pub mod html;
 pub mod injections;
 pub mod latency;
 pub mod pgn;
+pub mod pgnout;
 pub mod phases;
 pub mod reconcile;
 pub mod results;

@@ -10,6 +10,7 @@ use super::compat_progress::{CompatConsole, CompatSettings};
 use crate::console::note;
 use crate::event::{GameRecord, Side};
 use crate::report::compat_console::OutputFormat;
+use crate::report::pgnout::CompatFiles;
 use crate::report::GameRow;
 
 pub struct Progress {
@@ -23,6 +24,8 @@ pub struct Progress {
     table: BTreeMap<String, (f64, u32)>,
     /// `--output-format fastchess|cutechess`: stdout carries that tool's lines instead.
     compat: Option<CompatConsole>,
+    /// `--pgnout` / `--epdout`: each finished game appended in fastchess's formats.
+    files: Option<CompatFiles>,
 }
 
 impl Progress {
@@ -45,6 +48,7 @@ impl Progress {
             verbose,
             table: BTreeMap::new(),
             compat: None,
+            files: None,
         }
     }
 
@@ -53,6 +57,12 @@ impl Progress {
         if settings.format != OutputFormat::Native {
             self.compat = Some(CompatConsole::new(settings, self.total));
         }
+        self
+    }
+
+    /// Appends each finished game to `--pgnout` / `--epdout`.
+    pub fn with_files(mut self, files: Option<CompatFiles>) -> Progress {
+        self.files = files;
         self
     }
 
@@ -74,6 +84,11 @@ impl Progress {
         count(&mut self.table, row);
         if let Some(compat) = &mut self.compat {
             compat.game_finished(record, row);
+        }
+        if let Some(files) = &mut self.files {
+            if let Err(e) = files.append(record) {
+                note!("warning: {e:#}");
+            }
         }
         let mut standings = standings(&self.table);
         if let Some(sprt) = sprt {
