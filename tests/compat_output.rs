@@ -501,6 +501,24 @@ print(json.dumps(games))
     let games: Vec<(String, String, String, usize, String)> =
         serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(games.len(), rows.len());
+    // pgn-extract (Debian's package, where installed) checks every game too.
+    let pgn_extract = Path::new("/usr/games/pgn-extract");
+    if pgn_extract.exists() {
+        let out = Command::new(pgn_extract)
+            .arg("-r")
+            .arg(s.path("fc.pgn"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let n = rows.len();
+        assert!(
+            said.contains(&format!("{n} games matched out of {n}.")),
+            "{said}"
+        );
+        assert!(!said.contains("Line "), "pgn-extract found errors: {said}");
+    } else {
+        eprintln!("SKIPPED the pgn-extract check: apt-get install pgn-extract");
+    }
     let epd = std::fs::read_to_string(s.path("fc.epd")).unwrap();
     let epd: Vec<&str> = epd.lines().collect();
     assert_eq!(epd.len(), rows.len());
