@@ -133,6 +133,25 @@ fn replay(record: &GameRecord) -> (Chess, Chess, Vec<(shakmaty::Move, usize)>) {
     (start, pos, moves)
 }
 
+/// `2026.11.24` from the record's `2026-11-24T01:36:58.931Z`.
+fn pgn_date(started: &str) -> String {
+    match started.get(..10) {
+        Some(day) if day.bytes().filter(u8::is_ascii_digit).count() == 8 => day.replace('-', "."),
+        _ => "????.??.??".to_string(),
+    }
+}
+
+/// fastchess's `2026-11-24T01:36:58 +0000` from the record's start (UTC).
+fn game_start_time(started: &str) -> Option<String> {
+    let second = started.get(..19)?;
+    second
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count()
+        .eq(&14)
+        .then(|| format!("{second} +0000"))
+}
+
 /// fastchess's score text: `+0.34`, `-1.20`, `0.00`, mates in plies `+M3` / `-M4`.
 pub fn score_text(score: Option<Score>) -> String {
     match score {
@@ -173,6 +192,7 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
     let mut headers = vec![
         ("Event", "blitz-arena".to_string()),
         ("Site", "?".to_string()),
+        ("Date", pgn_date(&record.started)),
         ("Round", record.game.to_string()),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
@@ -182,6 +202,9 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
         let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
         headers.push(("SetUp", "1".to_string()));
         headers.push(("FEN", fen));
+    }
+    if let Some(start) = game_start_time(&record.started) {
+        headers.push(("GameStartTime", start));
     }
     headers.push(("PlyCount", moves.len().to_string()));
     headers.push((
@@ -313,4 +336,32 @@ pub fn final_epd(record: &GameRecord) -> String {
         pos.halfmoves(),
         pos.fullmoves()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_terminations_as_fastchess_writes_them() {
+        assert_eq!(score_text(Some(Score::Cp(34))), "+0.34");
+        assert_eq!(score_text(Some(Score::Cp(-120))), "-1.20");
+        assert_eq!(score_text(Some(Score::Cp(0))), "0.00");
+        // Mates in plies: mate in 2 is 3 plies, being mated in 2 is 4.
+        assert_eq!(score_text(Some(Score::Mate(2))), "+M3");
+        assert_eq!(score_text(Some(Score::Mate(-2))), "-M4");
+        assert_eq!(score_text(None), "");
+        assert_eq!(termination_name(Some(Termination::Flag)), "time forfeit");
+        assert_eq!(
+            termination_name(Some(Termination::EngineStall)),
+            "abandoned"
+        );
+        assert_eq!(termination_name(Some(Termination::Threefold)), "normal");
+        assert_eq!(termination_name(None), "unterminated");
+        assert_eq!(pgn_date("2026-11-24T01:36:58.931Z"), "2026.11.24");
+        assert_eq!(
+            game_start_time("2026-11-24T01:36:58.931Z").as_deref(),
+            Some("2026-11-24T01:36:58 +0000")
+        );
+    }
 }
