@@ -239,7 +239,7 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
         let notation_text = match notation {
             Notation::San => shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string(),
             Notation::Uci => m.to_uci(CastlingMode::Standard).to_string(),
-            Notation::Lan => lan(m),
+            Notation::Lan => lan(&pos, m),
         };
         let white = pos.turn() == shakmaty::Color::White;
         let mut text = if white {
@@ -298,15 +298,16 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
     out
 }
 
-/// Long algebraic notation: `Ng1-f3`, `e7xd8=Q`, `O-O` (fastchess `moveToLan`).
-fn lan(m: &shakmaty::Move) -> String {
+/// Long algebraic notation as fastchess writes it (`moveToLan` of its chess library): `Ng1f3`,
+/// `e7xd8=Q`, `O-O`, with `+` or `#` after a check.
+fn lan(pos: &Chess, m: &shakmaty::Move) -> String {
     use shakmaty::Move as M;
-    match m {
+    let mut text = match m {
         M::Castle { king, rook } => {
             if rook.file() > king.file() {
-                "O-O".into()
+                "O-O".to_string()
             } else {
-                "O-O-O".into()
+                "O-O-O".to_string()
             }
         }
         _ => {
@@ -315,14 +316,22 @@ fn lan(m: &shakmaty::Move) -> String {
                 role => role.upper_char().to_string(),
             };
             let from = m.from().map(|s| s.to_string()).unwrap_or_default();
-            let sep = if m.is_capture() { "x" } else { "-" };
+            let capture = if m.is_capture() { "x" } else { "" };
             let promo = m
                 .promotion()
                 .map(|r| format!("={}", r.upper_char()))
                 .unwrap_or_default();
-            format!("{piece}{from}{sep}{}{promo}", m.to())
+            format!("{piece}{from}{capture}{}{promo}", m.to())
         }
+    };
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    if after.is_checkmate() {
+        text.push('#');
+    } else if after.is_check() {
+        text.push('+');
     }
+    text
 }
 
 /// The final position as fastchess's EPD line: `8/8/8/8/8/8/3k1K2/8 b - - hmvc 0; fmvn 105;`.
@@ -358,6 +367,16 @@ mod tests {
         );
         assert_eq!(termination_name(Some(Termination::Threefold)), "normal");
         assert_eq!(termination_name(None), "unterminated");
+        // LAN as fastchess's chess library writes it: no dash, x for captures, check marks.
+        let pos = Chess::default();
+        let nf3 = "g1f3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(lan(&pos, &nf3), "Ng1f3");
+        let fen: Fen = "rnbqkbnr/ppp2ppp/8/3pp3/4P3/5Q2/PPPP1PPP/RNB1KBNR w KQkq - 0 3"
+            .parse()
+            .unwrap();
+        let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+        let qxf7 = "f3f7".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(lan(&pos, &qxf7), "Qf3xf7+");
         assert_eq!(pgn_date("2026-11-24T01:36:58.931Z"), "2026.11.24");
         assert_eq!(
             game_start_time("2026-11-24T01:36:58.931Z").as_deref(),
