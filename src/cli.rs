@@ -9,6 +9,8 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::{ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder};
 use crate::inject::MsRange;
+use crate::report::compat_console::OutputFormat;
+use crate::report::pgnout::{Extra, Notation};
 use crate::report::Sprt;
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
@@ -220,4 +222,29 @@ pub struct RunArgs {
     /// Print a line per finished game above the progress bar.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Console output: native, or the lines fastchess or cutechess-cli print, on stdout, for
+    /// OpenBench, fishtest and scripts that parse them (the native summary goes to stderr)
+    #[arg(long, value_enum, default_value_t)]
+    pub output_format: OutputFormat,
+    /// With --output-format fastchess|cutechess: the results block every N pairs (fastchess)
+    /// or games (cutechess), 0 for only at the end [default: fastchess 10, cutechess 0]
+    #[arg(long, value_name = "N")]
+    pub rating_interval: Option<u32>,
+    /// With --output-format cutechess: the `Score of` line every N games [default: 1]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub score_interval: Option<u32>,
+    /// Also append each finished game to FILE in fastchess's PGN format (its per-move
+    /// comments and Termination names), beside the results folder's games.pgn
+    #[arg(long, value_name = "FILE")]
+    pub pgnout: Option<PathBuf>,
+    /// --pgnout's move notation: san, lan or uci [default: san]
+    #[arg(long, value_enum, value_name = "NOTATION")]
+    pub pgnout_notation: Option<Notation>,
+    /// --pgnout's extra comment fields, comma-separated: nodes, nps, seldepth (not recorded:
+    /// accepted with a warning and left out)
+    #[arg(long, value_enum, value_name = "FIELD,...", value_delimiter = ',')]
+    pub pgnout_extras: Vec<Extra>,
+    /// Also append each finished game's final position to FILE as an EPD line, as fastchess does
+    #[arg(long, value_name = "FILE")]
+    pub epdout: Option<PathBuf>,
 }

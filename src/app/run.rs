@@ -136,7 +136,27 @@ pub async fn tournament(
         .as_deref()
         .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
         .transpose()?;
-    let mut progress = Progress::new(planned, args.verbose);
+    let progress =
+        Progress::new(planned, args.verbose).with_output(compat_settings(&plan, &args, sprt));
+    if args
+        .pgnout_extras
+        .contains(&report::pgnout::Extra::Seldepth)
+    {
+        note!("warning: --pgnout-extras seldepth: the arena does not record selective depth; sd= is left out");
+    }
+    let mut progress = progress.with_files(report::pgnout::CompatFiles::open(
+        args.pgnout.as_deref(),
+        args.epdout.as_deref(),
+        args.pgnout_notation.unwrap_or_default(),
+        args.pgnout_extras.clone(),
+    )?);
+    let compat = progress.is_compat();
+    // With another tool's lines on stdout, blitz-arena's own summary goes to stderr.
+    macro_rules! summary {
+        ($($arg:tt)*) => {
+            if compat { note!($($arg)*) } else { say!($($arg)*) }
+        };
+    }
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
     let html = if resuming {
@@ -185,22 +205,22 @@ pub async fn tournament(
         }
     }
     results.write_summary(&summary)?;
-    say!("{}", summary.to_text());
+    summary!("{}", summary.to_text());
     let injections = &tally.injections;
     if !injections.is_empty() {
-        say!("{}", injections.to_text());
+        summary!("{}", injections.to_text());
     }
     if outcome.violations.is_empty() {
-        say!("invariants: held in all {} games", tally.rows.len());
+        summary!("invariants: held in all {} games", tally.rows.len());
     } else {
-        say!("invariants: BROKEN in {} places:", outcome.violations.len());
+        summary!("invariants: BROKEN in {} places:", outcome.violations.len());
         for (game, broken) in &outcome.violations {
-            say!("  game {game}: {broken}");
+            summary!("  game {game}: {broken}");
         }
     }
     let o = outcome.overhead;
     if o.moves > 0 {
-        say!(
+        summary!(
             "arena overhead: {:.0} us CPU per move ({} moves; the arena process only), {:.0} us wall per move between bestmove and the next go",
             cpu.as_micros() as f64 / o.moves as f64,
             o.moves,
@@ -208,17 +228,17 @@ pub async fn tournament(
         );
     }
     if let Some(line) = outcome.flag_latency.summary_line() {
-        say!("{line}");
+        summary!("{line}");
     }
     if plan.time_margin_ms > 0 {
-        say!(
+        summary!(
             "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
             plan.time_margin_ms
         );
     }
-    say!("results: {}", results.dir().display());
+    summary!("results: {}", results.dir().display());
     if let Some((status, llr, games)) = outcome.sprt_stop {
-        say!(
+        summary!(
             "SPRT: {status} at LLR {llr:+.2} after {games} games: the run stopped without playing its remaining games"
         );
     }
@@ -239,6 +259,54 @@ pub async fn tournament(
         return Ok(Finish::Interrupted);
     }
     Ok(Finish::Done)
+}
+
+/// What `--output-format fastchess|cutechess` prints about the run.
+fn compat_settings(
+    plan: &RunPlan,
+    args: &RunArgs,
+    sprt: Option<Sprt>,
+) -> tournament::CompatSettings {
+    use report::compat_console::{fastchess_tc, MatchLabel};
+    let option = |name: &str, unit: &str| {
+        let values: Vec<String> = plan.engines[..plan.engines.len().min(2)]
+            .iter()
+            .map(|e| {
+                e.options
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map_or("NULL".to_string(), |(_, v)| format!("{v}{unit}"))
+            })
+            .collect();
+        match values.as_slice() {
+            [a, b] if a != b => format!("{a} - {b}"),
+            [a, ..] => a.clone(),
+            [] => "NULL".to_string(),
+        }
+    };
+    let tc = plan.tc;
+    tournament::CompatSettings {
+        format: args.output_format,
+        rating_interval: args.rating_interval,
+        score_interval: args.score_interval,
+        engines: plan.engines.iter().map(|e| e.name.clone()).collect(),
+        label: MatchLabel {
+            tc: fastchess_tc(
+                tc.base.as_secs_f64(),
+                tc.increment.as_secs_f64(),
+                plan.limits.nodes,
+            ),
+            threads: option("Threads", "t"),
+            hash: option("Hash", "MB"),
+            book: plan
+                .openings
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        },
+        sprt,
+    }
 }
 
 /// A new run's plan, from the command line over the `[run]` table over the defaults.

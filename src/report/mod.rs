@@ -2,12 +2,14 @@
 //! `games.csv`, `events.jsonl`, and the statistics printed at the end and written to
 //! `summary.csv`.
 
+pub mod compat_console;
 pub mod csv;
 pub mod folder;
 pub mod html;
 pub mod injections;
 pub mod latency;
 pub mod pgn;
+pub mod pgnout;
 pub mod phases;
 pub mod reconcile;
 pub mod results;

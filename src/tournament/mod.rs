@@ -1,6 +1,7 @@
 //! Runs a schedule of games: a pool of workers, each with its own engine processes, and one
 //! writer that appends every finished game to the results folder the moment it ends.
 
+mod compat_progress;
 pub mod plan;
 mod progress;
 pub mod schedule;
@@ -19,6 +20,7 @@ use crate::invariants::Tamper;
 use crate::openings::Opening;
 use crate::report::html::HtmlReport;
 use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
+pub use compat_progress::CompatSettings;
 pub use plan::RunPlan;
 pub use progress::Progress;
 pub use schedule::{Format, Pairing};
@@ -137,7 +139,7 @@ pub async fn run(
     let run = Arc::new(run);
     let next = Arc::new(AtomicUsize::new(0));
     let stop_taking = Arc::new(AtomicBool::new(false));
-    let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
+    let (tx, mut rx) = mpsc::channel::<Report>(64);
     let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
     let mut handles = Vec::with_capacity(workers);
     for _ in 0..workers {
@@ -177,7 +179,16 @@ pub async fn run(
         }
     }
     let mut violations = Vec::new();
-    while let Some(mut record) = rx.recv().await {
+    while let Some(report) = rx.recv().await {
+        let mut record = match report {
+            Report::Started(i) => {
+                let pairing = &run.schedule[i];
+                let name = |k: usize| run.plan.engines[k].name.as_str();
+                progress.game_started(pairing.game, name(pairing.white), name(pairing.black));
+                continue;
+            }
+            Report::Finished(record) => *record,
+        };
         let written = match run.tamper {
             None => results.append(&record)?,
             Some(tamper) => {
@@ -233,6 +244,12 @@ pub async fn run(
     })
 }
 
+/// What a worker tells the writer: a game (its schedule index) starts, or a game is over.
+enum Report {
+    Started(usize),
+    Finished(Box<GameRecord>),
+}
+
 /// Plays games from the shared schedule until it is exhausted or the run is cancelled. Owns
 /// its engine processes: started on first use, reused across games (options are sent once),
 /// replaced after a crash or a hang, and shut down at the end.
@@ -244,7 +261,7 @@ async fn worker(
     run: Arc<Run>,
     next: Arc<AtomicUsize>,
     stop_taking: Arc<AtomicBool>,
-    tx: mpsc::Sender<GameRecord>,
+    tx: mpsc::Sender<Report>,
     mut cancel: watch::Receiver<bool>,
 ) {
     let mut engines: HashMap<usize, Engine> = HashMap::new();
@@ -288,9 +305,12 @@ async fn worker(
         let [Some(mut white), Some(mut black)] = pair else {
             let (side, detail) = failed.expect("an engine failed to start");
             stash(&mut engines, players, pair);
-            let _ = tx.send(game::forfeit(&setup, side, detail)).await;
+            let forfeit = game::forfeit(&setup, side, detail);
+            let _ = tx.send(Report::Started(i)).await;
+            let _ = tx.send(Report::Finished(Box::new(forfeit))).await;
             continue;
         };
+        let _ = tx.send(Report::Started(i)).await;
         let played = tokio::select! {
             played = game::play(&setup, &mut white, &mut black) => Some(played),
             _ = cancel.wait_for(|c| *c) => None,
@@ -322,7 +342,11 @@ async fn worker(
                 engines.insert(players[k], engine);
             }
         }
-        if tx.send(played.record).await.is_err() {
+        if tx
+            .send(Report::Finished(Box::new(played.record)))
+            .await
+            .is_err()
+        {
             break;
         }
     }

@@ -6,8 +6,11 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::compat_progress::{CompatConsole, CompatSettings};
 use crate::console::note;
 use crate::event::{GameRecord, Side};
+use crate::report::compat_console::OutputFormat;
+use crate::report::pgnout::CompatFiles;
 use crate::report::GameRow;
 
 pub struct Progress {
@@ -19,6 +22,10 @@ pub struct Progress {
     /// Points and games per engine so far, kept up to date game by game (a run of 100k games
     /// must not recount them all after each one).
     table: BTreeMap<String, (f64, u32)>,
+    /// `--output-format fastchess|cutechess`: stdout carries that tool's lines instead.
+    compat: Option<CompatConsole>,
+    /// `--pgnout` / `--epdout`: each finished game appended in fastchess's formats.
+    files: Option<CompatFiles>,
 }
 
 impl Progress {
@@ -40,6 +47,34 @@ impl Progress {
             done: 0,
             verbose,
             table: BTreeMap::new(),
+            compat: None,
+            files: None,
+        }
+    }
+
+    /// Prints fastchess's or cutechess-cli's lines on stdout (native output: no change).
+    pub fn with_output(mut self, settings: CompatSettings) -> Progress {
+        if settings.format != OutputFormat::Native {
+            self.compat = Some(CompatConsole::new(settings, self.total));
+        }
+        self
+    }
+
+    /// Appends each finished game to `--pgnout` / `--epdout`.
+    pub fn with_files(mut self, files: Option<CompatFiles>) -> Progress {
+        self.files = files;
+        self
+    }
+
+    /// Whether stdout carries another tool's lines (the native summary then goes to stderr).
+    pub fn is_compat(&self) -> bool {
+        self.compat.is_some()
+    }
+
+    /// Reports a game that starts (only the compatible formats print it).
+    pub fn game_started(&self, game: u64, white: &str, black: &str) {
+        if let Some(compat) = &self.compat {
+            compat.game_started(game, white, black);
         }
     }
 
@@ -47,6 +82,14 @@ impl Progress {
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow, sprt: Option<&str>) {
         self.done += 1;
         count(&mut self.table, row);
+        if let Some(compat) = &mut self.compat {
+            compat.game_finished(record, row);
+        }
+        if let Some(files) = &mut self.files {
+            if let Err(e) = files.append(record) {
+                note!("warning: {e:#}");
+            }
+        }
         let mut standings = standings(&self.table);
         if let Some(sprt) = sprt {
             standings.push_str(" | ");
@@ -85,15 +128,21 @@ impl Progress {
         for row in rows {
             count(&mut self.table, row);
         }
+        if let Some(compat) = &mut self.compat {
+            compat.resume_from(rows);
+        }
         let done = self.done;
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
         }
     }
 
-    pub fn finish(&self) {
+    pub fn finish(&mut self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+        if let Some(compat) = &mut self.compat {
+            compat.finish();
         }
     }
 

@@ -1,0 +1,503 @@
+//! Console lines in fastchess's and cutechess-cli's formats (`--output-format`), byte for byte
+//! as those tools print them, for the managers that parse them (OpenBench's client, fishtest's
+//! worker). Pure functions: the caller decides when a line is due and where it goes.
+//!
+//! The formats follow fastchess's `output_fastchess.hpp` / `output_cutechess.hpp` and `match.hpp`
+//! (result texts), and cutechess-cli's `enginematch.cpp` / `result.cpp`.
+
+use crate::event::{GameResult, Side, Termination};
+use crate::report::stats::erf;
+use crate::report::Sprt;
+
+/// Which tool's console lines the run prints on stdout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// blitz-arena's own progress (stderr) and summary (stdout).
+    #[default]
+    Native,
+    Fastchess,
+    Cutechess,
+}
+
+/// `Started game 3 of 8 (A vs B)`, as both tools print it.
+pub fn started(game: u64, total: usize, white: &str, black: &str) -> String {
+    format!("Started game {game} of {total} ({white} vs {black})")
+}
+
+/// `Finished game 3 (A vs B): 1-0 {White mates}`, as both tools print it.
+pub fn finished(
+    format: OutputFormat,
+    game: u64,
+    white: &str,
+    black: &str,
+    ending: Option<(GameResult, Termination)>,
+    overrun_ms: i64,
+) -> String {
+    let (result, text) = match ending {
+        Some((result, termination)) => (
+            result.as_str(),
+            reason(format, result, termination, overrun_ms),
+        ),
+        // A game cut off before its end: fastchess's interrupted game.
+        None => ("*", "Game interrupted".to_string()),
+    };
+    format!("Finished game {game} ({white} vs {black}): {result} {{{text}}}")
+}
+
+/// The tool's own text for how a game ended: each arena termination mapped to the closest one
+/// (fastchess `match.hpp`, cutechess `Result::description`). Colours are the winner's for a
+/// mate or an adjudicated win, the loser's otherwise.
+pub fn reason(
+    format: OutputFormat,
+    result: GameResult,
+    termination: Termination,
+    overrun_ms: i64,
+) -> String {
+    let (winner, loser) = match result {
+        GameResult::WhiteWins => (Some("White"), Some("Black")),
+        GameResult::BlackWins => (Some("Black"), Some("White")),
+        GameResult::Draw => (None, None),
+    };
+    use Termination as T;
+    match (termination, winner, loser) {
+        (T::Checkmate, Some(w), _) => format!("{w} mates"),
+        (T::Flag | T::BothFlags, _, Some(l)) => match format {
+            OutputFormat::Cutechess => format!("{l} loses on time"),
+            _ => format!("{l} loses on time ({}ms overrun)", overrun_ms.max(0)),
+        },
+        // A flag against a lone king (FIDE 6.9): cutechess's drawn timeout.
+        (T::Flag | T::BothFlags, _, None) => "Draw by timeout".into(),
+        (T::IllegalMove, _, Some(l)) => format!("{l} makes an illegal move"),
+        (T::EngineCrash, _, Some(l)) => format!("{l} disconnects"),
+        (T::EngineCrash, _, None) => "Draw by disconnection".into(),
+        (T::EngineStall, _, Some(l)) => format!("{l}'s connection stalls"),
+        (T::EngineStall, _, None) => "Draw by stalled connection".into(),
+        (T::Stalemate, ..) => "Draw by stalemate".into(),
+        (T::InsufficientMaterial | T::DeadPosition, ..) => {
+            "Draw by insufficient mating material".into()
+        }
+        (T::Threefold | T::Fivefold, ..) => "Draw by 3-fold repetition".into(),
+        (T::FiftyMoves | T::SeventyFiveMoves, ..) => "Draw by fifty moves rule".into(),
+        (_, Some(w), _) => format!("{w} wins by adjudication"),
+        (_, None, _) => "Draw by adjudication".into(),
+    }
+}
+
+/// One engine's games counted the way fastchess counts them with pentanomial reporting: only
+/// complete pairs count, wins/losses/draws included, from the engine's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairStats {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+    pub ww: u32,
+    pub wd: u32,
+    pub wl: u32,
+    pub dd: u32,
+    pub ld: u32,
+    pub ll: u32,
+}
+
+impl PairStats {
+    /// Adds a pair of games given the engine's points in each (0, 0.5 or 1).
+    pub fn add_pair(&mut self, first: f64, second: f64) {
+        for points in [first, second] {
+            match points {
+                p if p > 0.75 => self.wins += 1,
+                p if p < 0.25 => self.losses += 1,
+                _ => self.draws += 1,
+            }
+        }
+        let (hi, lo) = if first >= second {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        match ((hi * 2.0).round() as u8, (lo * 2.0).round() as u8) {
+            (2, 2) => self.ww += 1,
+            (2, 1) => self.wd += 1,
+            (2, 0) => self.wl += 1,
+            (1, 1) => self.dd += 1,
+            (1, 0) => self.ld += 1,
+            _ => self.ll += 1,
+        }
+    }
+
+    /// The same pairs from the opponent's side.
+    pub fn mirrored(&self) -> PairStats {
+        PairStats {
+            wins: self.losses,
+            losses: self.wins,
+            draws: self.draws,
+            ww: self.ll,
+            wd: self.ld,
+            wl: self.wl,
+            dd: self.dd,
+            ld: self.wd,
+            ll: self.ww,
+        }
+    }
+
+    pub fn add(&mut self, other: &PairStats) {
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.draws += other.draws;
+        self.ww += other.ww;
+        self.wd += other.wd;
+        self.wl += other.wl;
+        self.dd += other.dd;
+        self.ld += other.ld;
+        self.ll += other.ll;
+    }
+
+    fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    fn pairs(&self) -> u32 {
+        self.ww + self.wd + self.wl + self.dd + self.ld + self.ll
+    }
+
+    fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// `[LL, LD, WL+DD, WD, WW]`, fastchess's `Ptnml(0-2)`.
+    pub fn ptnml(&self) -> [u32; 5] {
+        [self.ll, self.ld, self.wl + self.dd, self.wd, self.ww]
+    }
+}
+
+/// fastchess's pentanomial Elo (`elo_pentanomial.cpp`): Elo, its 95% half-width, normalized
+/// Elo and its half-width, LOS (0..1).
+struct PentaElo {
+    diff: f64,
+    error: f64,
+    nelo: f64,
+    nelo_error: f64,
+    los: f64,
+}
+
+const CI95Z: f64 = 1.959963984540054;
+
+fn score_to_elo(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+impl PentaElo {
+    fn of(s: &PairStats) -> PentaElo {
+        let pairs = s.pairs() as f64;
+        let [ll, ld, mid, wd, ww] = s.ptnml().map(|n| n as f64 / pairs);
+        let score = ww + 0.75 * wd + 0.5 * mid + 0.25 * ld;
+        let variance = ww * (1.0 - score).powi(2)
+            + wd * (0.75 - score).powi(2)
+            + mid * (0.5 - score).powi(2)
+            + ld * (0.25 - score).powi(2)
+            + ll * score.powi(2);
+        let per_pair = variance / pairs;
+        let (upper, lower) = (
+            score + CI95Z * per_pair.sqrt(),
+            score - CI95Z * per_pair.sqrt(),
+        );
+        let nelo = |x: f64| (x - 0.5) / (2.0 * variance).sqrt() * (800.0 / 10f64.ln());
+        PentaElo {
+            diff: score_to_elo(score),
+            error: (score_to_elo(upper) - score_to_elo(lower)) / 2.0,
+            nelo: nelo(score),
+            nelo_error: (nelo(upper) - nelo(lower)) / 2.0,
+            los: (1.0 - erf(-(score - 0.5) / (2.0 * per_pair).sqrt())) / 2.0,
+        }
+    }
+}
+
+/// A number as C++ `fmt` prints `{:.N}`: `nan`, `-nan`, `inf` where Rust would print `NaN`.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        if x.is_sign_negative() { "-nan" } else { "nan" }.into()
+    } else if x.is_infinite() {
+        if x < 0.0 { "-inf" } else { "inf" }.into()
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
+
+/// What fastchess's `Results of A vs B (tc, threads, hash, book):` line names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatchLabel {
+    pub tc: String,
+    pub threads: String,
+    pub hash: String,
+    /// The opening file's name without its folder; empty for none.
+    pub book: String,
+}
+
+/// fastchess's time control in its results header (`getTime`): `8+0.08`, `40/60+0.6` without the
+/// moves here, or `N nodes` when the engines search a fixed number of nodes.
+pub fn fastchess_tc(base_s: f64, increment_s: f64, nodes: Option<u64>) -> String {
+    match nodes {
+        Some(n) if base_s + increment_s <= 0.0 => format!("{n} nodes"),
+        _ if increment_s > 0.0 => format!("{base_s}+{increment_s}"),
+        _ => format!("{base_s}"),
+    }
+}
+
+/// The SPRT as fastchess prints it: the test and the LLR now.
+pub struct SprtNow<'a> {
+    pub sprt: &'a Sprt,
+    pub llr: f64,
+}
+
+const RULE: &str = "--------------------------------------------------";
+
+/// fastchess's results block for a two-engine match (`printInterval` + `printEloH2H`): the
+/// lines fishtest's worker parses (`Games: ..., Points: ... (` and `Ptnml(0-2): [...]`).
+pub fn fastchess_h2h(
+    first: &str,
+    second: &str,
+    label: &MatchLabel,
+    stats: &PairStats,
+    sprt: Option<SprtNow>,
+) -> Vec<String> {
+    let elo = PentaElo::of(stats);
+    let pairs = stats.pairs() as f64;
+    let book = if label.book.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", label.book)
+    };
+    let mut lines = vec![
+        RULE.to_string(),
+        format!(
+            "Results of {first} vs {second} ({}, {}, {}{book}):",
+            label.tc, label.threads, label.hash
+        ),
+        format!(
+            "Elo: {} +/- {}, nElo: {} +/- {}",
+            fixed(elo.diff, 2),
+            fixed(elo.error, 2),
+            fixed(elo.nelo, 2),
+            fixed(elo.nelo_error, 2)
+        ),
+        format!(
+            "LOS: {} %, DrawRatio: {} %, PairsRatio: {}",
+            fixed(elo.los * 100.0, 2),
+            fixed((stats.wl + stats.dd) as f64 / pairs * 100.0, 2),
+            fixed(
+                (stats.ww + stats.wd) as f64 / (stats.ld + stats.ll) as f64,
+                2
+            )
+        ),
+        format!(
+            "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
+            stats.games(),
+            stats.wins,
+            stats.losses,
+            stats.draws,
+            stats.points(),
+            fixed(stats.points() / stats.games() as f64 * 100.0, 2)
+        ),
+        {
+            let [a, b, c, d, e] = stats.ptnml();
+            format!(
+                "Ptnml(0-2): [{a}, {b}, {c}, {d}, {e}], WL/DD Ratio: {}",
+                fixed(stats.wl as f64 / stats.dd as f64, 2)
+            )
+        },
+    ];
+    if let Some(now) = sprt {
+        let (lower, upper) = now.sprt.bounds();
+        let fraction = if now.llr >= 0.0 {
+            now.llr / upper
+        } else {
+            -now.llr / lower
+        };
+        lines.push(format!(
+            "LLR: {} ({}%) ({}, {}) [{}, {}]",
+            fixed(now.llr, 2),
+            fixed(fraction * 100.0, 1),
+            fixed(lower, 2),
+            fixed(upper, 2),
+            fixed(now.sprt.elo0, 2),
+            fixed(now.sprt.elo1, 2)
+        ));
+    }
+    lines.push(RULE.to_string());
+    lines
+}
+
+/// fastchess's ranking table for three or more engines, best Elo first, each engine's complete
+/// pairs against all its opponents.
+pub fn fastchess_table(engines: &[(String, PairStats)], sprt: Option<SprtNow>) -> Vec<String> {
+    let width = engines
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0)
+        .max(25);
+    let mut ranked: Vec<_> = engines
+        .iter()
+        .map(|(name, s)| (name, s, PentaElo::of(s)))
+        .collect();
+    ranked.sort_by(|a, b| match (a.2.diff.is_nan(), b.2.diff.is_nan()) {
+        (false, true) => std::cmp::Ordering::Less,
+        (true, false) => std::cmp::Ordering::Greater,
+        _ => b.2.diff.total_cmp(&a.2.diff),
+    });
+    let mut lines = vec![
+        RULE.to_string(),
+        format!(
+            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}",
+            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)"
+        ),
+    ];
+    for (rank, (name, s, elo)) in ranked.into_iter().enumerate() {
+        let [a, b, c, d, e] = s.ptnml();
+        lines.push(format!(
+            "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}% {:>20}",
+            rank + 1,
+            name,
+            fixed(elo.diff, 2),
+            fixed(elo.error, 2),
+            fixed(elo.nelo, 2),
+            fixed(elo.nelo_error, 2),
+            s.games(),
+            fixed(s.points() / s.games() as f64 * 100.0, 1),
+            fixed((s.wl + s.dd) as f64 / s.pairs() as f64 * 100.0, 1),
+            format!("[{a}, {b}, {c}, {d}, {e}]"),
+        ));
+    }
+    if let Some(now) = sprt {
+        // Only a two-engine run has a test; kept for symmetry with `fastchess_h2h`.
+        let (lower, upper) = now.sprt.bounds();
+        lines.push(format!(
+            "LLR: {} ({}, {})",
+            fixed(now.llr, 2),
+            fixed(lower, 2),
+            fixed(upper, 2)
+        ));
+    }
+    lines.push(RULE.to_string());
+    lines
+}
+
+/// Wins, losses and draws of every game (not only complete pairs), from one engine's side:
+/// what cutechess-cli's score line counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wdl {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+}
+
+impl Wdl {
+    pub fn add(&mut self, points: f64) {
+        match points {
+            p if p > 0.75 => self.wins += 1,
+            p if p < 0.25 => self.losses += 1,
+            _ => self.draws += 1,
+        }
+    }
+
+    fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    fn score(&self) -> f64 {
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+    }
+}
+
+/// `Score of A vs B: 3 - 1 - 2  [0.667] 6` (cutechess-cli `enginematch.cpp`).
+pub fn cutechess_score(first: &str, second: &str, wdl: &Wdl) -> String {
+    format!(
+        "Score of {first} vs {second}: {} - {} - {}  [{:.3}] {}",
+        wdl.wins,
+        wdl.losses,
+        wdl.draws,
+        wdl.score(),
+        wdl.games()
+    )
+}
+
+/// `Elo difference: 31.4 +/- 20.2, LOS: 99.9 %, DrawRatio: 40.0 %` (cutechess `Tournament::results`,
+/// its `Elo` class: a trinomial score's Elo, its 95% half-width, LOS from wins and losses).
+pub fn cutechess_elo(wdl: &Wdl) -> String {
+    let n = wdl.games() as f64;
+    let (w, l, d) = (
+        wdl.wins as f64 / n,
+        wdl.losses as f64 / n,
+        wdl.draws as f64 / n,
+    );
+    let mu = w + d / 2.0;
+    let stdev = ((w * (1.0 - mu).powi(2) + l * mu.powi(2) + d * (0.5 - mu).powi(2)) / n).sqrt();
+    let margin = (score_to_elo(mu + CI95Z * stdev) - score_to_elo(mu - CI95Z * stdev)) / 2.0;
+    let (wins, losses) = (wdl.wins as f64, wdl.losses as f64);
+    let los = 0.5 + 0.5 * erf((wins - losses) / (2.0 * (wins + losses)).sqrt());
+    format!(
+        "Elo difference: {} +/- {}, LOS: {} %, DrawRatio: {} %",
+        fixed(score_to_elo(mu), 1),
+        fixed(margin, 1),
+        fixed(los * 100.0, 1),
+        fixed(d * 100.0, 1)
+    )
+}
+
+/// `SPRT: llr 0.52 (17.7%), lbound -2.94, ubound 2.94` with ` - H1 was accepted` once decided.
+pub fn cutechess_sprt(now: SprtNow) -> String {
+    let (lower, upper) = now.sprt.bounds();
+    let llr = now.llr;
+    let percent = if llr < 0.0 {
+        llr / lower * 100.0
+    } else {
+        llr / upper * 100.0
+    };
+    let decided = if llr >= upper {
+        " - H1 was accepted"
+    } else if llr < lower {
+        " - H0 was accepted"
+    } else {
+        ""
+    };
+    format!(
+        "SPRT: llr {} ({}%), lbound {}, ubound {}{decided}",
+        fixed(llr, 2),
+        fixed(percent, 1),
+        fixed(lower, 2),
+        fixed(upper, 2)
+    )
+}
+
+/// fastchess's line when the SPRT stops a match: `SPRT ([0.00, 5.00]) completed - H0 was accepted`.
+pub fn fastchess_sprt_done(sprt: &Sprt, h1: bool) -> String {
+    format!(
+        "SPRT ([{}, {}]) completed - {} was accepted",
+        fixed(sprt.elo0, 2),
+        fixed(sprt.elo1, 2),
+        if h1 { "H1" } else { "H0" }
+    )
+}
+
+/// The last line both tools print when a match is over; OpenBench and fishtest wait for it.
+pub const FINISHED_MATCH: &str = "Finished match";
+
+/// fastchess's `Total Time: 00:01:05 (hours:minutes:seconds)`, after `Finished match`.
+pub fn total_time(seconds: u64) -> String {
+    format!(
+        "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// The side that lost a decisive game.
+pub fn loser(result: GameResult) -> Option<Side> {
+    match result {
+        GameResult::WhiteWins => Some(Side::Black),
+        GameResult::BlackWins => Some(Side::White),
+        GameResult::Draw => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,225 @@
+//! The lines against the exact bytes fastchess and cutechess-cli print (blocks copied from real
+//! runs: fishtest's `worker/games.py` quotes one; the others were printed by fastchess 1.x
+//! here, `-each tc=inf nodes=3000`, Stockfish against Glaurung).
+
+use super::*;
+use crate::event::{GameResult as R, Termination as T};
+
+#[test]
+fn started_and_finished_lines_are_the_tools_own() {
+    assert_eq!(started(3, 8, "sf", "gl"), "Started game 3 of 8 (sf vs gl)");
+    let line = finished(
+        OutputFormat::Fastchess,
+        1,
+        "sf",
+        "gl",
+        Some((R::WhiteWins, T::Checkmate)),
+        0,
+    );
+    assert_eq!(line, "Finished game 1 (sf vs gl): 1-0 {White mates}");
+    let cut = finished(OutputFormat::Cutechess, 7, "a", "b", None, 0);
+    assert_eq!(cut, "Finished game 7 (a vs b): * {Game interrupted}");
+}
+
+#[test]
+fn every_termination_has_the_closest_tool_text() {
+    let f = OutputFormat::Fastchess;
+    let c = OutputFormat::Cutechess;
+    let cases = [
+        (f, R::BlackWins, T::Checkmate, "Black mates"),
+        (
+            f,
+            R::WhiteWins,
+            T::Flag,
+            "Black loses on time (12ms overrun)",
+        ),
+        (c, R::WhiteWins, T::Flag, "Black loses on time"),
+        (
+            f,
+            R::BlackWins,
+            T::BothFlags,
+            "White loses on time (12ms overrun)",
+        ),
+        (f, R::Draw, T::Flag, "Draw by timeout"),
+        (
+            f,
+            R::WhiteWins,
+            T::IllegalMove,
+            "Black makes an illegal move",
+        ),
+        (f, R::Draw, T::IllegalMove, "Draw by adjudication"),
+        (f, R::BlackWins, T::EngineCrash, "White disconnects"),
+        (f, R::Draw, T::EngineCrash, "Draw by disconnection"),
+        (f, R::WhiteWins, T::EngineStall, "Black's connection stalls"),
+        (f, R::Draw, T::EngineStall, "Draw by stalled connection"),
+        (f, R::Draw, T::Stalemate, "Draw by stalemate"),
+        (
+            f,
+            R::Draw,
+            T::InsufficientMaterial,
+            "Draw by insufficient mating material",
+        ),
+        (
+            f,
+            R::Draw,
+            T::DeadPosition,
+            "Draw by insufficient mating material",
+        ),
+        (f, R::Draw, T::Threefold, "Draw by 3-fold repetition"),
+        (f, R::Draw, T::Fivefold, "Draw by 3-fold repetition"),
+        (f, R::Draw, T::FiftyMoves, "Draw by fifty moves rule"),
+        (f, R::Draw, T::SeventyFiveMoves, "Draw by fifty moves rule"),
+        (f, R::Draw, T::MaxMoves, "Draw by adjudication"),
+        (
+            f,
+            R::WhiteWins,
+            T::Adjudication,
+            "White wins by adjudication",
+        ),
+        (f, R::Draw, T::Adjudication, "Draw by adjudication"),
+    ];
+    for (format, result, termination, text) in cases {
+        assert_eq!(
+            reason(format, result, termination, 12),
+            text,
+            "{termination:?}"
+        );
+    }
+    // Every termination is mapped (the list above names each of them).
+    for t in Termination::ALL {
+        assert!(cases.iter().any(|c| c.2 == t), "{t:?} untested");
+    }
+}
+
+#[test]
+fn fastchess_block_matches_a_real_one_byte_for_byte() {
+    // fishtest worker/games.py (commit b8eecff2) quotes this block of a real fastchess run.
+    let stats = PairStats {
+        wins: 248,
+        losses: 266,
+        draws: 166,
+        ww: 37,
+        wd: 55,
+        wl: 119,
+        dd: 25,
+        ld: 61,
+        ll: 43,
+    };
+    let label = MatchLabel {
+        tc: "0.601+0.006".into(),
+        threads: "1t".into(),
+        hash: "16MB".into(),
+        book: "UHO_Lichess_4852_v1.epd".into(),
+    };
+    let lines = fastchess_h2h("New-e443b2459e", "Base-e443b2459e", &label, &stats, None);
+    let expected = "\
+--------------------------------------------------
+Results of New-e443b2459e vs Base-e443b2459e (0.601+0.006, 1t, 16MB, UHO_Lichess_4852_v1.epd):
+Elo: -9.20 +/- 20.93, nElo: -11.50 +/- 26.11
+LOS: 19.41 %, DrawRatio: 42.35 %, PairsRatio: 0.88
+Games: 680, Wins: 248, Losses: 266, Draws: 166, Points: 331.0 (48.68 %)
+Ptnml(0-2): [43, 61, 144, 55, 37], WL/DD Ratio: 4.76
+--------------------------------------------------";
+    assert_eq!(lines.join("\n"), expected);
+}
+
+#[test]
+fn fastchess_block_with_sprt_and_node_limit() {
+    // fastchess printed, after 8 games all won by the first engine:
+    let mut stats = PairStats::default();
+    for _ in 0..4 {
+        stats.add_pair(1.0, 1.0);
+    }
+    let label = MatchLabel {
+        tc: fastchess_tc(0.0, 0.0, Some(3000)),
+        threads: "1t - 2t".into(),
+        hash: "16MB - 32MB".into(),
+        book: String::new(),
+    };
+    let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap();
+    let lines = fastchess_h2h(
+        "sf",
+        "gl",
+        &label,
+        &stats,
+        Some(SprtNow {
+            sprt: &sprt,
+            llr: 0.08,
+        }),
+    );
+    assert_eq!(
+        lines[1],
+        "Results of sf vs gl (3000 nodes, 1t - 2t, 16MB - 32MB):"
+    );
+    assert_eq!(
+        lines[4],
+        "Games: 8, Wins: 8, Losses: 0, Draws: 0, Points: 8.0 (100.00 %)"
+    );
+    assert!(lines[5].starts_with("Ptnml(0-2): [0, 0, 0, 0, 4], WL/DD Ratio: "));
+    assert_eq!(lines[6], "LLR: 0.08 (2.7%) (-2.94, 2.94) [0.00, 5.00]");
+    assert_eq!(lines.len(), 8);
+}
+
+#[test]
+fn pairs_count_from_each_side() {
+    let mut s = PairStats::default();
+    s.add_pair(1.0, 0.0);
+    s.add_pair(0.5, 0.5);
+    s.add_pair(0.0, 0.5);
+    s.add_pair(1.0, 0.5);
+    assert_eq!(s.ptnml(), [0, 1, 2, 1, 0]);
+    assert_eq!((s.wins, s.losses, s.draws), (2, 2, 4));
+    let m = s.mirrored();
+    assert_eq!(m.ptnml(), [0, 1, 2, 1, 0]);
+    assert_eq!((m.wl, m.dd, m.ld, m.wd), (1, 1, 1, 1));
+}
+
+#[test]
+fn cutechess_lines() {
+    let wdl = Wdl {
+        wins: 3,
+        losses: 1,
+        draws: 2,
+    };
+    assert_eq!(
+        cutechess_score("A", "B", &wdl),
+        "Score of A vs B: 3 - 1 - 2  [0.667] 6"
+    );
+    let even = Wdl {
+        wins: 2,
+        losses: 2,
+        draws: 4,
+    };
+    // cutechess's `Elo`: mu 0.5, stdev sqrt(0.125/8), margin from the 95% score interval.
+    assert_eq!(
+        cutechess_elo(&even),
+        "Elo difference: -0.0 +/- 186.2, LOS: 50.0 %, DrawRatio: 50.0 %"
+    );
+    let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap();
+    assert_eq!(
+        cutechess_sprt(SprtNow {
+            sprt: &sprt,
+            llr: 3.0
+        }),
+        "SPRT: llr 3.00 (101.9%), lbound -2.94, ubound 2.94 - H1 was accepted"
+    );
+    assert_eq!(
+        fastchess_sprt_done(&sprt, false),
+        "SPRT ([0.00, 5.00]) completed - H0 was accepted"
+    );
+}
+
+#[test]
+fn numbers_print_as_cpp_fmt_prints_them() {
+    assert_eq!(fixed(f64::INFINITY, 2), "inf");
+    assert_eq!(fixed(-f64::INFINITY, 2), "-inf");
+    assert_eq!(fixed(f64::NAN, 2), "nan");
+    assert_eq!(fixed(-f64::NAN, 2), "-nan");
+    assert_eq!(fixed(-0.0, 2), "-0.00");
+    assert_eq!(
+        total_time(3725),
+        "Total Time: 01:02:05 (hours:minutes:seconds)"
+    );
+    assert_eq!(fastchess_tc(8.0, 0.08, None), "8+0.08");
+    assert_eq!(fastchess_tc(10.0, 0.0, None), "10");
+}

@@ -1,0 +1,386 @@
+//! `--pgnout FILE` and `--epdout FILE`: each finished game appended in fastchess's formats,
+//! beside the results folder's own games.pgn: its headers and `Termination` names, a comment
+//! per move `{+0.25/12 0.123s, n=12345, nps=100000}` (score/depth, think time, the extras
+//! asked for, the ending's text on the last move), lines wrapped at 80 characters, and the
+//! final position as `FEN-fields hmvc N; fmvn M;` (fastchess `pgn_builder.cpp`, `pgn_gen.hpp`,
+//! `epd_builder.hpp`).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+use super::compat_console::{fastchess_tc, reason, OutputFormat};
+use crate::event::{Event, GameRecord, Score, Termination};
+
+/// How moves are written: `san` (Nf3), `lan` (Ng1-f3), `uci` (g1f3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Notation {
+    #[default]
+    San,
+    Lan,
+    Uci,
+}
+
+/// Extra fields of the per-move comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Extra {
+    /// `n=`: the nodes the engine reported.
+    Nodes,
+    /// `sd=`: selective depth. The arena does not record it: accepted and left out, with a
+    /// warning (so fastchess command lines that ask for it still run).
+    Seldepth,
+    /// `nps=`: nodes per second of its think time.
+    Nps,
+}
+
+/// The PGN and EPD files a run appends to.
+pub struct CompatFiles {
+    pgn: Option<(PathBuf, File)>,
+    epd: Option<(PathBuf, File)>,
+    notation: Notation,
+    extras: Vec<Extra>,
+}
+
+fn open(path: &Path) -> anyhow::Result<(PathBuf, File)> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+    Ok((path.to_path_buf(), file))
+}
+
+impl CompatFiles {
+    pub fn open(
+        pgn: Option<&Path>,
+        epd: Option<&Path>,
+        notation: Notation,
+        extras: Vec<Extra>,
+    ) -> anyhow::Result<Option<CompatFiles>> {
+        if pgn.is_none() && epd.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(CompatFiles {
+            pgn: pgn.map(open).transpose()?,
+            epd: epd.map(open).transpose()?,
+            notation,
+            extras,
+        }))
+    }
+
+    /// Appends one finished game.
+    pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<()> {
+        if let Some((path, file)) = &mut self.pgn {
+            let text = fastchess_pgn(record, self.notation, &self.extras);
+            file.write_all(text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        if let Some((path, file)) = &mut self.epd {
+            let line = format!("{}\n", final_epd(record));
+            file.write_all(line.as_bytes())
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// The position the game started from (after its book moves) and the legal moves played.
+fn replay(record: &GameRecord) -> (Chess, Chess, Vec<(shakmaty::Move, usize)>) {
+    let mut pos = record
+        .opening
+        .fen
+        .as_deref()
+        .and_then(|f| f.parse::<Fen>().ok())
+        .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok())
+        .unwrap_or_default();
+    for text in &record.opening.moves {
+        match text
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+        {
+            Some(m) => pos.play_unchecked(m),
+            None => break,
+        }
+    }
+    let start = pos.clone();
+    let mut moves = Vec::new();
+    for (i, event) in record.events.iter().enumerate() {
+        match event {
+            Event::Move { uci, .. } => {
+                match uci
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                {
+                    Some(m) => {
+                        pos.play_unchecked(m);
+                        moves.push((m, i));
+                    }
+                    // A move that does not replay (an unnoticed illegal move that stood):
+                    // fastchess's PGN stops at an illegal move too.
+                    None => break,
+                }
+            }
+            Event::IllegalMove { .. } => break,
+            _ => {}
+        }
+    }
+    (start, pos, moves)
+}
+
+/// `2026.11.24` from the record's `2026-11-24T01:36:58.931Z`.
+fn pgn_date(started: &str) -> String {
+    match started.get(..10) {
+        Some(day) if day.bytes().filter(u8::is_ascii_digit).count() == 8 => day.replace('-', "."),
+        _ => "????.??.??".to_string(),
+    }
+}
+
+/// fastchess's `2026-11-24T01:36:58 +0000` from the record's start (UTC).
+fn game_start_time(started: &str) -> Option<String> {
+    let second = started.get(..19)?;
+    second
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count()
+        .eq(&14)
+        .then(|| format!("{second} +0000"))
+}
+
+/// fastchess's score text: `+0.34`, `-1.20`, `0.00`, mates in plies `+M3` / `-M4`.
+pub fn score_text(score: Option<Score>) -> String {
+    match score {
+        None => String::new(),
+        Some(Score::Cp(cp)) => {
+            let sign = match cp.signum() {
+                1 => "+",
+                -1 => "-",
+                _ => "",
+            };
+            format!("{sign}{:.2}", cp.unsigned_abs() as f64 / 100.0)
+        }
+        Some(Score::Mate(n)) => {
+            let plies = if n > 0 { n * 2 - 1 } else { -2 * n };
+            format!("{}M{plies}", if n > 0 { "+" } else { "-" })
+        }
+    }
+}
+
+/// fastchess's `Termination` header for the ending.
+pub fn termination_name(termination: Option<Termination>) -> &'static str {
+    use Termination as T;
+    match termination {
+        None => "unterminated",
+        Some(T::Flag | T::BothFlags) => "time forfeit",
+        Some(T::IllegalMove) => "illegal move",
+        Some(T::EngineCrash | T::EngineStall) => "abandoned",
+        Some(T::Adjudication | T::MaxMoves) => "adjudication",
+        Some(_) => "normal",
+    }
+}
+
+/// One game in fastchess's PGN format, ending with a blank line.
+pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) -> String {
+    let outcome = record.outcome();
+    let result = outcome.as_ref().map_or("*", |o| o.result.as_str());
+    let (start, _, moves) = replay(record);
+    let mut headers = vec![
+        ("Event", "blitz-arena".to_string()),
+        ("Site", "?".to_string()),
+        ("Date", pgn_date(&record.started)),
+        ("Round", record.game.to_string()),
+        ("White", record.white.clone()),
+        ("Black", record.black.clone()),
+        ("Result", result.to_string()),
+    ];
+    if start != Chess::default() {
+        let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
+        headers.push(("SetUp", "1".to_string()));
+        headers.push(("FEN", fen));
+    }
+    if let Some(start) = game_start_time(&record.started) {
+        headers.push(("GameStartTime", start));
+    }
+    headers.push(("PlyCount", moves.len().to_string()));
+    headers.push((
+        "Termination",
+        termination_name(outcome.as_ref().map(|o| o.termination)).to_string(),
+    ));
+    let tc = |t: &crate::timecontrol::TimeControl| {
+        fastchess_tc(t.base.as_secs_f64(), t.increment.as_secs_f64(), None)
+    };
+    let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
+    if tw == tb {
+        headers.push(("TimeControl", tw));
+    } else {
+        headers.push(("WhiteTimeControl", tw));
+        headers.push(("BlackTimeControl", tb));
+    }
+    let mut out = String::new();
+    for (name, value) in headers {
+        out.push_str(&format!("[{name} \"{}\"]\n", value.replace('"', "'")));
+    }
+    out.push('\n');
+
+    let ending = outcome
+        .as_ref()
+        .map(|o| reason(OutputFormat::Fastchess, o.result, o.termination, 0))
+        .unwrap_or_else(|| "Game interrupted".into());
+    let mut texts = Vec::new();
+    let mut pos = start.clone();
+    let mut number = pos.fullmoves().get();
+    let black_starts = pos.turn() == shakmaty::Color::Black;
+    for (k, (m, at)) in moves.iter().enumerate() {
+        let notation_text = match notation {
+            Notation::San => shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string(),
+            Notation::Uci => m.to_uci(CastlingMode::Standard).to_string(),
+            Notation::Lan => lan(&pos, m),
+        };
+        let white = pos.turn() == shakmaty::Color::White;
+        let mut text = if white {
+            format!("{number}. {notation_text}")
+        } else if k == 0 && black_starts {
+            format!("{number}... {notation_text}")
+        } else {
+            notation_text
+        };
+        if let Event::Move { think_us, info, .. } = &record.events[*at] {
+            let mut parts = vec![format!(
+                "{}/{} {:.3}s",
+                score_text(info.score),
+                info.depth.unwrap_or(0),
+                *think_us as f64 / 1e6
+            )];
+            for extra in extras {
+                match extra {
+                    Extra::Nodes => parts.push(format!("n={}", info.nodes.unwrap_or(0))),
+                    Extra::Nps => {
+                        let nps = match (info.nodes, *think_us) {
+                            (Some(n), us) if us > 0 => n * 1_000_000 / us as u64,
+                            _ => 0,
+                        };
+                        parts.push(format!("nps={nps}"));
+                    }
+                    Extra::Seldepth => {}
+                }
+            }
+            if k + 1 == moves.len() {
+                parts.push(ending.clone());
+            }
+            text.push_str(&format!(" {{{}}}", parts.join(", ")));
+        }
+        texts.push(text);
+        if !white {
+            number += 1;
+        }
+        pos.play_unchecked(*m);
+    }
+    texts.push(result.to_string());
+    let mut line_len = 0;
+    for text in texts {
+        if line_len > 0 && line_len + text.len() + 1 > 80 {
+            out.push('\n');
+            line_len = 0;
+        }
+        if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(&text);
+        line_len += text.len();
+    }
+    out.push_str("\n\n");
+    out
+}
+
+/// Long algebraic notation as fastchess writes it (`moveToLan` of its chess library): `Ng1f3`,
+/// `e7xd8=Q`, `O-O`, with `+` or `#` after a check.
+fn lan(pos: &Chess, m: &shakmaty::Move) -> String {
+    use shakmaty::Move as M;
+    let mut text = match m {
+        M::Castle { king, rook } => {
+            if rook.file() > king.file() {
+                "O-O".to_string()
+            } else {
+                "O-O-O".to_string()
+            }
+        }
+        _ => {
+            let piece = match m.role() {
+                shakmaty::Role::Pawn => String::new(),
+                role => role.upper_char().to_string(),
+            };
+            let from = m.from().map(|s| s.to_string()).unwrap_or_default();
+            let capture = if m.is_capture() { "x" } else { "" };
+            let promo = m
+                .promotion()
+                .map(|r| format!("={}", r.upper_char()))
+                .unwrap_or_default();
+            format!("{piece}{from}{capture}{}{promo}", m.to())
+        }
+    };
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    if after.is_checkmate() {
+        text.push('#');
+    } else if after.is_check() {
+        text.push('+');
+    }
+    text
+}
+
+/// The final position as fastchess's EPD line: `8/8/8/8/8/8/3k1K2/8 b - - hmvc 0; fmvn 105;`.
+pub fn final_epd(record: &GameRecord) -> String {
+    let (_, pos, _) = replay(record);
+    let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+    let fields: Vec<&str> = fen.split(' ').take(4).collect();
+    format!(
+        "{} hmvc {}; fmvn {};",
+        fields.join(" "),
+        pos.halfmoves(),
+        pos.fullmoves()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_terminations_as_fastchess_writes_them() {
+        assert_eq!(score_text(Some(Score::Cp(34))), "+0.34");
+        assert_eq!(score_text(Some(Score::Cp(-120))), "-1.20");
+        assert_eq!(score_text(Some(Score::Cp(0))), "0.00");
+        // Mates in plies: mate in 2 is 3 plies, being mated in 2 is 4.
+        assert_eq!(score_text(Some(Score::Mate(2))), "+M3");
+        assert_eq!(score_text(Some(Score::Mate(-2))), "-M4");
+        assert_eq!(score_text(None), "");
+        assert_eq!(termination_name(Some(Termination::Flag)), "time forfeit");
+        assert_eq!(
+            termination_name(Some(Termination::EngineStall)),
+            "abandoned"
+        );
+        assert_eq!(termination_name(Some(Termination::Threefold)), "normal");
+        assert_eq!(termination_name(None), "unterminated");
+        // LAN as fastchess's chess library writes it: no dash, x for captures, check marks.
+        let pos = Chess::default();
+        let nf3 = "g1f3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(lan(&pos, &nf3), "Ng1f3");
+        let fen: Fen = "rnbqkbnr/ppp2ppp/8/3pp3/4P3/5Q2/PPPP1PPP/RNB1KBNR w KQkq - 0 3"
+            .parse()
+            .unwrap();
+        let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+        let qxf7 = "f3f7".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(lan(&pos, &qxf7), "Qf3xf7+");
+        assert_eq!(pgn_date("2026-11-24T01:36:58.931Z"), "2026.11.24");
+        assert_eq!(
+            game_start_time("2026-11-24T01:36:58.931Z").as_deref(),
+            Some("2026-11-24T01:36:58 +0000")
+        );
+    }
+}

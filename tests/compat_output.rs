@@ -1,0 +1,539 @@
+//! `--output-format fastchess|cutechess` end to end: the real binary's stdout, fed to what
+//! OpenBench's client and fishtest's worker apply to fastchess's output, must give them the
+//! games, pentanomial counts, time losses and crashes the arena recorded in games.csv.
+//!
+//! fishtest's patterns are copied here as data. OpenBench's client parses with its own python
+//! (`MatchRunner.update_results` in Client/worker.py): that function is run as it is, read from
+//! a copy of the OpenBench repository (`OPENBENCH_WORKER=/path/to/Client/worker.py`, or the
+//! mirror the tool `fetch github:AndyGrant/OpenBench` leaves); where there is none, that part
+//! says it skipped.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+/// fishtest, worker/games.py, `pattern_WLD` (official-stockfish/fishtest, commit
+/// b8eecff220b562a0dc2c4e68d1fa02521e06d72c).
+const FISHTEST_WLD: &str =
+    r"Games: ([0-9]+), Wins: ([0-9]+), Losses: ([0-9]+), Draws: ([0-9]+), Points: ([0-9.]+) \(";
+/// fishtest, worker/games.py, `pattern_ptnml` (same commit).
+const FISHTEST_PTNML: &str = r"Ptnml\(0-2\): \[([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+)\]";
+
+/// Applies fishtest's per-line checks (its regexes and substring tests, passed in as data) and,
+/// when given OpenBench's worker.py, OpenBench's own `update_results` to every line.
+const PARSE: &str = r#"
+import ast, json, re, sys
+out_path, wld, ptnml, worker = sys.argv[1], re.compile(sys.argv[2]), re.compile(sys.argv[3]), sys.argv[4]
+lines = open(out_path, "rb").read().decode("ascii").splitlines()
+fish = {"blocks": [], "crashes": 0, "time_losses": 0, "finished_match": None}
+got_wld = got_ptnml = None
+for i, line in enumerate(lines):
+    line = line.strip()
+    if "Finished match" in line and fish["finished_match"] is None:
+        fish["finished_match"] = i
+    if "disconnect" in line or "stall" in line:
+        fish["crashes"] += 1
+    if "on time" in line or "timeout" in line:
+        fish["time_losses"] += 1
+    m = wld.search(line)
+    if m:
+        got_wld = [int(m.group(k)) for k in range(1, 5)] + [float(m.group(5))]
+    m = ptnml.search(line)
+    if m:
+        got_ptnml = [int(m.group(k)) for k in range(1, 6)]
+    if got_wld is not None and got_ptnml is not None:
+        fish["blocks"].append(got_wld + got_ptnml)
+        got_wld = got_ptnml = None
+ob = None
+if worker:
+    tree = ast.parse(open(worker).read())
+    runner = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MatchRunner")
+    fn = next(n for n in runner.body if isinstance(n, ast.FunctionDef) and n.name == "update_results")
+    fn.decorator_list = []
+    scope = {}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), worker, "exec"), scope)
+    ob = {"trinomial": [0, 0, 0], "pentanomial": [0, 0, 0, 0, 0], "games": {},
+          "crashes": 0, "timelosses": 0, "illegals": 0}
+    for line in lines:
+        line = line.strip()
+        if "Finished game" in line:
+            scope["update_results"](ob, line)
+print(json.dumps({"fishtest": fish, "openbench": ob}))
+"#;
+
+const BUILTINS: &str = r#"
+[engines.minimax]
+builtin = "minimax"
+[engines.greedy]
+builtin = "greedy"
+[engines.crashy]
+builtin = "faulty"
+args = ["--crash-after", "4"]
+"#;
+
+/// OpenBench's Client/worker.py, from `OPENBENCH_WORKER` or a fetched mirror.
+fn openbench_worker(s: &Scratch) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("OPENBENCH_WORKER") {
+        return Some(PathBuf::from(path));
+    }
+    let mirror = Path::new("/work/.mirror/AndyGrant+OpenBench/repo");
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(mirror)
+        .args(["show", "HEAD:Client/worker.py"])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(s.write("worker.py", std::str::from_utf8(&out.stdout).ok()?))
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Parsed {
+    fishtest: Fishtest,
+    openbench: Option<OpenBench>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Fishtest {
+    /// games, wins, losses, draws, points, then the five pentanomial counts.
+    blocks: Vec<Vec<f64>>,
+    crashes: u32,
+    time_losses: u32,
+    finished_match: Option<usize>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct OpenBench {
+    pentanomial: [u32; 5],
+    trinomial: [u32; 3],
+    crashes: u32,
+    timelosses: u32,
+}
+
+fn parse(s: &Scratch, stdout: &str) -> Parsed {
+    if !python3() {
+        panic!("python3 is needed to apply the managers' parsers");
+    }
+    let out_path = s.write("stdout.txt", stdout);
+    let worker = openbench_worker(s);
+    if worker.is_none() {
+        eprintln!("SKIPPED OpenBench's update_results: set OPENBENCH_WORKER=.../Client/worker.py");
+    }
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(PARSE)
+        .arg(&out_path)
+        .arg(FISHTEST_WLD)
+        .arg(FISHTEST_PTNML)
+        .arg(worker.map(|p| p.display().to_string()).unwrap_or_default())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn python3() -> bool {
+    Command::new("python3").arg("-V").output().is_ok()
+}
+
+/// The first engine's points in a games.csv row.
+fn points(row: &HashMap<String, String>, engine: &str) -> f64 {
+    let white = row["white"] == engine;
+    match (row["result"].as_str(), white) {
+        ("1-0", true) | ("0-1", false) => 1.0,
+        ("1/2-1/2", _) => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// The pentanomial counts (0..=4 half points per pair) of `engine`, from games.csv.
+fn pentanomial(rows: &[HashMap<String, String>], engine: &str) -> [u32; 5] {
+    let mut pairs: HashMap<&str, f64> = HashMap::new();
+    for row in rows {
+        *pairs.entry(&row["pair"]).or_default() += points(row, engine);
+    }
+    let mut penta = [0; 5];
+    for total in pairs.values() {
+        penta[(total * 2.0).round() as usize] += 1;
+    }
+    penta
+}
+
+/// Every line is one the tool prints; one Started and one Finished line per game, each
+/// Finished line naming the game, players and result games.csv has.
+fn assert_tool_lines(stdout: &str, rows: &[HashMap<String, String>]) {
+    const SHAPES: [&str; 13] = [
+        "Started game ",
+        "Finished game ",
+        "--------------------------------------------------",
+        "Results of ",
+        "Elo: ",
+        "LOS: ",
+        "Games: ",
+        "Ptnml(0-2): [",
+        "LLR: ",
+        "SPRT (",
+        "Finished match",
+        "Total Time: ",
+        "Score of ",
+    ];
+    for line in stdout.lines() {
+        assert!(
+            line.is_empty() || SHAPES.iter().any(|s| line.starts_with(s)),
+            "not a fastchess line: {line:?}\n{stdout}"
+        );
+    }
+    let started = stdout
+        .lines()
+        .filter(|l| l.starts_with("Started game "))
+        .count();
+    assert_eq!(started, rows.len(), "{stdout}");
+    for row in rows {
+        let prefix = format!(
+            "Finished game {} ({} vs {}): {} {{",
+            row["game"], row["white"], row["black"], row["result"]
+        );
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with(&prefix)).count(),
+            1,
+            "{prefix}\n{stdout}"
+        );
+        let start = format!(
+            "Started game {} of {} ({} vs {})",
+            row["game"],
+            rows.len(),
+            row["white"],
+            row["black"]
+        );
+        assert!(stdout.lines().any(|l| l == start), "{start}\n{stdout}");
+    }
+}
+
+fn run(s: &Scratch, args: &[&str]) -> (String, Vec<HashMap<String, String>>) {
+    let out = s.run_ok(args);
+    let rows = csv_rows(&s.path("r/games.csv"));
+    (stdout(&out), rows)
+}
+
+/// Time losses, in fastchess format: fishtest's and OpenBench's parsers count the games,
+/// the pentanomial pairs and the time losses games.csv records.
+#[test]
+fn fishtest_and_openbench_read_the_games_from_fastchess_lines() {
+    let s = Scratch::new("compat-fastchess");
+    s.write("engines.toml", BUILTINS);
+    let (stdout, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy",
+            "--games",
+            "8",
+            "--tc",
+            "10s+0.1s",
+            "--depth",
+            "2",
+            "--inject-flag",
+            "0.5",
+            "--seed",
+            "7",
+            "--output-format",
+            "fastchess",
+            "--rating-interval",
+            "1",
+            "--out",
+            "r",
+        ],
+    );
+    assert_tool_lines(&stdout, &rows);
+    let parsed = parse(&s, &stdout);
+    let fish = parsed.fishtest;
+    let penta = pentanomial(&rows, "minimax");
+    let flags = rows
+        .iter()
+        .filter(|r| r["termination"].contains("flag") && r["result"] != "1/2-1/2")
+        .count() as u32;
+    assert!(flags > 0, "the injection made no time loss: {stdout}");
+    assert_eq!(fish.time_losses, flags, "{stdout}");
+    assert_eq!(fish.crashes, 0);
+    // A block after every pair (rating interval 1); each passes fishtest's own assertion
+    // (2 * pairs == games), and the last has every game.
+    assert_eq!(fish.blocks.len(), 4, "{stdout}");
+    for block in &fish.blocks {
+        let pairs: f64 = block[5..].iter().sum();
+        assert_eq!(2.0 * pairs, block[0], "{block:?}");
+        assert_eq!(block[1] + block[2] + block[3], block[0], "{block:?}");
+    }
+    let last = fish.blocks.last().unwrap();
+    let score: f64 = rows.iter().map(|r| points(r, "minimax")).sum();
+    assert_eq!(last[0], 8.0);
+    assert_eq!(last[4], score);
+    let last_penta: Vec<u32> = last[5..].iter().map(|x| *x as u32).collect();
+    assert_eq!(last_penta, penta);
+    // `Finished match` comes after every game.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let end = fish.finished_match.expect("no `Finished match` line");
+    assert!(
+        lines[..end]
+            .iter()
+            .filter(|l| l.starts_with("Finished game"))
+            .count()
+            == 8
+    );
+    if let Some(ob) = parsed.openbench {
+        assert_eq!(ob.pentanomial, penta, "OpenBench's pentanomial: {stdout}");
+        assert_eq!(ob.trinomial.iter().sum::<u32>(), 8);
+        assert_eq!(ob.timelosses, flags);
+        assert_eq!(ob.crashes, 0);
+    }
+}
+
+/// An engine that crashes: the lines say `disconnects`, which both managers count as a crash.
+#[test]
+fn crashes_reach_the_managers_as_disconnects() {
+    let s = Scratch::new("compat-crash");
+    s.write("engines.toml", BUILTINS);
+    let (stdout, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "crashy",
+            "--games",
+            "4",
+            "--tc",
+            "10s+0.1s",
+            "--depth",
+            "1",
+            "--output-format",
+            "fastchess",
+            "--out",
+            "r",
+        ],
+    );
+    assert_tool_lines(&stdout, &rows);
+    let crashes = rows
+        .iter()
+        .filter(|r| r["termination"] == "engine-crash")
+        .count() as u32;
+    assert_eq!(crashes, 4, "{stdout}");
+    assert!(stdout.contains("disconnects}"), "{stdout}");
+    let parsed = parse(&s, &stdout);
+    assert_eq!(parsed.fishtest.crashes, crashes);
+    // The default rating interval (10 pairs) is not reached: one block, at the end.
+    assert_eq!(parsed.fishtest.blocks.len(), 1, "{stdout}");
+    if let Some(ob) = parsed.openbench {
+        assert_eq!(ob.crashes, crashes);
+        assert_eq!(ob.pentanomial, [0, 0, 0, 0, 2]);
+    }
+}
+
+/// cutechess-cli's format: a `Score of` line after every game, the Elo line at the end.
+#[test]
+fn cutechess_format_prints_its_score_lines() {
+    let s = Scratch::new("compat-cutechess");
+    s.write("engines.toml", BUILTINS);
+    let (stdout, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy",
+            "--games",
+            "4",
+            "--tc",
+            "10s+0.1s",
+            "--depth",
+            "1",
+            "--output-format",
+            "cutechess",
+            "--out",
+            "r",
+        ],
+    );
+    let scores: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Score of minimax vs greedy: "))
+        .collect();
+    assert_eq!(scores.len(), 4, "{stdout}");
+    let (w, l, d) = rows
+        .iter()
+        .fold((0, 0, 0), |(w, l, d), r| match points(r, "minimax") {
+            p if p > 0.75 => (w + 1, l, d),
+            p if p < 0.25 => (w, l + 1, d),
+            _ => (w, l, d + 1),
+        });
+    let score = (w as f64 + d as f64 / 2.0) / 4.0;
+    assert_eq!(
+        *scores.last().unwrap(),
+        format!("Score of minimax vs greedy: {w} - {l} - {d}  [{score:.3}] 4")
+    );
+    let elo = stdout
+        .lines()
+        .filter(|l| l.starts_with("Elo difference: "))
+        .count();
+    assert_eq!(elo, 1, "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("Finished match"));
+}
+
+/// Stockfish against Glaurung at a fixed node count (one hour on the clock), in fastchess's
+/// format: fishtest reads the final block.
+#[test]
+fn stockfish_at_fixed_nodes_in_fastchess_format() {
+    if !debian_engines(&["stockfish", "glaurung"]) {
+        return;
+    }
+    let s = Scratch::new("compat-sf");
+    s.write(
+        "engines.toml",
+        "[engines.stockfish]\ncmd = \"/usr/games/stockfish\"\noptions = { Hash = 16, Threads = 1 }\n\
+         [engines.glaurung]\ncmd = \"/usr/games/glaurung\"\n",
+    );
+    let (stdout, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "stockfish",
+            "--vs",
+            "glaurung",
+            "--games",
+            "2",
+            "--tc",
+            "60+0",
+            "--nodes",
+            "3000",
+            "--output-format",
+            "fastchess",
+            "--out",
+            "r",
+        ],
+    );
+    assert_tool_lines(&stdout, &rows);
+    // fastchess names the time control in seconds and an option an engine was not given NULL.
+    assert!(
+        stdout.contains("Results of stockfish vs glaurung (3600, 1t - NULL, 16MB - NULL):"),
+        "{stdout}"
+    );
+    let parsed = parse(&s, &stdout);
+    let last = parsed.fishtest.blocks.last().expect("no results block");
+    assert_eq!(last[0], 2.0);
+    let penta: Vec<u32> = last[5..].iter().map(|x| *x as u32).collect();
+    assert_eq!(penta, pentanomial(&rows, "stockfish"));
+}
+
+/// `--pgnout` and `--epdout`: python-chess reads every game of the fastchess-format PGN to its
+/// end, with fastchess's Termination names and a `{score/depth time, n=.., nps=..}` comment on
+/// every move; each EPD line is the final position of its game.
+#[test]
+fn pgnout_and_epdout_are_read_back_by_python_chess() {
+    if !python_chess() {
+        eprintln!("SKIPPED: python-chess is not installed");
+        return;
+    }
+    let s = Scratch::new("compat-pgnout");
+    s.write("engines.toml", BUILTINS);
+    let (_, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy",
+            "--games",
+            "4",
+            "--tc",
+            "10s+0.1s",
+            "--depth",
+            "2",
+            "--inject-flag",
+            "0.5",
+            "--seed",
+            "3",
+            "--pgnout",
+            "fc.pgn",
+            "--pgnout-extras",
+            "nodes,nps",
+            "--epdout",
+            "fc.epd",
+            "--out",
+            "r",
+        ],
+    );
+    let check = r#"
+import chess.pgn, json, re, sys
+games = []
+with open(sys.argv[1]) as f:
+    while True:
+        g = chess.pgn.read_game(f)
+        if g is None:
+            break
+        assert not g.errors, g.errors
+        comments = [n.comment for n in g.mainline()]
+        assert all(re.fullmatch(r"([+-]?(\d+\.\d\d|M\d+))?/\d+ \d+\.\d{3}s, n=\d+, nps=\d+(, .+)?", c) for c in comments), comments
+        b = g.end().board()
+        games.append([g.headers["Round"], g.headers["Result"], g.headers["Termination"], len(comments), b.epd(hmvc=b.halfmove_clock, fmvn=b.fullmove_number)])
+print(json.dumps(games))
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(check)
+        .arg(s.path("fc.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games: Vec<(String, String, String, usize, String)> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(games.len(), rows.len());
+    // pgn-extract (Debian's package, where installed) checks every game too.
+    let pgn_extract = Path::new("/usr/games/pgn-extract");
+    if pgn_extract.exists() {
+        let out = Command::new(pgn_extract)
+            .arg("-r")
+            .arg(s.path("fc.pgn"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let n = rows.len();
+        assert!(
+            said.contains(&format!("{n} games matched out of {n}.")),
+            "{said}"
+        );
+        assert!(!said.contains("Line "), "pgn-extract found errors: {said}");
+    } else {
+        eprintln!("SKIPPED the pgn-extract check: apt-get install pgn-extract");
+    }
+    let epd = std::fs::read_to_string(s.path("fc.epd")).unwrap();
+    let epd: Vec<&str> = epd.lines().collect();
+    assert_eq!(epd.len(), rows.len());
+    for (k, (round, result, termination, _, final_epd)) in games.iter().enumerate() {
+        let row = rows.iter().find(|r| &r["game"] == round).unwrap();
+        assert_eq!(result, &row["result"]);
+        let expected = match row["termination"].as_str() {
+            "flag" | "both-flags" => "time forfeit",
+            "checkmate" | "stalemate" | "threefold" | "fifty-moves" | "insufficient-material" => {
+                "normal"
+            }
+            other => panic!("unexpected termination {other}"),
+        };
+        assert_eq!(termination, expected);
+        // python-chess writes `hmvc 0; fmvn 8;` as fastchess does.
+        assert_eq!(epd[k], final_epd, "game {round}");
+    }
+}
