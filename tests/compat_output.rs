@@ -70,6 +70,8 @@ const BUILTINS: &str = r#"
 builtin = "minimax"
 [engines.greedy]
 builtin = "greedy"
+# Seeded, so that every run plays the same games and the same injections land.
+options = { Seed = 1 }
 [engines.crashy]
 builtin = "faulty"
 args = ["--crash-after", "4"]
