@@ -336,6 +336,20 @@ mod tests {
         (a - b).abs() <= rel * b.abs().max(1e-300)
     }
 
+    #[test]
+    fn the_secular_equation_has_a_root_only_where_phi_changes_sign() {
+        let w = [0.1, 0.2, 0.4, 0.2, 0.1];
+        assert_eq!(secular_root(&w, &[1.0, 2.0, 3.0, 4.0, 5.0]), None);
+        assert_eq!(secular_root(&w, &[-1.0, -2.0, -3.0, -4.0, -5.0]), None);
+        assert_eq!(secular_root(&w, &[0.0, 1.0, 0.0, 2.0, 0.0]), None);
+        let phi = [-2.0, -1.0, 0.5, 1.0, 2.0];
+        let x = secular_root(&w, &phi).expect("a root");
+        // Inside the interval where every 1 + x * phi_i > 0, and a root of the equation.
+        assert!(phi.iter().all(|p| 1.0 + x * p > 0.0), "{x}");
+        let f: f64 = (0..5).map(|i| w[i] * phi[i] / (1.0 + x * phi[i])).sum();
+        assert!(f.abs() < 1e-12, "f({x}) = {f}");
+    }
+
     fn sprt(elo0: f64, elo1: f64) -> Sprt {
         Sprt::new(elo0, elo1, 0.05, 0.05).unwrap()
     }
