@@ -42,6 +42,7 @@ use crate::report::Sprt;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
+pub use crate::vocabulary::FlagMode;
 
 /// The built-in engines `blitz-arena engine NAME` can run.
 pub const BUILTIN_ENGINES: &[&str] =
@@ -362,21 +363,6 @@ impl fmt::Display for IllegalNoticeAfter {
     }
 }
 
-/// `--inject-flag-mode`: how an injected flag fall is produced.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum FlagMode {
-    /// One side stalls past its flag.
-    #[default]
-    Stall,
-    /// Both flags fall.
-    Both,
-    /// The flag falls on the move that would have mated.
-    AtMate,
-}
-
 macro_rules! value_enum_display {
     ($($ty:ty => { $($variant:ident = $text:literal),* $(,)? })*) => {$(
         impl $ty {
@@ -395,7 +381,6 @@ macro_rules! value_enum_display {
 value_enum_display! {
     OpeningsOrder => { Sequential = "sequential", Random = "random" }
     ClaimDraws => { Always = "always", Never = "never" }
-    FlagMode => { Stall = "stall", Both = "both", AtMate = "at-mate" }
 }
 
 /// The `[run]` table: every run option, named as its command-line flag; `None` = not set

@@ -7,10 +7,8 @@
 use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
-use crate::config::FlagMode;
-use crate::rules::illegal::IllegalKind;
-use crate::rules::Ruleset;
 use crate::timecontrol::TimeControl;
+use crate::vocabulary::{FlagMode, IllegalKind, Ruleset};
 
 /// A side of the board, serialised as `"white"` / `"black"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -18,3 +18,4 @@ pub mod report;
 pub mod rules;
 pub mod timecontrol;
 pub mod tournament;
+pub mod vocabulary;

@@ -64,89 +64,14 @@
 //! illegal position); every from → to of one's own piece that breaks the piece's rules
 //! (without a letter; a pawn to its own first rank is left out since it cannot stand).
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::seq::SliceRandom;
-use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
 use shakmaty::{
     attacks, Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move,
     Piece, Position, PositionError, PositionErrorKinds, Rank, Role, Setup, Square,
 };
 
-/// The kinds of illegal move (RULES.md §5).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum IllegalKind {
-    /// A move that leaves or puts the mover's own king in check.
-    KingExposed,
-    /// A king step onto a square next to the other king.
-    KingsAdjacent,
-    /// The clock pressed without a move (`0000`) while legal moves exist.
-    NoMove,
-    /// A pawn reaches the last rank without naming a piece.
-    NoPromotion,
-    /// A piece moves against its rules.
-    BadPieceMove,
-    /// Castling out of, through or into check, without the right, or over pieces.
-    BadCastle,
-}
-
-impl IllegalKind {
-    pub const ALL: [IllegalKind; 6] = [
-        IllegalKind::KingExposed,
-        IllegalKind::KingsAdjacent,
-        IllegalKind::NoMove,
-        IllegalKind::NoPromotion,
-        IllegalKind::BadPieceMove,
-        IllegalKind::BadCastle,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IllegalKind::KingExposed => "king-exposed",
-            IllegalKind::KingsAdjacent => "kings-adjacent",
-            IllegalKind::NoMove => "no-move",
-            IllegalKind::NoPromotion => "no-promotion",
-            IllegalKind::BadPieceMove => "bad-piece-move",
-            IllegalKind::BadCastle => "bad-castle",
-        }
-    }
-}
-
-impl fmt::Display for IllegalKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for IllegalKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        IllegalKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown illegal-move kind {s:?} (known: king-exposed, kings-adjacent, \
-                     no-move, no-promotion, bad-piece-move, bad-castle)"
-                )
-            })
-    }
-}
+pub use crate::vocabulary::IllegalKind;
 
 /// What an illegal move does to the board if it stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
