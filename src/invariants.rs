@@ -297,6 +297,17 @@ mod tests {
                 [both_flags(), vec![black_wins(Termination::BothFlags)]].concat(),
                 Some("black won on time with its own flag down"),
             ),
+            // FIDE: flags that fell at the same instant: neither fell first, so neither wins.
+            (
+                Ruleset::Fide,
+                vec![
+                    fall(5, Side::White),
+                    fall(5, Side::Black),
+                    claim(6, Side::Black),
+                    black_wins(Termination::BothFlags),
+                ],
+                Some("black won on time with its own flag down"),
+            ),
         ];
         for (ruleset, events, expected) in cases {
             let broken = checked(&record(ruleset, events.clone()));
