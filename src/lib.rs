@@ -16,5 +16,6 @@ pub mod invariants;
 pub mod openings;
 pub mod report;
 pub mod rules;
+pub mod tablebase;
 pub mod timecontrol;
 pub mod tournament;

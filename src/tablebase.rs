@@ -1,0 +1,315 @@
+//! Syzygy tablebase adjudication (`--tb PATHS`, `--tb-pieces N`), as cutechess-cli and
+//! fastchess do it: the moment a move leaves a position the tables hold (no more pieces than
+//! `--tb-pieces`, no castling rights), the game ends with the tables' result. The verdict is
+//! recorded as an event, and the referee rules it (a flag that fell before it still counts).
+//!
+//! Only the WDL tables (`*.rtbw`) are needed. They rate a position as if it had just been
+//! reached by a capture or a pawn move; that is how a position enters the tables (a capture),
+//! so the verdict is exact there. Later in a sequence of quiet moves a win may have become a
+//! cursed one as the 50-move count grew: then the DTZ tables (`*.rtbz`), when given, decide;
+//! without them the game goes on until the verdict is sure (fastchess probes only right after
+//! a capture or pawn move). A draw, a cursed win or a blessed loss stays one as the count grows.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Position};
+use shakmaty_syzygy::{Material, Syzygy, Tablebase, Wdl};
+
+use crate::event::{Side, TbVerdict};
+
+/// The fewest pieces a Syzygy table holds (`KQvK`), and the most (7-piece tables).
+pub const PIECES: std::ops::RangeInclusive<usize> = 3..=7;
+
+/// `--tb` and `--tb-pieces` as a run plans them (`run.json`), so that `--resume` opens the
+/// same tables.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TablebaseSpec {
+    /// The folders holding the tables, absolute.
+    pub paths: Vec<PathBuf>,
+    /// Adjudicate positions of at most this many pieces.
+    pub pieces: usize,
+}
+
+/// Opened tables, shared by every game of a run.
+pub struct Tablebases {
+    tables: Tablebase<Chess>,
+    spec: TablebaseSpec,
+}
+
+impl std::fmt::Debug for Tablebases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebases")
+            .field("spec", &self.spec)
+            .finish()
+    }
+}
+
+/// `--tb PATHS`: folders separated by `:` or `;` (cutechess uses the platform's separator,
+/// fastchess `;`); empty items are skipped.
+pub fn split_paths(paths: &str) -> Vec<PathBuf> {
+    paths
+        .split([':', ';'])
+        .filter(|p| !p.trim().is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// `--tb PATHS` and `[run] tb` as given: the folders, not yet opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TbPaths(pub Vec<PathBuf>);
+
+impl std::str::FromStr for TbPaths {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TbPaths, String> {
+        let paths = split_paths(s);
+        if paths.is_empty() {
+            return Err(format!(
+                "bad --tb {s:?}: give the tables' folders, separated by : or ;"
+            ));
+        }
+        Ok(TbPaths(paths))
+    }
+}
+
+/// The pieces of a table named by its file stem (`KRvK` holds 3), if it names one.
+fn table_pieces(stem: &str) -> Option<usize> {
+    let (white, black) = stem.split_once('v')?;
+    let pieces = |side: &str| {
+        (side.starts_with('K') && side.chars().all(|c| "KQRBNP".contains(c))).then_some(side.len())
+    };
+    Some(pieces(white)? + pieces(black)?)
+}
+
+/// The WDL tables in `dir`: their paths and piece counts. Each must be a readable table file
+/// (its header checked now, not in the middle of a game).
+fn wdl_tables(dir: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut tables = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.extension().and_then(|e| e.to_str()) != Some(Chess::TBW.ext) {
+            continue;
+        }
+        let Some(pieces) = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(table_pieces)
+        else {
+            continue;
+        };
+        let mut magic = [0u8; 4];
+        File::open(&path)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        if magic != Chess::TBW.magic {
+            return Err(format!(
+                "{}: not a Syzygy WDL table (its header is wrong)",
+                path.display()
+            ));
+        }
+        tables.push((path, pieces));
+    }
+    Ok(tables)
+}
+
+impl Tablebases {
+    /// Opens the tables in `paths` (`--tb`), for positions of at most `pieces` pieces (default:
+    /// the most any table holds). The error is one line naming the path at fault.
+    pub fn open(paths: &[PathBuf], pieces: Option<usize>) -> Result<Tablebases, String> {
+        if paths.is_empty() {
+            return Err("--tb: no folder given".to_string());
+        }
+        let mut tables = Tablebase::new();
+        let mut most = 0;
+        let mut absolute = Vec::new();
+        for dir in paths {
+            if !dir.is_dir() {
+                let why = if dir.exists() {
+                    "not a folder"
+                } else {
+                    "no such folder"
+                };
+                return Err(format!("--tb: {}: {why}", dir.display()));
+            }
+            let found = wdl_tables(dir).map_err(|e| format!("--tb: {e}"))?;
+            tables
+                .add_directory(dir)
+                .map_err(|e| format!("--tb: {}: {e}", dir.display()))?;
+            most = found.iter().map(|(_, n)| *n).fold(most, usize::max);
+            absolute.push(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
+        }
+        if most == 0 {
+            let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(format!(
+                "--tb: no Syzygy WDL table (*.rtbw) in {}",
+                list.join(", ")
+            ));
+        }
+        Ok(Tablebases {
+            tables,
+            spec: TablebaseSpec {
+                paths: absolute,
+                pieces: pieces.unwrap_or(most),
+            },
+        })
+    }
+
+    /// Opens the tables a run planned.
+    pub fn from_spec(spec: &TablebaseSpec) -> Result<Tablebases, String> {
+        Tablebases::open(&spec.paths, Some(spec.pieces))
+    }
+
+    pub fn spec(&self) -> &TablebaseSpec {
+        &self.spec
+    }
+
+    /// What the tables say about `pos`, with its material (`KRvK`); `None` when they cannot
+    /// say it for sure: too many pieces, castling rights, no table for it, or a win whose
+    /// 50-move count needs the DTZ tables that are not there.
+    pub fn probe(&self, pos: &Chess) -> Option<(String, TbVerdict)> {
+        if pos.board().occupied().count() > self.spec.pieces || pos.castles().any() {
+            return None;
+        }
+        let mut wdl = self.tables.probe_wdl_after_zeroing(pos).ok()?;
+        if pos.halfmoves() > 0 && matches!(wdl, Wdl::Win | Wdl::Loss) {
+            // The moves since the last capture or pawn move count towards the 50: only the
+            // distance to the next one (DTZ) says whether the win is still in time.
+            wdl = self.tables.probe_wdl(pos).ok()?.unambiguous()?;
+        }
+        let mover = Side::from(pos.turn());
+        let verdict = match wdl {
+            Wdl::Win => TbVerdict::Win { winner: mover },
+            Wdl::Loss => TbVerdict::Win {
+                winner: mover.other(),
+            },
+            Wdl::CursedWin => TbVerdict::CursedWin { winner: mover },
+            Wdl::BlessedLoss => TbVerdict::CursedWin {
+                winner: mover.other(),
+            },
+            Wdl::Draw => TbVerdict::Draw,
+        };
+        Some((Material::from_board(pos.board()).to_string(), verdict))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    fn data() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy")
+    }
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn tables() -> Tablebases {
+        Tablebases::open(&[data()], None).unwrap()
+    }
+
+    #[test]
+    fn paths_split_on_colons_and_semicolons() {
+        assert_eq!(
+            split_paths("a:b;c::"),
+            vec![PathBuf::from("a"), PathBuf::from("b"), PathBuf::from("c")]
+        );
+    }
+
+    #[test]
+    fn table_names_count_their_pieces() {
+        assert_eq!(table_pieces("KRvK"), Some(3));
+        assert_eq!(table_pieces("KBNvKN"), Some(5));
+        assert_eq!(table_pieces("KRvX"), None);
+        assert_eq!(table_pieces("README"), None);
+    }
+
+    #[test]
+    fn the_default_piece_count_is_the_largest_table() {
+        assert_eq!(tables().spec().pieces, 5);
+    }
+
+    #[test]
+    fn verdicts_after_a_capture() {
+        let t = tables();
+        // Black to move, bare king against king and rook.
+        let (material, verdict) = t.probe(&pos("8/8/8/3k4/8/8/1K6/1R6 b - - 0 1")).unwrap();
+        assert_eq!(material, "KRvK");
+        assert_eq!(
+            verdict,
+            TbVerdict::Win {
+                winner: Side::White
+            }
+        );
+        // Rook against rook.
+        let (_, verdict) = t.probe(&pos("r7/8/8/3k4/8/8/1K6/1R6 b - - 0 1")).unwrap();
+        assert_eq!(verdict, TbVerdict::Draw);
+        // fastchess's cursed win for white: K+B+N against K+N.
+        let (material, verdict) = t.probe(&pos("8/8/8/8/8/8/1n5B/2K1N2k w - - 0 1")).unwrap();
+        assert_eq!(material, "KBNvKN");
+        assert_eq!(
+            verdict,
+            TbVerdict::CursedWin {
+                winner: Side::White
+            }
+        );
+        // The colours swapped: black's cursed win.
+        let (material, verdict) = t.probe(&pos("8/8/8/8/8/8/1N5b/2k1n2K b - - 0 1")).unwrap();
+        assert_eq!(material, "KNvKBN");
+        assert_eq!(
+            verdict,
+            TbVerdict::CursedWin {
+                winner: Side::Black
+            }
+        );
+        // A blessed loss for black to move (after white's best reply above) is white's cursed
+        // win.
+        let (_, verdict) = t.probe(&pos("8/8/8/8/8/6B1/1n6/2K1N2k b - - 0 1")).unwrap();
+        assert_eq!(
+            verdict,
+            TbVerdict::CursedWin {
+                winner: Side::White
+            }
+        );
+    }
+
+    #[test]
+    fn no_verdict_outside_the_tables_or_when_unsure() {
+        let t = tables();
+        // Castling rights.
+        assert_eq!(t.probe(&pos("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")), None);
+        // Six pieces.
+        assert_eq!(t.probe(&pos("4k3/8/8/8/8/8/PP6/R3K3 w - - 0 1")), None);
+        // No table for K+Q against K+P.
+        assert_eq!(t.probe(&pos("4k3/4p3/8/8/8/8/8/Q3K3 w - - 0 1")), None);
+        // A win 20 plies after the last capture, and no DTZ table to tell whether it is in time.
+        assert_eq!(t.probe(&pos("8/8/8/3k4/8/8/1K6/1R6 b - - 20 30")), None);
+        // A draw stays a draw as the count grows.
+        let (_, verdict) = t.probe(&pos("r7/8/8/3k4/8/8/1K6/1R6 b - - 20 30")).unwrap();
+        assert_eq!(verdict, TbVerdict::Draw);
+        // --tb-pieces 3: four pieces are not adjudicated.
+        let three = Tablebases::open(&[data()], Some(3)).unwrap();
+        assert_eq!(three.probe(&pos("r7/8/8/3k4/8/8/1K6/1R6 b - - 0 1")), None);
+    }
+
+    #[test]
+    fn bad_paths_are_one_line_errors() {
+        let missing = Tablebases::open(&[PathBuf::from("/no/such/tables")], None).unwrap_err();
+        assert_eq!(missing, "--tb: /no/such/tables: no such folder");
+        let file = data().join("KRvK.rtbw");
+        let not_dir = Tablebases::open(std::slice::from_ref(&file), None).unwrap_err();
+        assert!(not_dir.ends_with("KRvK.rtbw: not a folder"), "{not_dir}");
+        let empty = Tablebases::open(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("src")], None)
+            .unwrap_err();
+        assert!(empty.starts_with("--tb: no Syzygy WDL table"), "{empty}");
+        assert!(!empty.contains('\n'));
+    }
+}
