@@ -301,6 +301,27 @@ mod tests {
     }
 
     #[test]
+    fn with_dtz_tables_a_win_late_in_the_fifty_moves_is_decided() {
+        // KRvK's DTZ table in a second folder: black to move is 28 plies from being mated.
+        let t = Tablebases::open(&[data(), data().join("dtz")], None).unwrap();
+        let (_, in_time) = t.probe(&pos("8/8/8/3k4/8/8/1K6/1R6 b - - 20 30")).unwrap();
+        assert_eq!(
+            in_time,
+            TbVerdict::Win {
+                winner: Side::White
+            }
+        );
+        // 80 plies since the last capture: 28 more pass the 100.
+        let (_, too_late) = t.probe(&pos("8/8/8/3k4/8/8/1K6/1R6 b - - 80 60")).unwrap();
+        assert_eq!(
+            too_late,
+            TbVerdict::CursedWin {
+                winner: Side::White
+            }
+        );
+    }
+
+    #[test]
     fn bad_paths_are_one_line_errors() {
         let missing = Tablebases::open(&[PathBuf::from("/no/such/tables")], None).unwrap_err();
         assert_eq!(missing, "--tb: /no/such/tables: no such folder");
@@ -311,5 +332,174 @@ mod tests {
             .unwrap_err();
         assert!(empty.starts_with("--tb: no Syzygy WDL table"), "{empty}");
         assert!(!empty.contains('\n'));
+    }
+
+    /// The referee's side of it: a game as events, ruled under `ruleset`.
+    mod referee {
+        use super::*;
+        use crate::event::{Event, GameResult, SearchInfo, Termination};
+        use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
+
+        /// White's king takes the knight on b2: K+R against a bare king.
+        const KNIGHT_HANGS: &str = "8/8/8/3k4/8/8/1n6/KR6 w - - 0 1";
+
+        fn mv(t_ms: i64, side: Side, uci: &str) -> Event {
+            Event::Move {
+                t_us: t_ms * 1000,
+                side,
+                uci: uci.to_string(),
+                think_us: 0,
+                clock_us: 0,
+                info: SearchInfo::default(),
+            }
+        }
+
+        fn tb(t_ms: i64, material: &str, verdict: TbVerdict) -> Event {
+            Event::Tablebase {
+                t_us: t_ms * 1000,
+                material: material.to_string(),
+                verdict,
+            }
+        }
+
+        fn flag(t_ms: i64, side: Side) -> Event {
+            Event::FlagFall {
+                t_us: t_ms * 1000,
+                side,
+            }
+        }
+
+        /// The ending after `events`, if any.
+        fn rule(ruleset: Ruleset, fen: &str, events: &[Event]) -> Option<Ending> {
+            let settings = RefereeSettings {
+                ruleset,
+                ..RefereeSettings::default()
+            };
+            let mut referee = Referee::new(settings, pos(fen), Vec::new());
+            let mut ending = None;
+            for event in events {
+                if let Verdict::End(e) = referee.apply(event) {
+                    ending.get_or_insert(e);
+                }
+            }
+            ending
+        }
+
+        const WHITE_WINS: TbVerdict = TbVerdict::Win {
+            winner: Side::White,
+        };
+
+        #[test]
+        fn the_tables_verdict_ends_the_game_under_every_ruleset() {
+            for ruleset in Ruleset::ALL {
+                let events = [mv(100, Side::White, "a1b2"), tb(100, "KRvK", WHITE_WINS)];
+                let ending = rule(ruleset, KNIGHT_HANGS, &events).expect("an ending");
+                assert_eq!(ending.result, GameResult::WhiteWins, "{ruleset}");
+                assert_eq!(ending.termination, Termination::Tablebase, "{ruleset}");
+                assert_eq!(ending.rule, "arena: --tb", "{ruleset}");
+                assert_eq!(ending.detail, "tablebase: KRvK is a win for white");
+            }
+        }
+
+        #[test]
+        fn a_cursed_win_is_a_draw() {
+            let cursed = TbVerdict::CursedWin {
+                winner: Side::White,
+            };
+            let events = [mv(100, Side::White, "a1b2"), tb(100, "KBNvKN", cursed)];
+            let ending = rule(Ruleset::Fide, KNIGHT_HANGS, &events).unwrap();
+            assert_eq!(ending.result, GameResult::Draw);
+            assert_eq!(ending.termination, Termination::Tablebase);
+            assert_eq!(
+                ending.detail,
+                "tablebase: KBNvKN is a cursed win for white: a draw under the 50-move rule"
+            );
+        }
+
+        #[test]
+        fn a_flag_that_fell_before_the_verdict_still_counts() {
+            // White's flag fell at 1 s, unnoticed; its move at 1.5 s leaves K+R against K.
+            let events = [
+                flag(1000, Side::White),
+                mv(1500, Side::White, "a1b2"),
+                tb(1500, "KRvK", WHITE_WINS),
+            ];
+            let expect = [
+                // H3.1, H10: the flag loses whatever the material.
+                (Ruleset::House, GameResult::BlackWins, "H3.1, H10"),
+                // A bare king cannot mate: a draw.
+                (Ruleset::Generic, GameResult::Draw, "G§2"),
+                (Ruleset::Wbca, GameResult::Draw, "WBCA 8f"),
+                (Ruleset::Fide, GameResult::Draw, "FIDE 6.9"),
+                (Ruleset::Uscf, GameResult::Draw, "USCF 8d"),
+                // The server ends the game at the flag, before the move, while black still
+                // has its knight (lichess: K+N can mate a king that has a rook).
+                (Ruleset::Online, GameResult::BlackWins, "online: flag"),
+            ];
+            for (ruleset, result, cite) in expect {
+                let ending = rule(ruleset, KNIGHT_HANGS, &events).unwrap();
+                assert_eq!(
+                    (ending.result, ending.termination, ending.rule.as_str()),
+                    (result, Termination::Flag, cite),
+                    "{ruleset}"
+                );
+                if ruleset != Ruleset::Online {
+                    assert!(
+                        ending.detail.starts_with(
+                            "white flag fell at 1.000 s; not claimed before the tablebase \
+                             adjudication at 1.500 s (KRvK is a win for white): the flag counts"
+                        ),
+                        "{ruleset}: {}",
+                        ending.detail
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn both_flags_down_before_the_verdict() {
+            // Black's flag fell at 0.5 s, white's at 1 s; both unnoticed.
+            let events = [
+                flag(500, Side::Black),
+                flag(1000, Side::White),
+                mv(1500, Side::White, "a1b2"),
+                tb(1500, "KRvK", WHITE_WINS),
+            ];
+            // FIDE: the first flag to fall loses, and white can mate.
+            let fide = rule(Ruleset::Fide, KNIGHT_HANGS, &events).unwrap();
+            assert_eq!(
+                (fide.result, fide.termination, fide.rule.as_str()),
+                (GameResult::WhiteWins, Termination::BothFlags, "FIDE 6.9")
+            );
+            assert!(
+                fide.detail.starts_with(
+                    "both flags down: black flag fell at 0.500 s, white flag at 1.000 s"
+                ),
+                "{}",
+                fide.detail
+            );
+            // USCF 8c: both flags down, a draw.
+            let uscf = rule(Ruleset::Uscf, KNIGHT_HANGS, &events).unwrap();
+            assert_eq!(
+                (uscf.result, uscf.termination, uscf.rule.as_str()),
+                (GameResult::Draw, Termination::BothFlags, "USCF 8c")
+            );
+        }
+
+        #[test]
+        fn the_event_is_recorded_as_json() {
+            let event = tb(1500, "KRvK", WHITE_WINS);
+            let json = serde_json::to_string(&event).unwrap();
+            assert_eq!(
+                json,
+                r#"{"event":"tablebase","t_us":1500000,"material":"KRvK","wdl":"win","winner":"white"}"#
+            );
+            assert_eq!(serde_json::from_str::<Event>(&json).unwrap(), event);
+            let draw = serde_json::to_string(&tb(0, "KRvKR", TbVerdict::Draw)).unwrap();
+            assert!(
+                draw.ends_with(r#""material":"KRvKR","wdl":"draw"}"#),
+                "{draw}"
+            );
+        }
     }
 }
