@@ -255,6 +255,11 @@ fn missing_or_unreadable_tables_stop_the_run_before_it_starts() {
     );
     assert_usage_error(&gauntlet(&["--tb-pieces", "4"]), "--tb-pieces limits --tb");
     assert_usage_error(&gauntlet(&["--tb", ":"]), "bad --tb");
+    // A resumed run keeps the tables it was planned with.
+    let resume = s.run(&[
+        "gauntlet", "white", "--vs", "black", "--resume", "old", "--tb", &tb,
+    ]);
+    assert_usage_error(&resume, "drop --tb");
     assert!(!s.path("res").exists(), "no results folder");
     s.assert_no_engines_left();
     // engines.toml's `[run] tb`, relative to the file's folder.
@@ -269,6 +274,33 @@ fn missing_or_unreadable_tables_stop_the_run_before_it_starts() {
     let missing = s.path("tables").display().to_string();
     assert_usage_error(&out, &format!("--tb: {missing}: no such folder"));
     assert!(!s.path("res").exists(), "no results folder");
+}
+
+/// `--resume` opens the tables the run was planned with (run.json), and says so when they
+/// are gone.
+#[test]
+fn a_resumed_run_opens_its_planned_tables() {
+    let s = scripted("tb-resume", KNIGHT_HANGS, "a1b2", "", "");
+    let copy = s.path("tables");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(tables().join("KRvK.rtbw"), copy.join("KRvK.rtbw")).unwrap();
+    let row = play(&s, &["--tc", "10s+0", "--tb", "tables"]);
+    assert_eq!(row["detail"], "tablebase: KRvK is a win for white");
+    let resume = ["gauntlet", "white", "--vs", "black", "--resume", "res"];
+    let out = s.run_ok(&resume);
+    let planned = format!(
+        "tablebases: {} | positions of at most 3 pieces",
+        copy.display()
+    );
+    assert!(stderr(&out).contains(&planned), "{}", stderr(&out));
+    std::fs::remove_dir_all(&copy).unwrap();
+    assert_usage_error(
+        &s.run(&resume),
+        &format!(
+            "--tb: {}: no such folder (the run was planned with these tables)",
+            copy.display()
+        ),
+    );
 }
 
 /// Stockfish plays white from K+Q against K+Q, in check from the queen on b2: every legal

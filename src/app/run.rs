@@ -482,7 +482,7 @@ fn open_tablebase(plan: &RunPlan) -> anyhow::Result<Option<Arc<Tablebases>>> {
     };
     match Tablebases::from_spec(spec) {
         Ok(tables) => Ok(Some(Arc::new(tables))),
-        Err(e) => usage!("{e}"),
+        Err(e) => usage!("{e} (the run was planned with these tables)"),
     }
 }
 
