@@ -14,6 +14,7 @@ use crate::report::pgnout::{Extra, Notation};
 use crate::report::Sprt;
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
+use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
 
@@ -165,6 +166,14 @@ pub struct RunArgs {
     /// movecount 1 to 10000, score 0 to 100000 cp [default: off]
     #[arg(long, value_name = "movecount=,score=", value_parser = limits::resign_adjudication)]
     pub resign_adjudication: Option<ResignAdjudication>,
+    /// Syzygy tablebase adjudication: the tables' folders, separated by : or ; (the WDL files,
+    /// *.rtbw, are enough). A game ends with the tables' result the moment a move leaves a
+    /// position they hold; a cursed win is a draw (50-move rule) [default: off]
+    #[arg(long, value_name = "PATHS")]
+    pub tb: Option<TbPaths>,
+    /// With --tb: adjudicate positions of at most N pieces, 3 to 7 [default: the most the tables hold]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::TB_PIECES.parse(s))]
+    pub tb_pieces: Option<usize>,
     /// Tolerance in ms before a flag counts, 0 to 600000 (off the rules; reported in the summary) [default: 0]
     #[arg(long, value_name = "MS", value_parser = |s: &str| limits::TIME_MARGIN.parse(s))]
     pub time_margin: Option<u64>,

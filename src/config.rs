@@ -17,7 +17,7 @@
 //! builtin = "minimax"            # `blitz-arena engine minimax [args]`
 //! ```
 //!
-//! Paths: `dir` and `[run] openings` are relative to the TOML file's folder. A `cmd` with a
+//! Paths: `dir`, `[run] openings` and `[run] tb` are relative to the TOML file's folder. A `cmd` with a
 //! `/` in it that is not absolute is relative to `dir` if set, else to the TOML file's folder;
 //! both are made absolute here, so the spawner never depends on how its platform resolves a
 //! relative program against `current_dir`. A bare `cmd` (no `/`) is looked up in `PATH` when
@@ -40,6 +40,7 @@ use crate::cli::limits::{self, Limit};
 use crate::inject::MsRange;
 use crate::report::Sprt;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
+use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
 pub use crate::vocabulary::FlagMode;
@@ -67,6 +68,8 @@ const RUN_KEYS: &[&str] = &[
     "depth",
     "draw-adjudication",
     "resign-adjudication",
+    "tb",
+    "tb-pieces",
     "time-margin",
     "flag-notice-ms",
     "claim-ms",
@@ -419,6 +422,11 @@ pub struct RunTable {
     /// Given as a string, `movecount=3,score=1000`.
     #[serde(default, deserialize_with = "de_resign_adjudication")]
     pub resign_adjudication: Option<ResignAdjudication>,
+    /// `--tb`: folders separated by `:` or `;`, each relative to the TOML file's folder.
+    #[serde(default, deserialize_with = "de_parsed")]
+    pub tb: Option<TbPaths>,
+    #[serde(default, deserialize_with = "de_tb_pieces")]
+    pub tb_pieces: Option<usize>,
     /// Milliseconds.
     #[serde(default, deserialize_with = "de_time_margin")]
     pub time_margin: Option<u64>,
@@ -484,6 +492,8 @@ impl RunTable {
             depth,
             draw_adjudication,
             resign_adjudication,
+            tb,
+            tb_pieces,
             time_margin,
             flag_notice_ms,
             claim_ms,
@@ -588,6 +598,7 @@ de_limited! {
     de_games: u32 = limits::GAMES;
     de_concurrency: usize = limits::CONCURRENCY;
     de_max_moves: u32 = limits::MAX_MOVES;
+    de_tb_pieces: usize = limits::TB_PIECES;
     de_nodes: u64 = limits::NODES;
     de_depth: u32 = limits::DEPTH;
     de_time_margin: u64 = limits::TIME_MARGIN;
@@ -697,6 +708,13 @@ pub fn parse_roster(text: &str, path: &Path) -> Result<Roster, ConfigError> {
     let mut run = raw.run;
     if let Some(openings) = run.openings.take() {
         run.openings = Some(anchor(&folder, &expand_home(&openings.to_string_lossy())));
+    }
+    if let Some(TbPaths(paths)) = run.tb.take() {
+        let anchored = paths
+            .iter()
+            .map(|p| anchor(&folder, &expand_home(&p.to_string_lossy())))
+            .collect();
+        run.tb = Some(TbPaths(anchored));
     }
 
     let mut engines = BTreeMap::new();

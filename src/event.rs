@@ -154,12 +154,14 @@ pub enum Termination {
     SeventyFiveMoves,
     MaxMoves,
     Adjudication,
+    /// `--tb`: the position after a move was in the Syzygy tablebases.
+    Tablebase,
     EngineCrash,
     EngineStall,
 }
 
 impl Termination {
-    pub const ALL: [Termination; 15] = [
+    pub const ALL: [Termination; 16] = [
         Termination::Checkmate,
         Termination::Stalemate,
         Termination::Flag,
@@ -173,6 +175,7 @@ impl Termination {
         Termination::SeventyFiveMoves,
         Termination::MaxMoves,
         Termination::Adjudication,
+        Termination::Tablebase,
         Termination::EngineCrash,
         Termination::EngineStall,
     ];
@@ -192,19 +195,22 @@ impl Termination {
             Termination::SeventyFiveMoves => "seventy-five-moves",
             Termination::MaxMoves => "max-moves",
             Termination::Adjudication => "adjudication",
+            Termination::Tablebase => "tablebase",
             Termination::EngineCrash => "engine-crash",
             Termination::EngineStall => "engine-stall",
         }
     }
 
     /// The PGN `Termination` tag: `normal`, `time forfeit`, `rules infraction`, `abandoned`,
-    /// `adjudication`.
+    /// `adjudication` (a tablebase verdict is one, as cutechess and fastchess tag it).
     pub fn pgn_tag(self) -> &'static str {
         match self {
             Termination::Flag | Termination::BothFlags => "time forfeit",
             Termination::IllegalMove => "rules infraction",
             Termination::EngineCrash | Termination::EngineStall => "abandoned",
-            Termination::MaxMoves | Termination::Adjudication => "adjudication",
+            Termination::MaxMoves | Termination::Adjudication | Termination::Tablebase => {
+                "adjudication"
+            }
             _ => "normal",
         }
     }
@@ -261,6 +267,40 @@ impl Injection {
             Injection::IllegalNotPossible { .. } => "illegal:not-possible".to_string(),
             Injection::Flag { mode, .. } => format!("flag:{mode}"),
             Injection::FlagNotPossible { mode, .. } => format!("flag:{mode}:not-possible"),
+        }
+    }
+}
+
+/// What the Syzygy tablebases say about a position (`--tb`), under the 50-move rule (WDL50):
+/// a cursed win (a win the 50-move rule frustrates, a blessed loss for the other side) is a
+/// draw, as cutechess-cli and fastchess rule it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "wdl")]
+pub enum TbVerdict {
+    Win { winner: Side },
+    CursedWin { winner: Side },
+    Draw,
+}
+
+impl TbVerdict {
+    /// The game's result by the tables.
+    pub fn result(self) -> GameResult {
+        match self {
+            TbVerdict::Win { winner } => GameResult::win_for(winner),
+            TbVerdict::CursedWin { .. } | TbVerdict::Draw => GameResult::Draw,
+        }
+    }
+
+    /// `KRvK is a win for white`, for details and PGN comments (`material` as the tables name
+    /// it, white's pieces first).
+    pub fn describe(self, material: &str) -> String {
+        match self {
+            TbVerdict::Win { winner } => format!("{material} is a win for {}", winner.name()),
+            TbVerdict::CursedWin { winner } => format!(
+                "{material} is a cursed win for {}: a draw under the 50-move rule",
+                winner.name()
+            ),
+            TbVerdict::Draw => format!("{material} is a draw"),
         }
     }
 }
@@ -374,6 +414,15 @@ pub enum Event {
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
     FlagFall { t_us: i64, side: Side },
+    /// `--tb`: the position after the last move is in the Syzygy tablebases; `material` names
+    /// it (`KRvK`, white's pieces first), the verdict is theirs. The referee ends the game with
+    /// it, unless a flag fell before it (the flag still counts).
+    Tablebase {
+        t_us: i64,
+        material: String,
+        #[serde(flatten)]
+        verdict: TbVerdict,
+    },
     /// An engine failed: crashed, stalled, or could not be started.
     EngineFault {
         t_us: i64,
@@ -413,6 +462,7 @@ impl Event {
             | Event::Injected { t_us, .. }
             | Event::Discarded { t_us, .. }
             | Event::FlagFall { t_us, .. }
+            | Event::Tablebase { t_us, .. }
             | Event::EngineFault { t_us, .. }
             | Event::End { t_us, .. } => *t_us,
         }

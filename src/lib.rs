@@ -16,6 +16,7 @@ pub mod invariants;
 pub mod openings;
 pub mod report;
 pub mod rules;
+pub mod tablebase;
 pub mod timecontrol;
 pub mod tournament;
 pub mod vocabulary;

@@ -198,7 +198,20 @@ fn run_scenario(scenario: &Scenario, ruleset: &str) -> Result<Scratch, String> {
         "--out",
         "res",
     ];
-    args.extend(scenario.options.split_whitespace());
+    // A path into the repository's test data (`--tb tests/data/syzygy`) is relative to it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let options: Vec<String> = scenario
+        .options
+        .split_whitespace()
+        .map(|o| {
+            if o.starts_with("tests/data/") {
+                root.join(o).display().to_string()
+            } else {
+                o.to_string()
+            }
+        })
+        .collect();
+    args.extend(options.iter().map(String::as_str));
     let out = s.run(&args);
     if !out.status.success() {
         return Err(format!("the run failed: {}", stderr(&out).trim()));

@@ -53,10 +53,12 @@ enum Cite {
     Retake,
     /// A promotion without its piece played as a queen, with a clock penalty (FIDE, USCF).
     QueenPenalty,
+    /// `--tb`: the Syzygy tables' verdict.
+    Tablebase,
 }
 
 impl Cite {
-    const ALL: [Cite; 26] = [
+    const ALL: [Cite; 27] = [
         Cite::Checkmate,
         Cite::Stalemate,
         Cite::DeadPosition,
@@ -83,6 +85,7 @@ impl Cite {
         Cite::PersistingIllegalPosition,
         Cite::Retake,
         Cite::QueenPenalty,
+        Cite::Tablebase,
     ];
 
     fn from_name(name: &str) -> Option<Cite> {
@@ -117,6 +120,7 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
         Cite::SimultaneousClaims => Situation::SimultaneousClaims,
         Cite::SimultaneousClaimsNoMaterial => Situation::SimultaneousClaimsNoMaterial,
         Cite::PersistingIllegalPosition => Situation::PersistingIllegalPosition,
+        Cite::Tablebase => Situation::Tablebase,
         // FIDE 7.5.5's penalty for a first illegal move.
         Cite::Retake => return rules::cite(Ruleset::Fide, Situation::IllegalMove),
         // The clock penalty of a promotion without its piece: USCF 16, else FIDE 7.5.2.
@@ -126,8 +130,39 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
     rules::cite(ruleset, situation)
 }
 
-/// The rulings of one ruleset, in the order of RULES.md §3: (situation, ruling template).
+/// The rulings of one ruleset, in the order of RULES.md §3: (situation, ruling template),
+/// then the arena's tablebase adjudication (`--tb`), which every ruleset shares.
 fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
+    let mut rulings = ruleset_rulings(ruleset);
+    rulings.extend(tablebase_rulings(ruleset));
+    rulings
+}
+
+/// `--tb` (cutechess-cli and fastchess adjudicate the same way); the clock keeps its role.
+fn tablebase_rulings(ruleset: Ruleset) -> [(&'static str, &'static str); 2] {
+    const TABLEBASE: &str = "tablebase adjudication (--tb)";
+    const FLAG_FIRST: &str = "flag fell unnoticed before a tablebase adjudication";
+    [
+        (
+            TABLEBASE,
+            "a move into a position the Syzygy tables hold (at most --tb-pieces pieces, no \
+             castling rights) ends the game with their result; a cursed win is a draw (the \
+             50-move rule), as cutechess-cli and fastchess rule it ({Tablebase})",
+        ),
+        if ruleset == Ruleset::Online {
+            (FLAG_FIRST, "n/a: the first flag ends the game")
+        } else {
+            (
+                FLAG_FIRST,
+                "the flag still counts: ruled as the opponent's claim of it, completed at the \
+                 adjudication ({FlagWin})",
+            )
+        },
+    ]
+}
+
+/// The rulings of RULES.md §3 for one ruleset.
+fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const CHECKMATE: &str = "checkmate";
     const FLAG: &str = "flag falls, claimed";
     const OWN_FLAG: &str = "claimant's own flag falls during its claim";
@@ -687,7 +722,7 @@ pub fn rules(only: Option<Ruleset>) -> anyhow::Result<Finish> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Claimable, Event, GameResult, SearchInfo, Side};
+    use crate::event::{Claimable, Event, GameResult, SearchInfo, Side, TbVerdict};
     use crate::rules::illegal::IllegalKind;
     use crate::rules::{Referee, Verdict};
     use shakmaty::fen::Fen;
@@ -816,6 +851,15 @@ mod tests {
             self.apply(Event::Unnoticed { t_us, by })
         }
 
+        fn tablebase(self, material: &str, verdict: TbVerdict) -> Play {
+            let t_us = self.t_us;
+            self.apply(Event::Tablebase {
+                t_us,
+                material: material.to_string(),
+                verdict,
+            })
+        }
+
         /// A noticed and claimed illegal move by the side to move.
         fn noticed_illegal(self, uci: &str, kind: Option<IllegalKind>) -> Play {
             let by = self.side().other();
@@ -860,6 +904,8 @@ mod tests {
     const LOCKED: &str = "8/8/1k6/p1p1p1p1/P1P1P1P1/1K6/8/8 w - - 0 1";
     /// White: king and pawn; Black: a bare king.
     const BARE_BLACK_KING: &str = "4k3/8/8/8/4P3/8/8/4K3 w - - 0 1";
+    /// Black's knight on b2 stands next to White's king.
+    const KNIGHT_HANGS: &str = "8/8/8/3k4/8/8/1n6/KR6 w - - 0 1";
     /// White is in check from the rook on e8.
     const BOTH_IN_CHECK: &str = "4r2k/p7/8/8/8/8/8/3QK3 w - - 0 1";
 
@@ -1004,6 +1050,13 @@ mod tests {
             Cite::QueenPenalty => {
                 play(Some(PROMOTION)).noticed_illegal("b7b8", Some(IllegalKind::NoPromotion))
             }
+            // White's king takes the knight: K+R against K, a win by the tables.
+            Cite::Tablebase => play(Some(KNIGHT_HANGS)).moves("a1b2").tablebase(
+                "KRvK",
+                TbVerdict::Win {
+                    winner: Side::White,
+                },
+            ),
         })
     }
 

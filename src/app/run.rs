@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::bail;
@@ -19,6 +20,7 @@ use crate::openings::{self, Opening};
 use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
+use crate::tablebase::{TablebaseSpec, Tablebases, TbPaths};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
 use crate::tournament::{self, Format, Progress, Run};
@@ -43,6 +45,7 @@ pub async fn tournament(
         }
     };
     let book = plan.load_book()?;
+    let tablebase = open_tablebase(&plan)?;
     let mut schedule = plan.schedule(book.len());
     let planned = schedule.len();
     if let (Some(shard), true) = (plan.shard, schedule.is_empty()) {
@@ -169,6 +172,14 @@ pub async fn tournament(
     } else {
         super::report_html::run_report(&plan, &out)
     };
+    if let Some(spec) = &plan.tablebase {
+        let folders: Vec<String> = spec.paths.iter().map(|p| p.display().to_string()).collect();
+        note!(
+            "tablebases: {} | positions of at most {} pieces are adjudicated",
+            folders.join(":"),
+            spec.pieces
+        );
+    }
     let run = Run {
         plan: plan.clone(),
         schedule,
@@ -177,6 +188,7 @@ pub async fn tournament(
         sprt,
         tamper,
         report: Some(html),
+        tablebase,
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();
@@ -369,6 +381,7 @@ fn new_plan(
     };
     exact_or_random(args, table)?;
     let inject = inject_config(args, table)?;
+    let tablebase = tablebase_spec(args, table)?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
         format,
@@ -411,6 +424,7 @@ fn new_plan(
         seed: args.seed.or(table.seed).unwrap_or_else(rand::random),
         shard,
         sprt: sprt.map(|s| s.to_string()),
+        tablebase,
         concurrency,
     };
     Ok((plan, out, default_name))
@@ -437,6 +451,8 @@ fn resumed_plan(
         ("--depth", args.depth.is_some()),
         ("--draw-adjudication", args.draw_adjudication.is_some()),
         ("--resign-adjudication", args.resign_adjudication.is_some()),
+        ("--tb", args.tb.is_some()),
+        ("--tb-pieces", args.tb_pieces.is_some()),
         ("--time-margin", args.time_margin.is_some()),
         ("--flag-notice-ms", args.flag_notice_ms.is_some()),
         ("--claim-ms", args.claim_ms.is_some()),
@@ -508,6 +524,34 @@ fn exact_or_random(args: &RunArgs, table: &RunTable) -> anyhow::Result<()> {
         usage!("--illegal-notice-after and --illegal-notice cannot go together: give one");
     }
     Ok(())
+}
+
+/// `--tb`, `--tb-pieces` (or `[run] tb`, `tb-pieces`): the tables are opened now, so that a
+/// missing or unreadable folder stops the run before anything starts (exit 2).
+fn tablebase_spec(args: &RunArgs, table: &RunTable) -> anyhow::Result<Option<TablebaseSpec>> {
+    let pieces = args.tb_pieces.or(table.tb_pieces);
+    let Some(TbPaths(paths)) = args.tb.clone().or_else(|| table.tb.clone()) else {
+        if pieces.is_some() {
+            usage!("--tb-pieces limits --tb: give the tables' folders with --tb");
+        }
+        return Ok(None);
+    };
+    match Tablebases::open(&paths, pieces) {
+        Ok(tables) => Ok(Some(tables.spec().clone())),
+        Err(e) => usage!("{e}"),
+    }
+}
+
+/// The tables the plan names, opened for the games (a resumed run's folders must still hold
+/// them).
+fn open_tablebase(plan: &RunPlan) -> anyhow::Result<Option<Arc<Tablebases>>> {
+    let Some(spec) = &plan.tablebase else {
+        return Ok(None);
+    };
+    match Tablebases::from_spec(spec) {
+        Ok(tables) => Ok(Some(Arc::new(tables))),
+        Err(e) => usage!("{e} (the run was planned with these tables)"),
+    }
 }
 
 /// The fault-injection options, from the command line over `[run]`.

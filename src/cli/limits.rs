@@ -96,6 +96,13 @@ pub const DEPTH: Limit<u32> = Limit {
     min: 1,
     max: 255,
 };
+/// `--tb-pieces`: Syzygy tables hold 3 to 7 pieces.
+pub const TB_PIECES: Limit<usize> = Limit {
+    option: "tb-pieces",
+    noun: "number",
+    min: 3,
+    max: 7,
+};
 /// Milliseconds; all the millisecond options share one ceiling of ten minutes.
 pub const TIME_MARGIN: Limit<u64> = Limit {
     option: "time-margin",

@@ -90,6 +90,8 @@ pub struct GameSetup {
     pub limits: SearchLimits,
     pub time_margin: Duration,
     pub seed: u64,
+    /// `--tb`: the Syzygy tables probed after every move.
+    pub tablebase: Option<std::sync::Arc<crate::tablebase::Tablebases>>,
 }
 
 /// A finished game, and which engines must be restarted before their next game (they
@@ -812,7 +814,32 @@ impl Game<'_> {
             // position on the board by its own FEN.
             self.rebase();
         }
+        let verdict = self.tablebase_verdict(verdict, at);
         self.act(verdict, at)
+    }
+}
+
+impl Game<'_> {
+    /// `--tb`: a move that leaves a position the Syzygy tables hold ends the game with their
+    /// verdict, recorded as an event for the referee to rule (`tablebase.rs`).
+    fn tablebase_verdict(&mut self, verdict: Verdict, at: Instant) -> Verdict {
+        let Some(tables) = &self.setup.tablebase else {
+            return verdict;
+        };
+        if verdict != Verdict::Continue
+            || self.referee.waiting()
+            || self.referee.position_is_illegal()
+        {
+            return verdict;
+        }
+        match tables.probe(self.referee.position()) {
+            Some((material, wdl)) => self.record(Event::Tablebase {
+                t_us: self.us(at),
+                material,
+                verdict: wdl,
+            }),
+            None => verdict,
+        }
     }
 }
 

@@ -85,6 +85,7 @@ fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
         limits: SearchLimits::default(),
         time_margin: Duration::ZERO,
         seed: 1,
+        tablebase: None,
     }
 }
 

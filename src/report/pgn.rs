@@ -496,6 +496,15 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                     key: None,
                 });
             }
+            Event::Tablebase {
+                material, verdict, ..
+            } => {
+                let text = format!("tablebase: {}", verdict.describe(material));
+                notes.push(Note {
+                    key: Some(text.clone()),
+                    text,
+                });
+            }
             Event::Unnoticed { by, .. } => {
                 notes.push(Note {
                     text: format!("{} did not notice it: the move stands", by.name()),

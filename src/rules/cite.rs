@@ -55,6 +55,8 @@ pub enum Situation {
     MaxMoves,
     DrawAdjudication,
     ResignAdjudication,
+    /// `--tb`: the position after a move is in the Syzygy tablebases.
+    Tablebase,
 }
 
 impl Situation {
@@ -192,5 +194,6 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (MaxMoves, _) => "arena: --max-moves",
         (DrawAdjudication, _) => "arena: --draw-adjudication",
         (ResignAdjudication, _) => "arena: --resign-adjudication",
+        (Tablebase, _) => "arena: --tb",
     }
 }

@@ -17,7 +17,7 @@ use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
 use super::material::{can_mate, is_dead, MatingChance};
 use super::Ruleset;
-use crate::event::{Claimable, Event, Fault, GameResult, Score, Side, Termination};
+use crate::event::{Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination};
 
 /// cutechess-style draw adjudication: `movenumber=40,movecount=8,score=10` draws a game once
 /// at least `movenumber` full moves have been played and both engines' scores have stayed
@@ -243,6 +243,9 @@ pub struct Referee {
     ending: Option<Ending>,
     /// The last move played on the board (UCI), whatever event carried it.
     last_move: Option<String>,
+    /// A fallen flag is being ruled at a tablebase adjudication, not at a watcher's claim:
+    /// what the tables said (for the detail).
+    tablebase_call: Option<String>,
 }
 
 impl Referee {
@@ -273,6 +276,7 @@ impl Referee {
             last_move_us: 0,
             ending: None,
             last_move: None,
+            tablebase_call: None,
         }
     }
 
@@ -415,6 +419,11 @@ impl Referee {
             } => self.on_illegal(*side, uci, *kind),
             Event::Unnoticed { by, .. } => self.on_unnoticed(*by),
             Event::FlagFall { side, t_us } => self.on_flag(*side, *t_us),
+            Event::Tablebase {
+                t_us,
+                material,
+                verdict,
+            } => self.on_tablebase(material, *verdict, *t_us),
             Event::Claim { by, what, t_us } => self.on_claim(*by, *what, *t_us),
             Event::EngineFault {
                 side,
@@ -1064,6 +1073,16 @@ impl Referee {
     /// `own_during`, the claimant's own flag that fell before the claim completed, in its place
     /// in time (`; black flag fell at 2.500 s, before its claim completed at 2.800 s`).
     fn claim_facts(&self, by: Side, t_us: i64, own_during: Option<i64>) -> String {
+        if let Some(said) = &self.tablebase_call {
+            let own = own_during.map_or_else(String::new, |own| {
+                format!("; {} flag fell at {}", by.name(), secs(own))
+            });
+            return format!(
+                "{own}; not claimed before the tablebase adjudication at {} ({said}): the flag \
+                 counts",
+                secs(t_us)
+            );
+        }
         if let (Some(n), Some(own)) = (self.flag_noticed[by.index()], own_during) {
             return format!(
                 "; {} noticed it at {} and claimed; {} flag fell at {}, before its claim \
@@ -1245,6 +1264,30 @@ impl Referee {
             rule: cite(Ruleset::Fide, Situation::illegal(kind)),
             retake: true,
         }
+    }
+
+    /// `--tb`: the tables' verdict on the position after the last move ends the game, as
+    /// cutechess-cli and fastchess end it (a cursed win is a draw under the 50-move rule). The
+    /// clock keeps its role: a flag that fell before it still counts, ruled by the ruleset as a
+    /// claim completed at the adjudication (the first to fall, by the other side).
+    fn on_tablebase(&mut self, material: &str, verdict: TbVerdict, t_us: i64) -> Verdict {
+        let said = verdict.describe(material);
+        let first_down = [Side::White, Side::Black]
+            .into_iter()
+            .filter_map(|side| self.flags[side.index()].map(|t| (t, side)))
+            .min_by_key(|(t, _)| *t);
+        if let Some((_, flagged)) = first_down {
+            self.tablebase_call = Some(said);
+            let verdict = self.rule_flag_claim(flagged.other(), t_us);
+            self.tablebase_call = None;
+            return verdict;
+        }
+        self.end(
+            verdict.result(),
+            Termination::Tablebase,
+            Situation::Tablebase,
+            format!("tablebase: {said}"),
+        )
     }
 
     /// A flag fell (RULES.md §1: noticed by the opponent's watcher, after its delay).

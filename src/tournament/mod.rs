@@ -41,6 +41,8 @@ pub struct Run {
     pub tamper: Option<Tamper>,
     /// `report.html`, rewritten in the results folder as games finish and at the end.
     pub report: Option<HtmlReport>,
+    /// `--tb`: the Syzygy tables every game probes.
+    pub tablebase: Option<Arc<crate::tablebase::Tablebases>>,
 }
 
 impl Run {
@@ -62,6 +64,7 @@ impl Run {
             limits: plan.limits,
             time_margin: Duration::from_millis(plan.time_margin_ms),
             seed: plan.seed,
+            tablebase: self.tablebase.clone(),
         }
     }
 }

@@ -91,6 +91,9 @@ pub struct RunPlan {
     pub shard: Option<Shard>,
     /// `--sprt` as given (`elo0=0,elo1=5,alpha=0.05,beta=0.05`).
     pub sprt: Option<String>,
+    /// `--tb`, `--tb-pieces`: the tables' folders and the most pieces adjudicated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tablebase: Option<crate::tablebase::TablebaseSpec>,
     /// Not part of what decides the games: a resumed run may use another.
     pub concurrency: usize,
 }
