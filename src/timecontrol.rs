@@ -338,6 +338,7 @@ mod tests {
             "10s+0.1s",
             "500ms+5ms",
             "G/3;inc2",
+            "G/5;d2;inc1",
             "30s+0.3s",
         ] {
             let t = tc(s);
@@ -346,6 +347,8 @@ mod tests {
         assert_eq!(tc("5+0").to_string(), "5+0");
         assert_eq!(tc("10s+0.1s").to_string(), "10s+0.1s");
         assert_eq!(tc("30s").to_string(), "30s+0");
+        assert_eq!(tc("G/5;d2").to_string(), "G/5;d2");
+        assert_eq!(tc("G/5;d2;inc1").to_string(), "G/5;d2;inc1");
         // Found by tests/fuzz: sub-millisecond times were written as whole milliseconds, so
         // `G/0.1001ms` was spelled `0+0`, which does not parse.
         for s in [
