@@ -78,6 +78,9 @@ pub fn reason(
         }
         (T::Threefold | T::Fivefold, ..) => "Draw by 3-fold repetition".into(),
         (T::FiftyMoves | T::SeventyFiveMoves, ..) => "Draw by fifty moves rule".into(),
+        // Both tools name the tables as the adjudicator.
+        (T::Tablebase, Some(w), _) => format!("{w} wins by adjudication: SyzygyTB"),
+        (T::Tablebase, None, _) => "Draw by adjudication: SyzygyTB".into(),
         (_, Some(w), _) => format!("{w} wins by adjudication"),
         (_, None, _) => "Draw by adjudication".into(),
     }

@@ -179,7 +179,7 @@ pub fn termination_name(termination: Option<Termination>) -> &'static str {
         Some(T::Flag | T::BothFlags) => "time forfeit",
         Some(T::IllegalMove) => "illegal move",
         Some(T::EngineCrash | T::EngineStall) => "abandoned",
-        Some(T::Adjudication | T::MaxMoves) => "adjudication",
+        Some(T::Adjudication | T::MaxMoves | T::Tablebase) => "adjudication",
         Some(_) => "normal",
     }
 }
@@ -366,6 +366,10 @@ mod tests {
             "abandoned"
         );
         assert_eq!(termination_name(Some(Termination::Threefold)), "normal");
+        assert_eq!(
+            termination_name(Some(Termination::Tablebase)),
+            "adjudication"
+        );
         assert_eq!(termination_name(None), "unterminated");
         // LAN as fastchess's chess library writes it: no dash, x for captures, check marks.
         let pos = Chess::default();

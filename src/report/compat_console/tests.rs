@@ -77,6 +77,13 @@ fn every_termination_has_the_closest_tool_text() {
             "White wins by adjudication",
         ),
         (f, R::Draw, T::Adjudication, "Draw by adjudication"),
+        (
+            f,
+            R::BlackWins,
+            T::Tablebase,
+            "Black wins by adjudication: SyzygyTB",
+        ),
+        (f, R::Draw, T::Tablebase, "Draw by adjudication: SyzygyTB"),
     ];
     for (format, result, termination, text) in cases {
         assert_eq!(
