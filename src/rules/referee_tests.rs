@@ -176,18 +176,13 @@ fn with_draw_adjudication(spec: &str) -> Referee {
     )
 }
 
+/// A move reported with a level score (0 cp).
 fn level(side: Side, uci: &str) -> Event {
-    Event::Move {
-        t_us: 0,
-        side,
-        uci: uci.to_string(),
-        think_us: 0,
-        clock_us: 0,
-        info: SearchInfo {
-            score: Some(Score::Cp(0)),
-            ..SearchInfo::default()
-        },
+    let mut event = mv(side, uci);
+    if let Event::Move { info, .. } = &mut event {
+        info.score = Some(Score::Cp(0));
     }
+    event
 }
 
 /// The ply (1-based) at which draw adjudication ends a game of level scores.
