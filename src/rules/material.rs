@@ -48,19 +48,22 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 /// Whether neither side can mate any more (a dead position, FIDE 5.2.2), beyond the trivial
 /// material draws that shakmaty's `is_insufficient_material` already knows. `online` applies
 /// lichess's rule to both sides; every other ruleset asks chasolver's fast unwinnability test
-/// for both sides (some 17,000 instructions a position, so it runs after every move; a
-/// position it cannot decide plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
+/// for both sides (some 17,000 instructions a position, millions for a few blocked ones; it
+/// runs after every move, remembered per position by `dead_memo`; a position it cannot decide
+/// plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
 /// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
 /// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
 /// may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
     match ruleset {
         Ruleset::Fide | Ruleset::Generic | Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => {
-            let Some(board) = chess_board(pos) else {
-                return false;
-            };
-            chasolver::is_unwinnable_fast(&board, chess::Color::White)
-                && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
+            super::dead_memo::remembered(pos, |pos| {
+                let Some(board) = chess_board(pos) else {
+                    return false;
+                };
+                chasolver::is_unwinnable_fast(&board, chess::Color::White)
+                    && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
+            })
         }
         Ruleset::Online => {
             !lichess_can_win(pos, Color::White) && !lichess_can_win(pos, Color::Black)

@@ -1,6 +1,7 @@
 //! The arbiter: rulesets, mating material, and the referee that rules a game from its events.
 
 mod cite;
+mod dead_memo;
 pub mod illegal;
 mod material;
 mod referee;

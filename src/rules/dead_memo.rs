@@ -1,0 +1,132 @@
+//! A memo of chasolver's dead-position test (FIDE 5.2.2), shared by every game and every
+//! re-ruling in the process.
+//!
+//! The test is a pure function of the position, so remembering its answer changes no
+//! ruling. It pays where positions come back: a game that repeats positions (most draws by
+//! FIDE 9.2 repeat each one three times), and `report.html`, which rules each game it shows
+//! again under every ruleset (five of the six ask the same test, positions the live game has
+//! already asked about). A handful of blocked positions cost chasolver millions of
+//! instructions each (its static analysis), a thousand times an ordinary move.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
+
+use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
+
+/// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
+/// move, the castling rights and the legal en passant square. Equal keys, equal answers.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    board: Board,
+    turn: Color,
+    castling: Bitboard,
+    ep: Option<Square>,
+}
+
+/// Forgotten all at once past this many positions (about 10 MB).
+const CAPACITY: usize = 100_000;
+
+type Memo = HashMap<Key, bool, BuildHasherDefault<Mix>>;
+
+static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+/// A multiply-rotate hash of the key's words (the one rustc uses for its own tables): the
+/// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
+/// from games, not from an adversary.
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u8(&mut self, word: u8) {
+        self.write_u64(u64::from(word));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// `test(pos)`, remembered: asked once per distinct position while the memo holds it.
+pub fn remembered(pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
+    let key = Key {
+        board: pos.board().clone(),
+        turn: pos.turn(),
+        castling: pos.castles().castling_rights(),
+        ep: pos.ep_square(EnPassantMode::Legal),
+    };
+    if let Some(&dead) = lock().as_ref().and_then(|memo| memo.get(&key)) {
+        return dead;
+    }
+    // Asked without the lock: another game's thread never waits for this test.
+    let dead = test(pos);
+    let mut memo = lock();
+    let memo = memo.get_or_insert_with(Memo::default);
+    if memo.len() >= CAPACITY {
+        memo.clear();
+    }
+    memo.insert(key, dead);
+    dead
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<Memo>> {
+    // The memo holds only finished answers: a thread that panicked left it consistent.
+    MEMO.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_position_is_tested_once_and_its_answer_kept() {
+        // A position no other test uses (the memo is shared by the whole test binary).
+        let p = pos("8/8/3k4/8/8/2NK4/8/7R w - - 0 1");
+        let mut asked = 0;
+        assert!(!remembered(&p, |_| {
+            asked += 1;
+            false
+        }));
+        assert!(!remembered(&p, |_| {
+            asked += 1;
+            true
+        }));
+        assert_eq!(asked, 1);
+    }
+
+    #[test]
+    fn castling_rights_and_en_passant_are_part_of_the_position() {
+        let with = pos("r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1");
+        let without = pos("r3k3/8/8/8/8/8/8/4K2R w - - 0 1");
+        assert!(remembered(&with, |_| true));
+        assert!(!remembered(&without, |_| false));
+        // A legal en passant capture makes another position; an illegal one does not.
+        let ep = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1");
+        let no_ep = pos("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 1");
+        assert!(remembered(&ep, |_| true));
+        assert!(!remembered(&no_ep, |_| false));
+    }
+}
