@@ -246,6 +246,11 @@ pub struct Referee {
     /// A fallen flag is being ruled at a tablebase adjudication, not at a watcher's claim:
     /// what the tables said (for the detail).
     tablebase_call: Option<String>,
+    /// The legal moves of `pos` when `legal_known`: generated once after a move for the mate
+    /// and stalemate tests, and asked again for the next move (every change of `pos` clears
+    /// `legal_known`).
+    legal: Vec<Move>,
+    legal_known: bool,
 }
 
 impl Referee {
@@ -277,6 +282,8 @@ impl Referee {
             ending: None,
             last_move: None,
             tablebase_call: None,
+            legal: Vec::new(),
+            legal_known: false,
         }
     }
 
@@ -366,7 +373,10 @@ impl Referee {
 
     /// What an engine's `bestmove` text is in the current position.
     pub fn check_move(&self, text: &str) -> MoveCheck {
-        illegal::check(&self.pos, text)
+        match self.known_legal(text) {
+            Some(m) => MoveCheck::Legal(m),
+            None => illegal::check(&self.pos, text),
+        }
     }
 
     /// Whether `text` captures the king the opponent left in check.
@@ -458,6 +468,7 @@ impl Referee {
     }
 
     fn play(&mut self, m: Move) {
+        self.legal_known = false;
         self.last_move = Some(shakmaty::uci::UciMove::from_standard(m).to_string());
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
@@ -474,12 +485,15 @@ impl Referee {
     }
 
     fn on_move(&mut self, side: Side, uci: &str, score: Option<Score>) -> Verdict {
-        let m = match illegal::check(&self.pos, uci) {
+        let m = match self.check_move(uci) {
             MoveCheck::Legal(m) => m,
             // A record whose Move is not legal was not written by this arena: rule it illegal.
             _ => return self.on_illegal(side, uci, None),
         };
         self.play(m);
+        self.legal.clear();
+        self.legal.extend(self.pos.legal_moves());
+        self.legal_known = true;
         let ruleset = self.settings.ruleset;
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
         // G§3, WBCA 14, USCF 3b, FIDE A.5.2), and after a legal move the kings are apart.
@@ -489,11 +503,13 @@ impl Referee {
         if let Some(verdict) = self.fide_a54(side) {
             return verdict;
         }
-        if self.pos.is_checkmate() {
+        // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
+        let no_move = self.legal.is_empty();
+        if no_move && self.pos.is_check() {
             return self.on_checkmate(side);
         }
         // FIDE 5.2.1: stalemate, even with a flag down (WBCA 8a, USCF 8a, H2, G§2).
-        if self.pos.is_stalemate() {
+        if no_move {
             return self.end(
                 GameResult::Draw,
                 Termination::Stalemate,
@@ -532,6 +548,30 @@ impl Referee {
             }
         }
         self.adjudicate(side, score)
+    }
+
+    /// The move `uci` names, when it is one of the known legal moves of a piece other than the
+    /// king: then `illegal::check` would find it `Legal` too (`UciMove::to_move` reads a
+    /// non-king move's squares and promotion unambiguously; a king move may be a castling,
+    /// which is left to `check`).
+    fn known_legal(&self, uci: &str) -> Option<Move> {
+        if !self.legal_known {
+            return None;
+        }
+        let Ok(shakmaty::uci::UciMove::Normal {
+            from,
+            to,
+            promotion,
+        }) = shakmaty::uci::UciMove::from_ascii(uci.trim().as_bytes())
+        else {
+            return None;
+        };
+        self.legal.iter().copied().find(|m| {
+            m.role() != Role::King
+                && m.from() == Some(from)
+                && m.to() == to
+                && m.promotion() == promotion
+        })
     }
 
     fn on_checkmate(&mut self, mater: Side) -> Verdict {
@@ -832,6 +872,7 @@ impl Referee {
             plies: self.plies,
         };
         self.pos = after;
+        self.legal_known = false;
         self.history.clear();
         self.checks.clear();
         self.history
@@ -1248,6 +1289,7 @@ impl Referee {
             if let Some((side, stood_kind, snapshot)) = self.stood.take() {
                 if side == offender {
                     self.pos = snapshot.pos;
+                    self.legal_known = false;
                     self.history = snapshot.history;
                     self.checks = snapshot.checks;
                     self.plies = snapshot.plies;
@@ -1368,3 +1410,7 @@ pub fn legal_move(pos: &Chess, text: &str) -> Result<Move, String> {
         MoveCheck::Unplayable { reason } => Err(reason),
     }
 }
+
+#[cfg(test)]
+#[path = "known_legal_tests.rs"]
+mod known_legal_tests;
