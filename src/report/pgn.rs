@@ -636,15 +636,22 @@ fn clean_comment(text: &str) -> String {
 fn wrap(atoms: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
+    // The line's length in characters, kept as it grows (counting it again for every atom
+    // cost more than the SAN).
+    let mut width = 0;
     for atom in atoms {
+        let atom_width = atom.chars().count();
         if line.is_empty() {
             line.push_str(atom);
-        } else if line.chars().count() + 1 + atom.chars().count() <= MAX_LINE {
+            width = atom_width;
+        } else if width + 1 + atom_width <= MAX_LINE {
             line.push(' ');
             line.push_str(atom);
+            width += 1 + atom_width;
         } else {
             lines.push(std::mem::take(&mut line));
             line.push_str(atom);
+            width = atom_width;
         }
     }
     if !line.is_empty() {
