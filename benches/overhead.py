@@ -21,6 +21,12 @@ same time control:
     growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
              games of the built-in `random` engine, seeded (does a move late in a game cost
              more than an early one?)
+    instructions
+             the `instant` games (100 by default, --cg-games) with the arena under valgrind's
+             callgrind: instructions a move, in all and by part (the referee, the dead-position
+             test, report.html's re-rulings, the PGN, the event record). Unlike CPU time this
+             does not depend on the machine's load, so it is what to compare before and after
+             a change (needs valgrind; not part of the default set)
 
 For each run the manager's own CPU time (utime + stime of its process, from /proc/PID/stat
 read when it has exited and before it is reaped) and its engines' (cutime + cstime: the
@@ -250,6 +256,68 @@ def growth(args, work):
                                                   statistics.fmean(gaps)))
 
 
+# (label, function) for the instructions table: inclusive counts of these functions.
+PARTS = [
+    ("the games (game loop, engines' I/O, live referee)", "blitz_arena::game::play::{{closure}}"),
+    ("  the live referee", "blitz_arena::game::Game::record"),
+    ("the dead-position test (every caller)", "blitz_arena::rules::material::is_dead"),
+    ("  chasolver itself", "chasolver::is_unwinnable_fast"),
+    ("report.html", "blitz_arena::report::html::HtmlReport::add"),
+    ("  its re-rulings under every ruleset", "blitz_arena::app::adjudicate::rerule"),
+    ("games.pgn, events.jsonl, games.csv", "blitz_arena::report::results::Rendered::of"),
+    ("  the PGN", "blitz_arena::report::pgn::game_pgn"),
+    ("  the event record (JSON)",
+     "blitz_arena::event::_::<impl serde_core::ser::Serialize for "
+     "blitz_arena::event::GameRecord>::serialize"),
+]
+
+
+def instructions(args, work):
+    """Instructions a move of the arena process on the `instant` games, from callgrind."""
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        print("\n## instructions: valgrind is not installed, skipped")
+        return
+    toml = os.path.join(work, "cg.toml")
+    with open(toml, "w") as f:
+        for n in ("instant1", "instant2"):
+            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
+                    % (n, args.arena))
+    out = os.path.join(work, "cg-arena")
+    data = os.path.join(work, "callgrind.out")
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + data, args.arena,
+            "gauntlet", "instant1", "--vs", "instant2", "--engines", toml,
+            "--tc", "60000ms+0ms", "--games", str(args.cg_games), "--concurrency", "1",
+            "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
+            "--out", out]
+    log = out + ".log"
+    with open(log, "wb") as f:
+        code = subprocess.call(argv, cwd=work, stdout=f, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL)
+    if code != 0:
+        sys.exit("arena under callgrind failed (exit %d), see %s" % (code, log))
+    plies = sum(int(r["plies"]) for r in csv.DictReader(open(os.path.join(out, "games.csv"))))
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", data], capture_output=True,
+                          text=True, check=True).stdout
+    total = int(re.search(r"([\d,]+) \([\d.]+%\)\s+PROGRAM TOTALS", text).group(1)
+                .replace(",", ""))
+    found = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.+?)(?: \[.*\])?$", line)
+        if m:
+            name, count = m.group(2), int(m.group(1).replace(",", ""))
+            found[name] = max(found.get(name, 0), count)
+    print("\n## instructions a move: blitz-arena under callgrind, instant engines, %d games, "
+          "%d plies (the arena process only; the kernel's work is not counted)\n"
+          % (args.cg_games, plies))
+    print("| part | instructions a move |")
+    print("|---|---|")
+    print("| all of the arena process | %.1fk |" % (total / plies / 1000))
+    for label, function in PARTS:
+        print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"),
+                                   found.get(function, 0) / plies / 1000))
+    sys.stdout.flush()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     root = os.path.dirname(HERE)
@@ -266,6 +334,7 @@ def main():
     p.add_argument("--sweep-games", type=int, default=8, help="at least, per concurrency")
     p.add_argument("--growth-games", type=int, default=20)
     p.add_argument("--concurrency", default="1,2,4,8,16,32,64")
+    p.add_argument("--cg-games", type=int, default=100, help="instructions (callgrind)")
     p.add_argument("--quick", action="store_true", help="a tiny run of each configuration")
     p.add_argument("--keep", help="keep the runs' folders in this directory")
     args = p.parse_args()
@@ -274,11 +343,12 @@ def main():
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
     if args.quick:
         args.games = args.sf_games = args.sftc_games = args.sweep_games = args.growth_games = 2
+        args.cg_games = 2
         args.concurrency = [1, 2]
     if not os.access(args.arena, os.X_OK):
         sys.exit("no arena at %s: cargo build --release, or give --arena" % args.arena)
     only = set(args.only.split(","))
-    unknown = only - {"instant", "sf2000", "sftc", "sweep", "growth"}
+    unknown = only - {"instant", "sf2000", "sftc", "sweep", "growth", "instructions"}
     if unknown:
         sys.exit("unknown configuration %s" % ", ".join(sorted(unknown)))
     work = args.keep or tempfile.mkdtemp(prefix="blitz-overhead-")
@@ -303,6 +373,8 @@ def main():
             sweep(args, work)
         if "growth" in only:
             growth(args, work)
+        if "instructions" in only:
+            instructions(args, work)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -40,3 +40,58 @@ fn the_overhead_harness_runs_and_reports_every_table() {
     assert!(text.contains("## growth"), "{text}");
     assert!(text.contains("| 1-50 |"), "{text}");
 }
+
+/// The `instructions` configuration (the arena under callgrind) prints its table, with the
+/// parts it names found in the profile. Skipped where valgrind is not installed.
+#[test]
+fn the_instruction_count_names_the_parts_it_finds() {
+    let have = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !have("valgrind") {
+        eprintln!("valgrind is not installed (apt-get install valgrind): skipped");
+        return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("python3")
+        .arg(format!("{root}/benches/overhead.py"))
+        .args(["--quick", "--only", "instructions", "--arena"])
+        .arg(env!("CARGO_BIN_EXE_blitz-arena"))
+        .args(["--fastchess", "", "--cutechess", ""])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let count = |label: &str| -> f64 {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} | ")))
+            .unwrap_or_else(|| panic!("no row {label:?}:\n{text}"));
+        row.rsplit('|')
+            .nth(1)
+            .unwrap()
+            .trim()
+            .trim_end_matches('k')
+            .parse()
+            .unwrap()
+    };
+    // Every part was found (a renamed function would read 0), and is part of the whole.
+    let all = count("all of the arena process");
+    for part in [
+        "&nbsp;&nbsp;the live referee",
+        "the dead-position test (every caller)",
+        "&nbsp;&nbsp;its re-rulings under every ruleset",
+        "&nbsp;&nbsp;the PGN",
+        "&nbsp;&nbsp;the event record (JSON)",
+    ] {
+        let n = count(part);
+        assert!(n > 0.0 && n < all, "{part}: {n}k of {all}k\n{text}");
+    }
+}
