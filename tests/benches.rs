@@ -4,6 +4,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::Scratch;
+
 #[test]
 fn the_overhead_harness_runs_and_reports_every_table() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -94,4 +97,60 @@ fn the_instruction_count_names_the_parts_it_finds() {
         let n = count(part);
         assert!(n > 0.0 && n < all, "{part}: {n}k of {all}k\n{text}");
     }
+}
+
+/// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside, and
+/// finds runs of other games different.
+#[test]
+fn same_games_compares_results_modulo_timings() {
+    let s = Scratch::new("same-games");
+    s.write(
+        "engines.toml",
+        "[engines.r1]\nbuiltin = \"random\"\noptions = { Seed = 1 }\n\
+         [engines.r2]\nbuiltin = \"random\"\noptions = { Seed = 2 }\n",
+    );
+    let run = |out: &str, seed: &str| {
+        s.run_ok(&[
+            "gauntlet",
+            "r1",
+            "--vs",
+            "r2",
+            "--engines",
+            "engines.toml",
+            "--tc",
+            "60s+0s",
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+            "--inject-illegal",
+            "0.05",
+            "--seed",
+            seed,
+            "--out",
+            out,
+        ]);
+    };
+    run("a", "5");
+    run("b", "5");
+    run("c", "6");
+    let compare = |x: &str, y: &str| {
+        Command::new("python3")
+            .arg(format!(
+                "{}/benches/same_games.py",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .arg(s.path(x))
+            .arg(s.path(y))
+            .output()
+            .expect("python3 runs")
+    };
+    let same = compare("a", "b");
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(same.status.success(), "{text}");
+    assert_eq!(text.matches(": same").count(), 3, "{text}");
+    let other = compare("a", "c");
+    let text = String::from_utf8_lossy(&other.stdout);
+    assert_eq!(other.status.code(), Some(1), "{text}");
+    assert!(text.contains("events.jsonl: DIFFERENT"), "{text}");
 }
