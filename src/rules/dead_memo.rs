@@ -29,7 +29,12 @@ const CAPACITY: usize = 100_000;
 
 type Memo = HashMap<Key, bool, BuildHasherDefault<Mix>>;
 
-static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+/// The process's memo.
+static MEMO: DeadMemo = DeadMemo::new();
+
+/// Answers of the test by position (a `HashMap` cannot be built in a `static`: created on
+/// first use).
+struct DeadMemo(Mutex<Option<Memo>>);
 
 /// A multiply-rotate hash of the key's words (the one rustc uses for its own tables): the
 /// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
@@ -63,29 +68,39 @@ impl Hasher for Mix {
 
 /// `test(pos)`, remembered: asked once per distinct position while the memo holds it.
 pub fn remembered(pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
-    let key = Key {
-        board: pos.board().clone(),
-        turn: pos.turn(),
-        castling: pos.castles().castling_rights(),
-        ep: pos.ep_square(EnPassantMode::Legal),
-    };
-    if let Some(&dead) = lock().as_ref().and_then(|memo| memo.get(&key)) {
-        return dead;
-    }
-    // Asked without the lock: another game's thread never waits for this test.
-    let dead = test(pos);
-    let mut memo = lock();
-    let memo = memo.get_or_insert_with(Memo::default);
-    if memo.len() >= CAPACITY {
-        memo.clear();
-    }
-    memo.insert(key, dead);
-    dead
+    MEMO.remembered(pos, test)
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Option<Memo>> {
-    // The memo holds only finished answers: a thread that panicked left it consistent.
-    MEMO.lock().unwrap_or_else(|e| e.into_inner())
+impl DeadMemo {
+    const fn new() -> DeadMemo {
+        DeadMemo(Mutex::new(None))
+    }
+
+    fn remembered(&self, pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
+        let key = Key {
+            board: pos.board().clone(),
+            turn: pos.turn(),
+            castling: pos.castles().castling_rights(),
+            ep: pos.ep_square(EnPassantMode::Legal),
+        };
+        if let Some(&dead) = self.lock().as_ref().and_then(|memo| memo.get(&key)) {
+            return dead;
+        }
+        // Asked without the lock: another game's thread never waits for this test.
+        let dead = test(pos);
+        let mut memo = self.lock();
+        let memo = memo.get_or_insert_with(Memo::default);
+        if memo.len() >= CAPACITY {
+            memo.clear();
+        }
+        memo.insert(key, dead);
+        dead
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Memo>> {
+        // The memo holds only finished answers: a thread that panicked left it consistent.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[cfg(test)]
@@ -103,30 +118,34 @@ mod tests {
 
     #[test]
     fn a_position_is_tested_once_and_its_answer_kept() {
-        // A position no other test uses (the memo is shared by the whole test binary).
+        let memo = DeadMemo::new();
         let p = pos("8/8/3k4/8/8/2NK4/8/7R w - - 0 1");
         let mut asked = 0;
-        assert!(!remembered(&p, |_| {
+        assert!(!memo.remembered(&p, |_| {
             asked += 1;
             false
         }));
-        assert!(!remembered(&p, |_| {
+        assert!(!memo.remembered(&p, |_| {
             asked += 1;
             true
         }));
         assert_eq!(asked, 1);
+        // The same pieces with the other side to move are another position.
+        let black = pos("8/8/3k4/8/8/2NK4/8/7R b - - 0 1");
+        assert!(memo.remembered(&black, |_| true));
     }
 
     #[test]
     fn castling_rights_and_en_passant_are_part_of_the_position() {
         let with = pos("r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1");
         let without = pos("r3k3/8/8/8/8/8/8/4K2R w - - 0 1");
-        assert!(remembered(&with, |_| true));
-        assert!(!remembered(&without, |_| false));
-        // A legal en passant capture makes another position; an illegal one does not.
+        let memo = DeadMemo::new();
+        assert!(memo.remembered(&with, |_| true));
+        assert!(!memo.remembered(&without, |_| false));
+        // A legal en passant capture makes another position.
         let ep = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1");
         let no_ep = pos("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 1");
-        assert!(remembered(&ep, |_| true));
-        assert!(!remembered(&no_ep, |_| false));
+        assert!(memo.remembered(&ep, |_| true));
+        assert!(!memo.remembered(&no_ep, |_| false));
     }
 }
