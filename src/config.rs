@@ -52,7 +52,9 @@ pub const BUILTIN_ENGINES: &[&str] =
 /// Keys allowed at the top level of engines.toml.
 const TOP_KEYS: &[&str] = &["run", "engines"];
 /// Keys allowed in an `[engines.NAME]` table.
-const ENGINE_KEYS: &[&str] = &["cmd", "builtin", "args", "dir", "env", "options", "tc"];
+const ENGINE_KEYS: &[&str] = &[
+    "cmd", "builtin", "args", "dir", "env", "options", "tc", "ponder",
+];
 /// Keys allowed in `[run]`: the fields of [`RunTable`] (a test keeps the two in step).
 const RUN_KEYS: &[&str] = &[
     "tc",
@@ -174,6 +176,9 @@ pub struct EngineConfig {
     pub options: Vec<(String, String)>,
     /// This engine's own time control (time odds); `None` = the run's `tc`.
     pub tc: Option<TimeControl>,
+    /// `ponder = true` (or `--ponder`): it ponders on the opponent's time (`go ponder`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ponder: bool,
 }
 
 /// The whole of engines.toml.
@@ -677,6 +682,8 @@ struct RawEngine {
     #[serde(default)]
     options: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
     tc: Option<Spanned<String>>,
+    #[serde(default)]
+    ponder: bool,
 }
 
 /// Reads and validates engines.toml. Does not check that the engines' programs exist: see
@@ -889,6 +896,7 @@ fn engine_config(
         env,
         options: uci_options,
         tc,
+        ponder: raw.ponder,
     })
 }
 

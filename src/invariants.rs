@@ -562,6 +562,7 @@ mod tests {
                 t_us: 3,
                 side: Side::Black,
                 clock_us: 1,
+                ponderhit: false,
             },
             end(
                 GameResult::Draw,

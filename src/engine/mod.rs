@@ -108,6 +108,10 @@ pub struct Engine {
     go_at: Option<Instant>,
     /// `bestmove` lines read before the `go` they would answer, discarded (when, and the text).
     stray: Vec<(Instant, String)>,
+    /// The move its last `bestmove` said it would ponder on (`bestmove X ponder Y`).
+    ponder_move: Option<String>,
+    /// It was sent `setoption name Ponder value true`: the arena lets it ponder.
+    ponders: bool,
 }
 
 impl Engine {
@@ -129,7 +133,13 @@ impl Engine {
                 }
             })?;
         // On any error below the engine is dropped, which kills its group and reaps it.
-        Engine::connect(&config.name, process, timeouts, &config.options).await
+        let mut engine = Engine::connect(&config.name, process, timeouts, &config.options).await?;
+        // `ponder = true`: an engine that declares the `Ponder` option is told it may ponder
+        // (UCI); one that does not plays without pondering, as cutechess has it.
+        if config.ponder && !engine.ponders && engine.declares("Ponder") {
+            engine.set_option("Ponder", "true").await?;
+        }
+        Ok(engine)
     }
 
     /// Completes the UCI handshake with an engine already running (a spawned process, or an
@@ -149,6 +159,8 @@ impl Engine {
             timeouts,
             go_at: None,
             stray: Vec::new(),
+            ponder_move: None,
+            ponders: false,
         };
         engine.handshake().await?;
         for (option, value) in options {
@@ -173,6 +185,23 @@ impl Engine {
 
     pub fn options(&self) -> &[UciOption] {
         &self.options
+    }
+
+    /// Whether the engine declared the UCI option `name` (not case sensitive).
+    pub fn declares(&self, name: &str) -> bool {
+        self.options
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the engine was told it may ponder (`setoption name Ponder value true`).
+    pub fn ponders(&self) -> bool {
+        self.ponders
+    }
+
+    /// The move the engine's last `bestmove` said it would ponder on.
+    pub fn ponder_move(&self) -> Option<&str> {
+        self.ponder_move.as_deref()
     }
 
     async fn handshake(&mut self) -> Result<(), EngineError> {
@@ -221,6 +250,9 @@ impl Engine {
                 value: value.to_string(),
                 allowed,
             })?;
+        if known.name.eq_ignore_ascii_case("Ponder") {
+            self.ponders = value.eq_ignore_ascii_case("true");
+        }
         self.send(&line).await
     }
 
@@ -294,6 +326,7 @@ impl Engine {
                             .expect("info slot lock")
                             .take();
                         let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
                         return Reply::BestMove {
                             text: mv.to_string(),
                             at,
@@ -306,6 +339,26 @@ impl Engine {
                 None => return Reply::Exited { at: Instant::now() },
             }
         }
+    }
+
+    /// `ponderhit`: the move the engine pondered on was played, its search goes on as its own
+    /// (UCI). Returns the instant the write began: its clock starts then, as with [`Engine::go`],
+    /// and a `bestmove` read before it (sent while pondering, against UCI) answers nothing.
+    pub async fn ponderhit(&mut self) -> Result<Instant, EngineError> {
+        let start = Instant::now();
+        self.go_at = Some(start);
+        self.send("ponderhit\n").await?;
+        Ok(start)
+    }
+
+    /// Sends `stop` and waits until the stop timeout for the `bestmove` that ends the search:
+    /// `Deadline` when it did not answer (it has hung), `Exited` when it is gone.
+    pub async fn stop_search(&mut self) -> Reply {
+        if self.send("stop\n").await.is_err() {
+            return Reply::Exited { at: Instant::now() };
+        }
+        let deadline = Instant::now() + self.timeouts.stop;
+        self.bestmove(deadline).await
     }
 
     /// Sends `stop` and waits for the `bestmove` that ends the search; false if the engine

@@ -350,7 +350,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
 
     for event in &record.events {
         match event {
-            Event::Go { .. } | Event::End { .. } => {}
+            Event::Go { .. } | Event::Ponder { .. } | Event::End { .. } => {}
             Event::Move {
                 side,
                 uci,
@@ -798,6 +798,7 @@ pub(crate) mod tests {
                 t_us: self.t_us,
                 side,
                 clock_us: self.clock_us[side.index()],
+                ponderhit: false,
             });
             self.t_us += think_us;
             self.clock_us[side.index()] -= think_us;

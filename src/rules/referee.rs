@@ -390,6 +390,7 @@ impl Referee {
         }
         let verdict = match event {
             Event::Go { .. }
+            | Event::Ponder { .. }
             | Event::End { .. }
             | Event::Penalty { .. }
             | Event::Injected { .. }
