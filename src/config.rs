@@ -72,6 +72,7 @@ const RUN_KEYS: &[&str] = &[
     "resign-adjudication",
     "tb",
     "tb-pieces",
+    "ponder",
     "time-margin",
     "flag-notice-ms",
     "claim-ms",
@@ -432,6 +433,9 @@ pub struct RunTable {
     pub tb: Option<TbPaths>,
     #[serde(default, deserialize_with = "de_tb_pieces")]
     pub tb_pieces: Option<usize>,
+    /// `--ponder`: every engine ponders.
+    #[serde(default)]
+    pub ponder: Option<bool>,
     /// Milliseconds.
     #[serde(default, deserialize_with = "de_time_margin")]
     pub time_margin: Option<u64>,
@@ -499,6 +503,7 @@ impl RunTable {
             resign_adjudication,
             tb,
             tb_pieces,
+            ponder,
             time_margin,
             flag_notice_ms,
             claim_ms,
