@@ -1345,7 +1345,7 @@ args = ["--crash-after", "5"]
         assert!(e.contains("flag-overshoot-ms, flag-gap-ms, sprt"), "{e}");
         let e = err("[engines.sf]\ncmd = \"sf\"\noption = {}\n");
         assert!(
-            e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc)"),
+            e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc, ponder)"),
             "{e}"
         );
         let e = err("[engines.sf-16.1]\ncmd = \"sf\"\n");
@@ -1358,6 +1358,17 @@ args = ["--crash-after", "5"]
             e.contains("unknown key `engine` in the top level (allowed: run, engines)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn ponder_is_read_per_engine_and_off_by_default() {
+        let text = "[engines.a]\nbuiltin = \"minimax\"\nponder = true\n[engines.b]\nbuiltin = \"minimax\"\n[run]\nponder = true\n";
+        let roster = parse_roster(text, Path::new("/cfg/engines.toml")).expect("a roster");
+        assert!(roster.engines["a"].ponder);
+        assert!(!roster.engines["b"].ponder);
+        assert_eq!(roster.run.ponder, Some(true));
+        let e = err("[engines.a]\nbuiltin = \"minimax\"\nponder = \"yes\"\n");
+        assert!(e.contains("3:10"), "{e}");
     }
 
     #[test]

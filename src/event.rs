@@ -359,12 +359,16 @@ pub enum Event {
     /// `side`'s engine was sent `go ponder`: it searches, on the opponent's time, the position
     /// after the opponent's move `ponder` (the one its `bestmove` named). Its clock does not
     /// run; the opponent's does. A `Go` with `ponderhit` follows if the opponent plays that
-    /// move; otherwise the engine is stopped, its answer `Discarded`, and sent a plain `go`.
+    /// move; otherwise it is stopped (`PonderStopped`) and sent a plain `go`.
     Ponder {
         t_us: i64,
         side: Side,
         ponder: String,
     },
+    /// `side`'s engine was pondering and was sent `stop` (the opponent played another move, or
+    /// the game ended); `line` is its answer, read at `t_us` and discarded: no move, no clock
+    /// press, ignored by the referee.
+    PonderStopped { t_us: i64, side: Side, line: String },
     /// The mover's `bestmove` line was read; its clock stopped. `uci` is the engine's text as
     /// sent (it may be illegal: the referee decides). `clock_us` is the mover's time left after
     /// the move, increment included; it may be negative.
@@ -422,9 +426,9 @@ pub enum Event {
         what: Injection,
     },
     /// A `bestmove` line read before the `go` it would answer (an engine that sent two for one
-    /// search, or one that answered while pondering), or the answer to the `stop` that ends a
-    /// ponder search on a move not played: discarded, no move, no clock press, ignored by the
-    /// referee (cutechess and fastchess discard it too). `t_us` is when it was read.
+    /// search, or one that answered while pondering), discarded: no move, no clock press,
+    /// ignored by the referee (cutechess and fastchess discard it too). `t_us` is when it was
+    /// read.
     Discarded { t_us: i64, side: Side, line: String },
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
@@ -469,6 +473,7 @@ impl Event {
         match self {
             Event::Go { t_us, .. }
             | Event::Ponder { t_us, .. }
+            | Event::PonderStopped { t_us, .. }
             | Event::Move { t_us, .. }
             | Event::IllegalMove { t_us, .. }
             | Event::Unnoticed { t_us, .. }

@@ -6,7 +6,7 @@
 //! - the opponent played Y (the board is the one it pondered): `ponderhit`, and its clock
 //!   starts at the instant that line is written, as a `go`'s would;
 //! - anything else (another move, an illegal move that stood, a retaken move): `stop`, its
-//!   answer is read and discarded (within the stop timeout: an engine that does not answer
+//!   answer is read and discarded (`PonderStopped`; within the stop timeout: an engine that does not answer
 //!   has hung and is ruled a stall), then the new position and a plain `go`.
 //!
 //! A game that ends while an engine ponders stops it the same way (`finish`).
@@ -154,7 +154,7 @@ impl Game<'_> {
         }
     }
 
-    /// `stop` to a pondering engine and its answer, read and recorded as discarded. `Err(None)`
+    /// `stop` to a pondering engine and its answer, read and recorded (`PonderStopped`). `Err(None)`
     /// when it did not answer within the stop timeout; `Err(Some)` when it is gone.
     async fn stop_pondering(
         &mut self,
@@ -167,7 +167,7 @@ impl Game<'_> {
         match reply {
             Reply::BestMove { text, at, .. } => {
                 let t_us = self.us(at);
-                self.events.push(Event::Discarded {
+                self.events.push(Event::PonderStopped {
                     t_us,
                     side,
                     line: format!("bestmove {text}"),

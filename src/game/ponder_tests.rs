@@ -49,11 +49,11 @@ fn white_trace(g: &Game) -> Vec<String> {
                 clock_us,
                 ..
             } => Some(format!("move {t_us} {uci} {think_us} {clock_us}")),
-            Event::Discarded {
+            Event::PonderStopped {
                 t_us,
                 side: Side::White,
                 line,
-            } => Some(format!("discarded {t_us} {line}")),
+            } => Some(format!("stopped {t_us} {line}")),
             _ => None,
         })
         .collect()
@@ -116,7 +116,7 @@ async fn a_miss_stops_the_ponder_search_and_the_clock_starts_at_the_new_go() {
             format!("go 0 {}", 1000 * MS),
             format!("move {} e2e4 {} {}", 100 * MS, 100 * MS, 900 * MS),
             format!("ponder {} e7e5", 100 * MS),
-            format!("discarded {} bestmove g1f3", 300 * MS),
+            format!("stopped {} bestmove g1f3", 300 * MS),
             format!("go {} {}", 300 * MS, 900 * MS),
             format!("move {} b1c3 {} {}", 340 * MS, 40 * MS, 860 * MS),
         ]
@@ -151,7 +151,7 @@ async fn a_flag_falling_while_the_opponent_ponders_ends_the_game_and_stops_the_p
             format!("go 0 {}", 1000 * MS),
             format!("move {} e2e4 {} {}", 100 * MS, 100 * MS, 900 * MS),
             format!("ponder {} e7e5", 100 * MS),
-            format!("discarded {} bestmove g1f3", 1100 * MS),
+            format!("stopped {} bestmove g1f3", 1100 * MS),
         ]
     );
     assert_eq!(g.logs[0].starting_with("stop").len(), 1);
@@ -185,7 +185,7 @@ async fn a_mate_while_the_opponent_ponders_ends_the_game_and_stops_the_ponderer(
             format!("ponderhit {} {}", 300 * MS, 900 * MS),
             format!("move {} g2g4 {} {}", 350 * MS, 50 * MS, 850 * MS),
             format!("ponder {} d8h4", 350 * MS),
-            format!("discarded {} bestmove a2a3", 450 * MS),
+            format!("stopped {} bestmove a2a3", 450 * MS),
         ]
     );
     assert_eq!(g.end_clocks(), [850 * MS, 700 * MS]);

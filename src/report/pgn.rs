@@ -350,7 +350,11 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
 
     for event in &record.events {
         match event {
-            Event::Go { .. } | Event::Ponder { .. } | Event::End { .. } => {}
+            // Pondering leaves the moves and the clocks as they are: nothing to say.
+            Event::Go { .. }
+            | Event::Ponder { .. }
+            | Event::PonderStopped { .. }
+            | Event::End { .. } => {}
             Event::Move {
                 side,
                 uci,

@@ -391,6 +391,7 @@ impl Referee {
         let verdict = match event {
             Event::Go { .. }
             | Event::Ponder { .. }
+            | Event::PonderStopped { .. }
             | Event::End { .. }
             | Event::Penalty { .. }
             | Event::Injected { .. }
