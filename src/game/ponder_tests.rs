@@ -257,3 +257,38 @@ async fn an_engine_not_told_to_ponder_never_ponders() {
         .iter()
         .any(|e| matches!(e, Event::Ponder { .. })));
 }
+
+/// An illegal move while white ponders: white's watcher notices it and claims (FIDE 7.5.5:
+/// a minute added to white's clock, black moves again) while white ponders on; black's
+/// retaken move is the one pondered on, on the same board, so it is a ponderhit.
+#[tokio::test(start_paused = true)]
+async fn an_illegal_move_while_the_opponent_ponders_is_claimed_and_the_retaken_move_can_hit() {
+    let g = play_pondering(
+        &tc_1s(),
+        vec![mv("e2e4 ponder e7e5", 100), mv("g1f3", 30)],
+        vec![mv("e7e4", 200), mv("e7e5", 100), mv("b8c6", 5000)],
+    )
+    .await;
+    let minute = 60_000 * MS;
+    assert_eq!(
+        white_trace(&g),
+        [
+            format!("go 0 {}", 1000 * MS),
+            format!("move {} e2e4 {} {}", 100 * MS, 100 * MS, 900 * MS),
+            format!("ponder {} e7e5", 100 * MS),
+            format!("ponderhit {} {}", 400 * MS, 900 * MS + minute),
+            format!("move {} g1f3 {} {}", 430 * MS, 30 * MS, 870 * MS + minute),
+        ]
+    );
+    assert!(g.events().iter().any(|e| matches!(
+        e,
+        Event::IllegalMove {
+            side: Side::Black,
+            ..
+        }
+    )));
+    // Black's flag: 1000 - 200 - 100 ms left at its go at 430 ms.
+    assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
+    assert_eq!(g.played.record.flag_us(Side::Black), Some(1130 * MS));
+    assert_eq!(g.logs[0].starting_with("ponderhit").len(), 1);
+}

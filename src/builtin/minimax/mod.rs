@@ -118,7 +118,7 @@ impl Engine for Minimax {
         });
         match (best, pv.as_slice()) {
             (Some(m), [first, reply, ..]) if self.ponder && *first == m => {
-                Reply::Ponder(m, reply.clone())
+                Reply::Ponder(m, *reply)
             }
             _ => Reply::Move(best),
         }
