@@ -117,9 +117,7 @@ impl Engine for Minimax {
             pv.clone_from(&it.pv);
         });
         match (best, pv.as_slice()) {
-            (Some(m), [first, reply, ..]) if self.ponder && *first == m => {
-                Reply::Ponder(m, *reply)
-            }
+            (Some(m), [first, reply, ..]) if self.ponder && *first == m => Reply::Ponder(m, *reply),
             _ => Reply::Move(best),
         }
     }
