@@ -175,6 +175,14 @@ fn minimax_ponders_through_whole_games() {
     assert_eq!(read_by(&s, "a", "go ponder "), a.pondered);
     assert_eq!(read_by(&s, "a", "ponderhit"), a.hits);
     assert_eq!(read_by(&s, "a", "stop"), a.stopped);
+    // The summary's ponderhit rate, engines in name order (random never pondered).
+    let line = format!(
+        "pondering: a {} ponderhits of {} ponder searches",
+        a.hits, a.pondered
+    );
+    let summary = stdout(&out);
+    assert!(summary.contains(&line), "{summary}");
+    assert!(!summary.contains("random 0 of"), "{summary}");
     assert_rerules_the_same(&s, 4);
 }
 

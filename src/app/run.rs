@@ -222,6 +222,9 @@ pub async fn tournament(
     if !injections.is_empty() {
         summary!("{}", injections.to_text());
     }
+    if let Some(line) = tally.pondering.summary_line() {
+        summary!("{line}");
+    }
     if outcome.violations.is_empty() {
         summary!("invariants: held in all {} games", tally.rows.len());
     } else {
