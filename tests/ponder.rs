@@ -277,3 +277,31 @@ fn stockfish_ponders_and_its_log_matches_the_record() {
     assert_eq!(sent("stop"), sf.stopped);
     assert_rerules_the_same(&s, 2);
 }
+
+/// `check` says which engines configured to ponder cannot (no `Ponder` option); it is a
+/// warning, not a failure.
+#[test]
+fn check_warns_of_an_engine_that_cannot_ponder() {
+    let s = Scratch::new("ponder-check");
+    s.write(
+        "engines.toml",
+        "[engines.minimax]\nbuiltin = \"minimax\"\nponder = true\n\
+         [engines.random]\nbuiltin = \"random\"\nponder = true\n",
+    );
+    let out = s.run_ok(&["check"]);
+    let text = stdout(&out);
+    let warning =
+        "  warning: ponder = true, but it has no UCI option Ponder: it plays without pondering";
+    let lines: Vec<&str> = text.lines().collect();
+    let after = |name: &str| {
+        let i = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{name}: ok")))
+            .unwrap_or_else(|| panic!("{text}"));
+        lines[i + 1]
+    };
+    assert_eq!(after("random"), warning, "{text}");
+    assert_ne!(after("minimax"), warning, "{text}");
+    assert_eq!(text.matches("warning").count(), 1, "{text}");
+    s.assert_no_engines_left();
+}
