@@ -112,6 +112,8 @@ pub struct Engine {
     ponder_move: Option<String>,
     /// It was sent `setoption name Ponder value true`: the arena lets it ponder.
     ponders: bool,
+    /// When it closed its output, if that was read by [`Engine::answered_early`].
+    closed_at: Option<Instant>,
 }
 
 impl Engine {
@@ -161,6 +163,7 @@ impl Engine {
             stray: Vec::new(),
             ponder_move: None,
             ponders: false,
+            closed_at: None,
         };
         engine.handshake().await?;
         for (option, value) in options {
@@ -303,6 +306,9 @@ impl Engine {
 
     /// Waits for `bestmove` until `deadline`.
     pub async fn bestmove(&mut self, deadline: Instant) -> Reply {
+        if let Some(at) = self.closed_at {
+            return Reply::Exited { at };
+        }
         loop {
             let line = tokio::select! {
                 biased;
@@ -349,6 +355,26 @@ impl Engine {
         self.go_at = Some(start);
         self.send("ponderhit\n").await?;
         Ok(start)
+    }
+
+    /// Whether the engine has already sent a `bestmove` that is not yet read: one sent while
+    /// pondering, against UCI (cutechess ignores it too). It is kept as a stray, discarded;
+    /// other lines read meanwhile are dropped, as [`Engine::bestmove`] drops them.
+    pub fn answered_early(&mut self) -> bool {
+        while let Ok(line) = self.process.lines.try_recv() {
+            match line {
+                Line::Text { text, at } if uci::parse_bestmove(&text).is_some() => {
+                    self.stray.push((at, text));
+                    return true;
+                }
+                Line::Eof { at } => {
+                    self.closed_at = Some(at);
+                    return false;
+                }
+                Line::Text { .. } | Line::Overlong => {}
+            }
+        }
+        false
     }
 
     /// Sends `stop` and waits until the stop timeout for the `bestmove` that ends the search:

@@ -9,7 +9,8 @@
 //!   answer is read and discarded (`PonderStopped`; within the stop timeout: an engine that does not answer
 //!   has hung and is ruled a stall), then the new position and a plain `go`.
 //!
-//! A game that ends while an engine ponders stops it the same way (`finish`).
+//! A game that ends while an engine ponders stops it the same way (`finish`). An engine that
+//! sent its `bestmove` while pondering (against UCI) has it discarded and is sent a plain `go`.
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -107,6 +108,12 @@ impl Game<'_> {
         let Some(pondering) = self.pondering.take_if(|p| p.side == turn) else {
             return Resolved::NotPondering;
         };
+        if engines[turn.index()].answered_early() {
+            // It sent its `bestmove` while pondering (against UCI): discarded, and the engine,
+            // idle, is asked to move afresh, as cutechess does.
+            self.record_strays(turn, engines);
+            return Resolved::Missed;
+        }
         if fen(self.referee.position()) == pondering.fen {
             return match engines[turn.index()].ponderhit().await {
                 Ok(at) => Resolved::Hit(at),

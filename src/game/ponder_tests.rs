@@ -54,6 +54,11 @@ fn white_trace(g: &Game) -> Vec<String> {
                 side: Side::White,
                 line,
             } => Some(format!("stopped {t_us} {line}")),
+            Event::Discarded {
+                t_us,
+                side: Side::White,
+                line,
+            } => Some(format!("discarded {t_us} {line}")),
             _ => None,
         })
         .collect()
@@ -291,4 +296,35 @@ async fn an_illegal_move_while_the_opponent_ponders_is_claimed_and_the_retaken_m
     assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
     assert_eq!(g.played.record.flag_us(Side::Black), Some(1130 * MS));
     assert_eq!(g.logs[0].starting_with("ponderhit").len(), 1);
+}
+
+/// An engine that answers while pondering (against UCI) has its `bestmove` discarded, and
+/// at its turn, a hit or not, it is idle: it gets a plain `go`, as in cutechess, and its clock
+/// starts there.
+#[tokio::test(start_paused = true)]
+async fn a_bestmove_sent_while_pondering_is_discarded_and_a_plain_go_follows() {
+    let g = play_pondering(
+        &tc_1s(),
+        vec![
+            mv("e2e4 ponder e7e5", 100),
+            Step::Early("d2d4", Duration::from_millis(50)),
+            mv("g1f3", 30),
+        ],
+        vec![mv("e7e5", 200), mv("b8c6", 5000)],
+    )
+    .await;
+    assert_eq!(
+        white_trace(&g),
+        [
+            format!("go 0 {}", 1000 * MS),
+            format!("move {} e2e4 {} {}", 100 * MS, 100 * MS, 900 * MS),
+            format!("ponder {} e7e5", 100 * MS),
+            format!("discarded {} bestmove d2d4", 150 * MS),
+            format!("go {} {}", 300 * MS, 900 * MS),
+            format!("move {} g1f3 {} {}", 330 * MS, 30 * MS, 870 * MS),
+        ]
+    );
+    assert!(g.logs[0].starting_with("ponderhit").is_empty());
+    assert!(g.logs[0].starting_with("stop").is_empty());
+    assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
 }

@@ -26,6 +26,8 @@ pub enum Step {
     Hang,
     /// Exits after `after`, without answering.
     Crash(Duration),
+    /// `bestmove UCI` after `think`, even after `go ponder` (against UCI).
+    Early(&'static str, Duration),
 }
 
 /// `bestmove UCI` after `ms` milliseconds.
@@ -135,14 +137,14 @@ async fn respond(mut peer: MemoryEngine, name: String, steps: Vec<Step>, log: Lo
                     steps.get(next - 1).cloned().unwrap_or(Step::Hang)
                 };
                 if command.split_whitespace().any(|t| t == "ponder")
-                    && !matches!(step, Step::Crash(_))
+                    && !matches!(step, Step::Crash(_) | Step::Early(..))
                 {
                     pondering = Some(step);
                     continue;
                 }
                 let now = Instant::now();
                 due = match step {
-                    Step::Move(text, think) => Some((
+                    Step::Move(text, think) | Step::Early(text, think) => Some((
                         now + think,
                         Due::BestMove {
                             text,
