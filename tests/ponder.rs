@@ -184,6 +184,11 @@ fn minimax_ponders_through_whole_games() {
     assert!(summary.contains(&line), "{summary}");
     assert!(!summary.contains("random 0 of"), "{summary}");
     assert_rerules_the_same(&s, 4);
+    // A resumed run ponders as it was planned (run.json): --ponder cannot change that.
+    let resumed = s.run(&[
+        "gauntlet", "a", "--vs", "b,random", "--resume", "res", "--ponder",
+    ]);
+    assert_usage_error(&resumed, "drop --ponder");
 }
 
 /// What the engine processes read, from the `tee` each is started behind (`wrapped`): the
