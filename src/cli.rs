@@ -174,6 +174,11 @@ pub struct RunArgs {
     /// With --tb: adjudicate positions of at most N pieces, 3 to 7 [default: the most the tables hold]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::TB_PIECES.parse(s))]
     pub tb_pieces: Option<usize>,
+    /// Every engine ponders (thinks on the opponent's time: go ponder, ponderhit, stop on a
+    /// miss), as `ponder = true` in its engines.toml table; an engine without the UCI option
+    /// Ponder plays without pondering (a warning says so)
+    #[arg(long)]
+    pub ponder: bool,
     /// Tolerance in ms before a flag counts, 0 to 600000 (off the rules; reported in the summary) [default: 0]
     #[arg(long, value_name = "MS", value_parser = |s: &str| limits::TIME_MARGIN.parse(s))]
     pub time_margin: Option<u64>,

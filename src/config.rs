@@ -52,7 +52,9 @@ pub const BUILTIN_ENGINES: &[&str] =
 /// Keys allowed at the top level of engines.toml.
 const TOP_KEYS: &[&str] = &["run", "engines"];
 /// Keys allowed in an `[engines.NAME]` table.
-const ENGINE_KEYS: &[&str] = &["cmd", "builtin", "args", "dir", "env", "options", "tc"];
+const ENGINE_KEYS: &[&str] = &[
+    "cmd", "builtin", "args", "dir", "env", "options", "tc", "ponder",
+];
 /// Keys allowed in `[run]`: the fields of [`RunTable`] (a test keeps the two in step).
 const RUN_KEYS: &[&str] = &[
     "tc",
@@ -70,6 +72,7 @@ const RUN_KEYS: &[&str] = &[
     "resign-adjudication",
     "tb",
     "tb-pieces",
+    "ponder",
     "time-margin",
     "flag-notice-ms",
     "claim-ms",
@@ -174,6 +177,9 @@ pub struct EngineConfig {
     pub options: Vec<(String, String)>,
     /// This engine's own time control (time odds); `None` = the run's `tc`.
     pub tc: Option<TimeControl>,
+    /// `ponder = true` (or `--ponder`): it ponders on the opponent's time (`go ponder`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ponder: bool,
 }
 
 /// The whole of engines.toml.
@@ -427,6 +433,9 @@ pub struct RunTable {
     pub tb: Option<TbPaths>,
     #[serde(default, deserialize_with = "de_tb_pieces")]
     pub tb_pieces: Option<usize>,
+    /// `--ponder`: every engine ponders.
+    #[serde(default)]
+    pub ponder: Option<bool>,
     /// Milliseconds.
     #[serde(default, deserialize_with = "de_time_margin")]
     pub time_margin: Option<u64>,
@@ -494,6 +503,7 @@ impl RunTable {
             resign_adjudication,
             tb,
             tb_pieces,
+            ponder,
             time_margin,
             flag_notice_ms,
             claim_ms,
@@ -677,6 +687,8 @@ struct RawEngine {
     #[serde(default)]
     options: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
     tc: Option<Spanned<String>>,
+    #[serde(default)]
+    ponder: bool,
 }
 
 /// Reads and validates engines.toml. Does not check that the engines' programs exist: see
@@ -889,6 +901,7 @@ fn engine_config(
         env,
         options: uci_options,
         tc,
+        ponder: raw.ponder,
     })
 }
 
@@ -1332,7 +1345,7 @@ args = ["--crash-after", "5"]
         assert!(e.contains("flag-overshoot-ms, flag-gap-ms, sprt"), "{e}");
         let e = err("[engines.sf]\ncmd = \"sf\"\noption = {}\n");
         assert!(
-            e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc)"),
+            e.starts_with("/cfg/engines.toml:3:1: unknown key `option` in [engines.sf] (allowed: cmd, builtin, args, dir, env, options, tc, ponder)"),
             "{e}"
         );
         let e = err("[engines.sf-16.1]\ncmd = \"sf\"\n");
@@ -1345,6 +1358,17 @@ args = ["--crash-after", "5"]
             e.contains("unknown key `engine` in the top level (allowed: run, engines)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn ponder_is_read_per_engine_and_off_by_default() {
+        let text = "[engines.a]\nbuiltin = \"minimax\"\nponder = true\n[engines.b]\nbuiltin = \"minimax\"\n[run]\nponder = true\n";
+        let roster = parse_roster(text, Path::new("/cfg/engines.toml")).expect("a roster");
+        assert!(roster.engines["a"].ponder);
+        assert!(!roster.engines["b"].ponder);
+        assert_eq!(roster.run.ponder, Some(true));
+        let e = err("[engines.a]\nbuiltin = \"minimax\"\nponder = \"yes\"\n");
+        assert!(e.contains("3:10"), "{e}");
     }
 
     #[test]

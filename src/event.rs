@@ -344,13 +344,31 @@ pub struct SearchInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
-    /// The mover's clock started: its `go` line has been written.
+    /// The mover's clock started: its `go` line has been written, or its `ponderhit` (the
+    /// opponent played the move it was pondering on; its search goes on as its own).
     Go {
         t_us: i64,
         side: Side,
-        /// The mover's time left as sent in `go`, in microseconds.
+        /// The mover's time left as sent in `go`, in microseconds (at a ponderhit: its time
+        /// left at that instant).
         clock_us: i64,
+        /// It was a `ponderhit`, not a `go`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ponderhit: bool,
     },
+    /// `side`'s engine was sent `go ponder`: it searches, on the opponent's time, the position
+    /// after the opponent's move `ponder` (the one its `bestmove` named). Its clock does not
+    /// run; the opponent's does. A `Go` with `ponderhit` follows if the opponent plays that
+    /// move; otherwise it is stopped (`PonderStopped`) and sent a plain `go`.
+    Ponder {
+        t_us: i64,
+        side: Side,
+        ponder: String,
+    },
+    /// `side`'s engine was pondering and was sent `stop` (the opponent played another move, or
+    /// the game ended); `line` is its answer, read at `t_us` and discarded: no move, no clock
+    /// press, ignored by the referee.
+    PonderStopped { t_us: i64, side: Side, line: String },
     /// The mover's `bestmove` line was read; its clock stopped. `uci` is the engine's text as
     /// sent (it may be illegal: the referee decides). `clock_us` is the mover's time left after
     /// the move, increment included; it may be negative.
@@ -408,8 +426,9 @@ pub enum Event {
         what: Injection,
     },
     /// A `bestmove` line read before the `go` it would answer (an engine that sent two for one
-    /// search), discarded: no move, no clock press, ignored by the referee (cutechess and
-    /// fastchess discard it too). `t_us` is when it was read.
+    /// search, or one that answered while pondering), discarded: no move, no clock press,
+    /// ignored by the referee (cutechess and fastchess discard it too). `t_us` is when it was
+    /// read.
     Discarded { t_us: i64, side: Side, line: String },
     /// A flag fell: `t_us` is the exact instant the side's time reached zero (plus the
     /// `--time-margin`, when one is set).
@@ -453,6 +472,8 @@ impl Event {
     pub fn t_us(&self) -> i64 {
         match self {
             Event::Go { t_us, .. }
+            | Event::Ponder { t_us, .. }
+            | Event::PonderStopped { t_us, .. }
             | Event::Move { t_us, .. }
             | Event::IllegalMove { t_us, .. }
             | Event::Unnoticed { t_us, .. }

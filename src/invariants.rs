@@ -75,7 +75,12 @@ pub fn check(record: &GameRecord, written: &Rendered) -> Vec<String> {
         let next = record.events[i + 1..].iter().find(|e| {
             !matches!(
                 e,
-                Event::Notice { .. } | Event::Injected { .. } | Event::EngineFault { .. }
+                Event::Notice { .. }
+                    | Event::Injected { .. }
+                    | Event::EngineFault { .. }
+                    // The opponent's engine stopped pondering as the game ended.
+                    | Event::Ponder { .. }
+                    | Event::PonderStopped { .. }
             )
         });
         match (record.ruleset, next) {
@@ -169,9 +174,15 @@ impl Tamper {
         let Event::Claim { by, .. } = record.events[i] else {
             unreachable!()
         };
-        let next = record.events[i + 1..]
-            .iter_mut()
-            .find(|e| !matches!(e, Event::Notice { .. } | Event::Injected { .. }));
+        let next = record.events[i + 1..].iter_mut().find(|e| {
+            !matches!(
+                e,
+                Event::Notice { .. }
+                    | Event::Injected { .. }
+                    | Event::Ponder { .. }
+                    | Event::PonderStopped { .. }
+            )
+        });
         match (self, next) {
             (Tamper::OffenderWins, Some(Event::End { result, .. })) => {
                 *result = crate::event::GameResult::win_for(by.other());
@@ -541,6 +552,40 @@ mod tests {
         assert!(written.pgn.trim_end().ends_with("1-0"), "{}", written.pgn);
     }
 
+    /// Found by a `--ponder` run with `--inject-illegal`: the game ended at the claim of a
+    /// second illegal move, and the claimant's engine, pondering, was stopped before the end
+    /// was written. Its `ponder-stopped` is not the ruling.
+    #[test]
+    fn a_ponderer_stopped_after_the_claim_that_ends_the_game_is_no_violation() {
+        let events = vec![
+            Event::IllegalMove {
+                t_us: 1,
+                side: Side::White,
+                uci: "e2e5".into(),
+                think_us: 1,
+                clock_us: 1,
+                reason: "no".into(),
+                kind: None,
+            },
+            Event::Claim {
+                t_us: 2,
+                by: Side::Black,
+                what: Claimable::IllegalMove,
+            },
+            Event::PonderStopped {
+                t_us: 3,
+                side: Side::Black,
+                line: "bestmove e7e5".into(),
+            },
+            end(GameResult::BlackWins, Termination::IllegalMove, "USCF 11d"),
+        ];
+        let broken = checked(&record(Ruleset::Uscf, events));
+        assert!(
+            !broken.iter().any(|b| b.contains("not ruled at its claim")),
+            "{broken:?}"
+        );
+    }
+
     #[test]
     fn an_illegal_move_claim_that_does_not_end_the_game_is_caught() {
         let events = vec![
@@ -562,6 +607,7 @@ mod tests {
                 t_us: 3,
                 side: Side::Black,
                 clock_us: 1,
+                ponderhit: false,
             },
             end(
                 GameResult::Draw,

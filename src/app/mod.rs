@@ -65,6 +65,7 @@ pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
                 .map_err(anyhow::Error::from),
             Err(e) => Err(e.into()),
         };
+        let ponder = engine.ponder;
         match started {
             Ok(engine) => {
                 say!(
@@ -72,6 +73,9 @@ pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
                     engine.id_name().unwrap_or("(no id name)"),
                     engine.author().unwrap_or("(no author)")
                 );
+                if ponder && !engine.ponders() {
+                    say!("  warning: ponder = true, but it has no UCI option Ponder: it plays without pondering");
+                }
                 for option in engine.options() {
                     say!("  option {:<24} {}", option.name, option.description);
                 }

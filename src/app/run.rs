@@ -222,6 +222,9 @@ pub async fn tournament(
     if !injections.is_empty() {
         summary!("{}", injections.to_text());
     }
+    if let Some(line) = tally.pondering.summary_line() {
+        summary!("{line}");
+    }
     if outcome.violations.is_empty() {
         summary!("invariants: held in all {} games", tally.rows.len());
     } else {
@@ -335,7 +338,12 @@ fn new_plan(
             dir.display()
         );
     }
-    let engines = players(&roster, names)?;
+    let mut engines = players(&roster, names)?;
+    if args.ponder || table.ponder == Some(true) {
+        for engine in &mut engines {
+            engine.ponder = true;
+        }
+    }
     let games = args.games.or(table.games).unwrap_or(2);
     let encounters = match format {
         Format::Gauntlet => engines.len() - 1,
@@ -471,6 +479,7 @@ fn resumed_plan(
         ("--inject-flag-mode", args.inject_flag_mode.is_some()),
         ("--flag-overshoot-ms", args.flag_overshoot_ms.is_some()),
         ("--flag-gap-ms", args.flag_gap_ms.is_some()),
+        ("--ponder", args.ponder),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
         usage!(
@@ -620,7 +629,15 @@ async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Resu
     let mut first_error = None;
     while let Some(joined) = set.join_next().await {
         match joined? {
-            Ok(engine) => engine.shutdown().await,
+            Ok(engine) => {
+                if ponders_not(engines, &engine) {
+                    note!(
+                        "warning: engine {} has no UCI option Ponder: it plays without pondering",
+                        engine.name()
+                    );
+                }
+                engine.shutdown().await
+            }
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -630,6 +647,13 @@ async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Resu
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
+}
+
+/// An engine configured to ponder that was not told it may (it declares no `Ponder` option).
+fn ponders_not(engines: &[EngineConfig], engine: &Engine) -> bool {
+    engines
+        .iter()
+        .any(|e| e.name == engine.name() && e.ponder && !engine.ponders())
 }
 
 fn default_out(format: Format, shard: Option<Shard>) -> PathBuf {

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use rand::rngs::StdRng;
@@ -60,6 +60,9 @@ pub struct Limits {
     pub movetime: Option<u64>,
     pub infinite: bool,
     pub ponder: bool,
+    /// `go ponder`: the instant `ponderhit` was read, set by the UCI loop while the search
+    /// runs. Until then the search has no time limit; from then on its clock runs.
+    pub ponderhit: Arc<OnceLock<Instant>>,
 }
 
 impl Limits {
@@ -76,6 +79,7 @@ impl Limits {
             movetime: None,
             infinite: false,
             ponder: false,
+            ponderhit: Arc::default(),
         }
     }
 }
@@ -85,6 +89,9 @@ impl Limits {
 pub enum Reply {
     /// `bestmove <move>`, or `bestmove (none)` when there is no legal move.
     Move(Option<Move>),
+    /// `bestmove <move> ponder <reply>`: the move, and the opponent's reply it expects (the
+    /// move to ponder on).
+    Ponder(Move, Move),
     /// `bestmove <text>` verbatim (used by `faulty` for illegal and null moves).
     Text(String),
     /// No `bestmove` at all (used by `faulty`).

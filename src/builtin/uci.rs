@@ -52,6 +52,8 @@ pub fn run_loop(
 struct Worker {
     handle: JoinHandle<Box<dyn Engine>>,
     stop: Arc<AtomicBool>,
+    /// Set at `ponderhit` (its `go ponder`'s [`Limits::ponderhit`]).
+    ponderhit: Arc<std::sync::OnceLock<Instant>>,
 }
 
 struct Session {
@@ -111,9 +113,8 @@ impl Session {
                 self.game = game;
             }
             "go" => self.go(parse_go(args, Instant::now()))?,
-            // Pondering is treated as an infinite search, so a ponder hit
-            // simply asks for the answer now.
-            "stop" | "ponderhit" => self.stop(),
+            "stop" => self.stop(),
+            "ponderhit" => self.ponderhit(),
             "quit" => {
                 self.quit();
                 return Ok(false);
@@ -178,6 +179,7 @@ impl Session {
         }
         let mut engine = self.engine.take().context("engine lost")?;
         let wait_for_stop = limits.infinite || limits.ponder;
+        let ponderhit = limits.ponderhit.clone();
         if self.inline {
             // No thread, no copies: `instant` measures the arena's overhead.
             let line = answer(
@@ -204,8 +206,12 @@ impl Session {
             .stack_size(SEARCH_STACK)
             .spawn(move || {
                 let line = answer(engine.as_mut(), &game, &limits, &flag, &out);
-                // UCI: after `go infinite` the answer waits for `stop`.
-                while wait_for_stop && !flag.load(Ordering::Acquire) {
+                // UCI: after `go infinite` the answer waits for `stop`, after `go ponder` for
+                // `stop` or `ponderhit`.
+                while wait_for_stop
+                    && !flag.load(Ordering::Acquire)
+                    && !(limits.ponder && limits.ponderhit.get().is_some())
+                {
                     thread::park();
                 }
                 if let Some(l) = line {
@@ -214,8 +220,24 @@ impl Session {
                 engine
             })
             .context("cannot start the search thread")?;
-        self.worker = Some(Worker { handle, stop });
+        self.worker = Some(Worker {
+            handle,
+            stop,
+            ponderhit,
+        });
         Ok(())
+    }
+
+    /// `ponderhit`: the search pondering goes on as the engine's own, its clock running from
+    /// now (an inline engine's held answer goes out at once).
+    fn ponderhit(&mut self) {
+        match &self.worker {
+            Some(w) => {
+                let _ = w.ponderhit.set(Instant::now());
+                w.handle.thread().unpark();
+            }
+            None => self.stop(),
+        }
     }
 
     /// Ends the running search (its `bestmove` is written by the worker).
@@ -274,6 +296,11 @@ fn answer(
     match reply {
         Reply::Move(Some(m)) => Some(format!("bestmove {}", game.uci(m))),
         Reply::Move(None) => Some("bestmove (none)".to_string()),
+        Reply::Ponder(m, reply) => Some(format!(
+            "bestmove {} ponder {}",
+            game.uci(m),
+            game.uci(reply)
+        )),
         Reply::Text(t) => Some(format!("bestmove {t}")),
         Reply::Silent => None,
     }
@@ -584,6 +611,42 @@ mod tests {
         let ready = out.find("readyok").expect("readyok");
         let best = out.find("bestmove").expect("bestmove");
         assert!(ready < best, "{out}");
+    }
+
+    /// `go ponder`: no answer until `ponderhit` (the search has no time limit while it
+    /// ponders), then the search ends on its own clock, with no `stop`, and names the move to
+    /// ponder on next; a `stop` while pondering answers at once.
+    #[test]
+    fn minimax_ponders_until_ponderhit_then_searches_on_its_own_clock() {
+        let (out, buf) = Out::buffer();
+        let text = || String::from_utf8_lossy(&buf.lock().expect("buffer")).into_owned();
+        let engine = crate::builtin::create("minimax", &[]).expect("engine");
+        let mut s = Session::new("test", engine, out);
+        for line in [
+            "setoption name Ponder value true",
+            "position startpos moves e2e4 e7e5",
+            "go ponder wtime 1000 btime 1000",
+        ] {
+            assert!(s.handle(line).expect("ok"));
+        }
+        // Far past its budget (at most a quarter of its 1 s): it ponders on, silent.
+        thread::sleep(Duration::from_millis(600));
+        assert!(!text().contains("bestmove"), "{}", text());
+        assert!(s.handle("ponderhit").expect("ok"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !text().contains("bestmove") && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let out = text();
+        let best = out.lines().find(|l| l.starts_with("bestmove")).expect(&out);
+        let words: Vec<&str> = best.split_whitespace().collect();
+        assert!(matches!(words[..], ["bestmove", _, "ponder", _]), "{best}");
+        // A miss: stop answers at once.
+        assert!(s.handle("position startpos moves e2e4 c7c5").expect("ok"));
+        assert!(s.handle("go ponder wtime 1000 btime 1000").expect("ok"));
+        assert!(s.handle("stop").expect("ok"));
+        s.quit();
+        assert_eq!(text().matches("bestmove").count(), 2, "{}", text());
     }
 
     #[test]

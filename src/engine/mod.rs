@@ -108,6 +108,12 @@ pub struct Engine {
     go_at: Option<Instant>,
     /// `bestmove` lines read before the `go` they would answer, discarded (when, and the text).
     stray: Vec<(Instant, String)>,
+    /// The move its last `bestmove` said it would ponder on (`bestmove X ponder Y`).
+    ponder_move: Option<String>,
+    /// It was sent `setoption name Ponder value true`: the arena lets it ponder.
+    ponders: bool,
+    /// When it closed its output, if that was read by [`Engine::answered_early`].
+    closed_at: Option<Instant>,
 }
 
 impl Engine {
@@ -129,7 +135,13 @@ impl Engine {
                 }
             })?;
         // On any error below the engine is dropped, which kills its group and reaps it.
-        Engine::connect(&config.name, process, timeouts, &config.options).await
+        let mut engine = Engine::connect(&config.name, process, timeouts, &config.options).await?;
+        // `ponder = true`: an engine that declares the `Ponder` option is told it may ponder
+        // (UCI); one that does not plays without pondering, as cutechess has it.
+        if config.ponder && !engine.ponders && engine.declares("Ponder") {
+            engine.set_option("Ponder", "true").await?;
+        }
+        Ok(engine)
     }
 
     /// Completes the UCI handshake with an engine already running (a spawned process, or an
@@ -149,6 +161,9 @@ impl Engine {
             timeouts,
             go_at: None,
             stray: Vec::new(),
+            ponder_move: None,
+            ponders: false,
+            closed_at: None,
         };
         engine.handshake().await?;
         for (option, value) in options {
@@ -173,6 +188,23 @@ impl Engine {
 
     pub fn options(&self) -> &[UciOption] {
         &self.options
+    }
+
+    /// Whether the engine declared the UCI option `name` (not case sensitive).
+    pub fn declares(&self, name: &str) -> bool {
+        self.options
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the engine was told it may ponder (`setoption name Ponder value true`).
+    pub fn ponders(&self) -> bool {
+        self.ponders
+    }
+
+    /// The move the engine's last `bestmove` said it would ponder on.
+    pub fn ponder_move(&self) -> Option<&str> {
+        self.ponder_move.as_deref()
     }
 
     async fn handshake(&mut self) -> Result<(), EngineError> {
@@ -221,6 +253,9 @@ impl Engine {
                 value: value.to_string(),
                 allowed,
             })?;
+        if known.name.eq_ignore_ascii_case("Ponder") {
+            self.ponders = value.eq_ignore_ascii_case("true");
+        }
         self.send(&line).await
     }
 
@@ -271,6 +306,9 @@ impl Engine {
 
     /// Waits for `bestmove` until `deadline`.
     pub async fn bestmove(&mut self, deadline: Instant) -> Reply {
+        if let Some(at) = self.closed_at {
+            return Reply::Exited { at };
+        }
         loop {
             let line = tokio::select! {
                 biased;
@@ -294,6 +332,7 @@ impl Engine {
                             .expect("info slot lock")
                             .take();
                         let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
                         return Reply::BestMove {
                             text: mv.to_string(),
                             at,
@@ -306,6 +345,46 @@ impl Engine {
                 None => return Reply::Exited { at: Instant::now() },
             }
         }
+    }
+
+    /// `ponderhit`: the move the engine pondered on was played, its search goes on as its own
+    /// (UCI). Returns the instant the write began: its clock starts then, as with [`Engine::go`],
+    /// and a `bestmove` read before it (sent while pondering, against UCI) answers nothing.
+    pub async fn ponderhit(&mut self) -> Result<Instant, EngineError> {
+        let start = Instant::now();
+        self.go_at = Some(start);
+        self.send("ponderhit\n").await?;
+        Ok(start)
+    }
+
+    /// Whether the engine has already sent a `bestmove` that is not yet read: one sent while
+    /// pondering, against UCI (cutechess ignores it too). It is kept as a stray, discarded;
+    /// other lines read meanwhile are dropped, as [`Engine::bestmove`] drops them.
+    pub fn answered_early(&mut self) -> bool {
+        while let Ok(line) = self.process.lines.try_recv() {
+            match line {
+                Line::Text { text, at } if uci::parse_bestmove(&text).is_some() => {
+                    self.stray.push((at, text));
+                    return true;
+                }
+                Line::Eof { at } => {
+                    self.closed_at = Some(at);
+                    return false;
+                }
+                Line::Text { .. } | Line::Overlong => {}
+            }
+        }
+        false
+    }
+
+    /// Sends `stop` and waits until the stop timeout for the `bestmove` that ends the search:
+    /// `Deadline` when it did not answer (it has hung), `Exited` when it is gone.
+    pub async fn stop_search(&mut self) -> Reply {
+        if self.send("stop\n").await.is_err() {
+            return Reply::Exited { at: Instant::now() };
+        }
+        let deadline = Instant::now() + self.timeouts.stop;
+        self.bestmove(deadline).await
     }
 
     /// Sends `stop` and waits for the `bestmove` that ends the search; false if the engine

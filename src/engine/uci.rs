@@ -26,6 +26,20 @@ pub fn parse_bestmove(line: &str) -> Option<&str> {
     Some(tokens.next().unwrap_or(""))
 }
 
+/// The move a `bestmove` line says the engine would ponder on (`bestmove e2e4 ponder e7e5`:
+/// `e7e5`), if it names one.
+pub fn parse_ponder(line: &str) -> Option<&str> {
+    let mut tokens = line.split_whitespace();
+    if tokens.next() != Some("bestmove") {
+        return None;
+    }
+    tokens.next()?;
+    match (tokens.next(), tokens.next()) {
+        (Some("ponder"), Some(mv)) if mv != "(none)" && mv != "0000" => Some(mv),
+        _ => None,
+    }
+}
+
 /// `id name ...` / `id author ...`.
 pub fn parse_id(line: &str) -> Option<(&str, &str)> {
     let rest = line.trim().strip_prefix("id ")?.trim_start();
@@ -274,6 +288,20 @@ mod tests {
             Some("e2e4")
         );
         assert_eq!(parse_bestmove("\u{b}bestmove\u{a0}g8f6"), Some("g8f6"));
+    }
+
+    #[test]
+    fn ponder_moves() {
+        assert_eq!(parse_ponder("bestmove e2e4 ponder e7e5"), Some("e7e5"));
+        assert_eq!(
+            parse_ponder(" bestmove\u{b}e2e4  ponder  e7e5 "),
+            Some("e7e5")
+        );
+        assert_eq!(parse_ponder("bestmove e2e4"), None);
+        assert_eq!(parse_ponder("bestmove e2e4 ponder"), None);
+        assert_eq!(parse_ponder("bestmove e2e4 ponder (none)"), None);
+        assert_eq!(parse_ponder("bestmove e2e4 ponders e7e5"), None);
+        assert_eq!(parse_ponder("info pv e2e4 ponder e7e5"), None);
     }
 
     #[test]

@@ -27,6 +27,9 @@ use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::timecontrol::TimeControl;
 
+mod ponder;
+#[cfg(test)]
+mod ponder_tests;
 #[cfg(test)]
 mod scripted;
 #[cfg(test)]
@@ -153,6 +156,7 @@ impl GameSetup {
 
 /// The `position` command: a base (the opening, or a FEN once an illegal move stood) and the
 /// moves played since.
+#[derive(Clone)]
 struct PositionCommand {
     text: String,
     /// Moves after the base.
@@ -322,6 +326,11 @@ struct Game<'a> {
     /// `--illegal-notice-after N`: the watcher that will notice the illegal move that stood,
     /// and the ply count at which it does (too late: the move stands).
     late_illegal: Option<(Side, u32)>,
+    /// The move each side's last `bestmove` named to ponder on, until its opponent is asked
+    /// to move.
+    offered: [Option<String>; 2],
+    /// The `go ponder` in progress (`ponder.rs`).
+    pondering: Option<ponder::Pondering>,
 }
 
 impl Game<'_> {
@@ -882,6 +891,8 @@ impl Game<'_> {
             deferred: Vec::new(),
             at_press: Vec::new(),
             late_illegal: None,
+            offered: [None, None],
+            pondering: None,
         }
     }
 
@@ -902,9 +913,18 @@ impl Game<'_> {
             }
             return Flow::Next;
         }
-        let go = go_command(self.setup, &self.clock, Instant::now());
-        match engines[turn.index()].go(&self.position.text, &go).await {
-            Ok(started) => {
+        let asked = match self.resolve_ponder(turn, engines).await {
+            ponder::Resolved::Hit(at) => Ok((at, true)),
+            ponder::Resolved::Stalled(flow) => return flow,
+            ponder::Resolved::Died(e) => Err(e),
+            ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
+                let go = go_command(self.setup, &self.clock, Instant::now());
+                let sent = engines[turn.index()].go(&self.position.text, &go).await;
+                sent.map(|started| (started, false))
+            }
+        };
+        match asked {
+            Ok((started, ponderhit)) => {
                 match self.clock.running() {
                     // Its clock already runs (it started at the press while the engine was
                     // not asked to move).
@@ -921,8 +941,10 @@ impl Game<'_> {
                     t_us,
                     side: turn,
                     clock_us,
+                    ponderhit,
                 });
                 self.thinking = Some(turn);
+                self.start_pondering(turn, engines).await;
                 Flow::Next
             }
             Err(e) => {
@@ -1049,6 +1071,7 @@ impl Game<'_> {
             Reply::Deadline => None,
             Reply::BestMove { text, at, info } => {
                 self.thinking = None;
+                self.offer_ponder_move(side, engines);
                 if self.claim.is_some_and(|c| c.1 == side) {
                     // It claims rather than moves; the move it sent meanwhile is ignored.
                     return None;
@@ -1136,6 +1159,7 @@ impl Game<'_> {
                 }
             }
         }
+        self.stop_pondering_at_end(engines).await;
         if !self.notes.is_empty() {
             let notes = self.notes.join("; ");
             ending.detail = if ending.detail.is_empty() {

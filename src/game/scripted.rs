@@ -1,6 +1,10 @@
 //! A scripted UCI engine inside the test process, for tests of the game loop under
 //! `tokio::time::pause`: it answers each `go` with the next step of its script after an exact
 //! think time, so a whole game runs in virtual time, to the microsecond.
+//!
+//! It declares the `Ponder` option. A `go ponder` takes the next step but holds it: a
+//! `ponderhit` starts it then (its think time counts from the ponderhit), a `stop` answers its
+//! move at once (a `Hang` never answers; a `Crash` runs from the `go ponder`).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,6 +26,8 @@ pub enum Step {
     Hang,
     /// Exits after `after`, without answering.
     Crash(Duration),
+    /// `bestmove UCI` after `think`, even after `go ponder` (against UCI).
+    Early(&'static str, Duration),
 }
 
 /// `bestmove UCI` after `ms` milliseconds.
@@ -55,10 +61,19 @@ impl Log {
 
 /// Starts a scripted engine and completes the arena's handshake with it.
 pub async fn engine(name: &str, steps: Vec<Step>) -> (Engine, Log) {
+    engine_with(name, steps, &[]).await
+}
+
+/// [`engine`], told it may ponder (`setoption name Ponder value true`).
+pub async fn pondering_engine(name: &str, steps: Vec<Step>) -> (Engine, Log) {
+    engine_with(name, steps, &[("Ponder".to_string(), "true".to_string())]).await
+}
+
+async fn engine_with(name: &str, steps: Vec<Step>, options: &[(String, String)]) -> (Engine, Log) {
     let (process, peer) = Process::in_memory();
     let log = Log::default();
     tokio::spawn(respond(peer, name.to_string(), steps, log.clone()));
-    let engine = Engine::connect(name, process, Timeouts::default(), &[])
+    let engine = Engine::connect(name, process, Timeouts::default(), options)
         .await
         .expect("the scripted engine completes its handshake");
     (engine, log)
@@ -78,6 +93,8 @@ enum Due {
 async fn respond(mut peer: MemoryEngine, name: String, steps: Vec<Step>, log: Log) {
     let mut next = 0;
     let mut due: Option<(Instant, Due)> = None;
+    // The step a `go ponder` holds until `ponderhit` or `stop`.
+    let mut pondering: Option<Step> = None;
     loop {
         let command = match due.as_ref().map(|d| d.0) {
             Some(at) => tokio::select! {
@@ -103,15 +120,31 @@ async fn respond(mut peer: MemoryEngine, name: String, steps: Vec<Step>, log: Lo
         };
         log.push(&command);
         match command.split_whitespace().next().unwrap_or("") {
-            "uci" => peer.say(&format!("id name {name}\nuciok")).await,
+            "uci" => {
+                let ponder = "option name Ponder type check default false";
+                peer.say(&format!("id name {name}\n{ponder}\nuciok")).await;
+            }
             "isready" => peer.say("readyok").await,
             "ucinewgame" => next = 0,
-            "go" => {
-                let step = steps.get(next).cloned().unwrap_or(Step::Hang);
-                next += 1;
+            "go" | "ponderhit" => {
+                let step = if command.starts_with("ponderhit") {
+                    match pondering.take() {
+                        Some(step) => step,
+                        None => continue, // a ponderhit with no ponder search: ignored
+                    }
+                } else {
+                    next += 1;
+                    steps.get(next - 1).cloned().unwrap_or(Step::Hang)
+                };
+                if command.split_whitespace().any(|t| t == "ponder")
+                    && !matches!(step, Step::Crash(_) | Step::Early(..))
+                {
+                    pondering = Some(step);
+                    continue;
+                }
                 let now = Instant::now();
                 due = match step {
-                    Step::Move(text, think) => Some((
+                    Step::Move(text, think) | Step::Early(text, think) => Some((
                         now + think,
                         Due::BestMove {
                             text,
@@ -139,6 +172,20 @@ async fn respond(mut peer: MemoryEngine, name: String, steps: Vec<Step>, log: Lo
                     Step::Crash(after) => Some((now + after, Due::Crash)),
                 };
             }
+            "stop" if pondering.is_some() => match pondering.take() {
+                Some(Step::Move(text, _) | Step::Twice(text, _, _)) => {
+                    peer.say(&format!("bestmove {text}")).await;
+                }
+                Some(Step::IgnoreStop(text, think)) => {
+                    let answer = Due::BestMove {
+                        text,
+                        obeys_stop: false,
+                        stray_after: None,
+                    };
+                    due = Some((Instant::now() + think, answer));
+                }
+                _ => {}
+            },
             "stop" => {
                 if let Some((
                     at,

@@ -14,7 +14,7 @@ use crate::engine::Process;
 use crate::event::{GameResult, Termination};
 use crate::rules::Ruleset;
 
-const MS: i64 = 1000;
+pub(super) const MS: i64 = 1000;
 const S: i64 = 1_000_000;
 
 /// The `flag_notice_ms` mean that makes the first flag notice of game 1 under seed 1 come
@@ -59,11 +59,12 @@ fn config(name: &str) -> EngineConfig {
         env: Default::default(),
         options: Vec::new(),
         tc: None,
+        ponder: false,
     }
 }
 
 /// Game 1 of a run with seed 1 from `fen`, `tc_ms` each, under `ruleset`.
-fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
+pub(super) fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
     let tc = TimeControl {
         base: Duration::from_millis(tc_ms),
         ..TimeControl::default()
@@ -90,9 +91,9 @@ fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
 }
 
 /// A played game, its engines' command logs, and helpers to read its record.
-struct Game {
-    played: Played,
-    logs: [Log; 2],
+pub(super) struct Game {
+    pub(super) played: Played,
+    pub(super) logs: [Log; 2],
 }
 
 /// Plays `setup` between two scripted engines in virtual time.
@@ -107,16 +108,16 @@ async fn play_scripts(setup: &GameSetup, white: Vec<Step>, black: Vec<Step>) -> 
 }
 
 impl Game {
-    fn events(&self) -> &[Event] {
+    pub(super) fn events(&self) -> &[Event] {
         &self.played.record.events
     }
 
-    fn ending(&self) -> (GameResult, Termination, String) {
+    pub(super) fn ending(&self) -> (GameResult, Termination, String) {
         let o = self.played.record.outcome().expect("an End event");
         (o.result, o.termination, o.rule.to_string())
     }
 
-    fn end_clocks(&self) -> [i64; 2] {
+    pub(super) fn end_clocks(&self) -> [i64; 2] {
         match self.events().last() {
             Some(Event::End {
                 white_clock_us,
@@ -156,6 +157,7 @@ impl Game {
                     t_us,
                     side: s,
                     clock_us,
+                    ..
                 } if *s == side => Some((*t_us, *clock_us)),
                 _ => None,
             })
@@ -179,8 +181,8 @@ impl Game {
 }
 
 const DRAW: GameResult = GameResult::Draw;
-const WHITE: GameResult = GameResult::WhiteWins;
-const BLACK: GameResult = GameResult::BlackWins;
+pub(super) const WHITE: GameResult = GameResult::WhiteWins;
+pub(super) const BLACK: GameResult = GameResult::BlackWins;
 
 /// A flag noticed at once (default watchers): K+N against K+R, black (the rook) thinks 5 s on
 /// 500 ms. Its flag falls exactly 500 ms after its `go`, is noticed and claimed at that

@@ -11,6 +11,7 @@ pub mod latency;
 pub mod pgn;
 pub mod pgnout;
 pub mod phases;
+pub mod pondering;
 pub mod reconcile;
 pub mod results;
 pub mod sprt;

@@ -353,7 +353,11 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
 
     for event in &record.events {
         match event {
-            Event::Go { .. } | Event::End { .. } => {}
+            // Pondering leaves the moves and the clocks as they are: nothing to say.
+            Event::Go { .. }
+            | Event::Ponder { .. }
+            | Event::PonderStopped { .. }
+            | Event::End { .. } => {}
             Event::Move {
                 side,
                 uci,
@@ -823,6 +827,7 @@ pub(crate) mod tests {
                 t_us: self.t_us,
                 side,
                 clock_us: self.clock_us[side.index()],
+                ponderhit: false,
             });
             self.t_us += think_us;
             self.clock_us[side.index()] -= think_us;

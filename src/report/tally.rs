@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use super::csv::GameRow;
 use super::injections::InjectionSummary;
 use super::phases::{add_phase_times, PhaseTimes};
+use super::pondering::PonderTally;
 use crate::event::GameRecord;
 
 #[derive(Debug, Default)]
@@ -17,6 +18,8 @@ pub struct Tally {
     /// Think time by game phase, per engine.
     pub phases: BTreeMap<String, PhaseTimes>,
     pub injections: InjectionSummary,
+    /// Ponder searches and ponderhits, per engine.
+    pub pondering: PonderTally,
 }
 
 impl Tally {
@@ -24,6 +27,7 @@ impl Tally {
     pub fn add(&mut self, record: &GameRecord, row: GameRow) {
         add_phase_times(&mut self.phases, record);
         self.injections.add(record);
+        self.pondering.add(record);
         self.rows.push(row);
     }
 }

@@ -400,6 +400,8 @@ impl Referee {
         }
         let verdict = match event {
             Event::Go { .. }
+            | Event::Ponder { .. }
+            | Event::PonderStopped { .. }
             | Event::End { .. }
             | Event::Penalty { .. }
             | Event::Injected { .. }

@@ -69,6 +69,7 @@ fn go(t_us: i64, side: Side) -> Event {
         t_us,
         side,
         clock_us: 0,
+        ponderhit: false,
     }
 }
 

@@ -17,10 +17,14 @@ use tt::Tt;
 
 const HASH: UciOption = UciOption::spin("Hash", 16, 1, 1024);
 const OVERHEAD: UciOption = UciOption::spin("MoveOverhead", 30, 0, 5000);
+/// UCI: the GUI may ponder; the engine then names the move to ponder on in its `bestmove`.
+const PONDER: UciOption = UciOption::check("Ponder", false);
 
 pub struct Minimax {
     hash_mb: usize,
     overhead_ms: u64,
+    /// `Ponder`: `bestmove` names the reply it expects (`ponder <move>`).
+    ponder: bool,
     /// Allocated lazily (`ucinewgame` or the first `go`): `uci` stays instant.
     tt: Option<Tt>,
 }
@@ -30,6 +34,7 @@ impl Minimax {
         Minimax {
             hash_mb: 16,
             overhead_ms: 30,
+            ponder: false,
             tt: None,
         }
     }
@@ -37,7 +42,7 @@ impl Minimax {
 
 impl Engine for Minimax {
     fn options(&self) -> Vec<UciOption> {
-        vec![HASH, OVERHEAD]
+        vec![HASH, OVERHEAD, PONDER]
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -51,6 +56,16 @@ impl Engine for Minimax {
             || name.eq_ignore_ascii_case("Move Overhead")
         {
             self.overhead_ms = OVERHEAD.parse_spin(value)? as u64;
+        } else if name.eq_ignore_ascii_case(PONDER.name) {
+            self.ponder = match value.trim().to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(format!(
+                        "option Ponder: expected true or false, got {value:?}"
+                    ))
+                }
+            };
         } else {
             return Err(format!("unknown option {name:?}"));
         }
@@ -71,14 +86,16 @@ impl Engine for Minimax {
         // A fixed depth or node count is searched in full, whatever the clock says: a move that
         // depended on the machine's speed would make a seeded run impossible to replay.
         let fixed = limits.depth.is_some() || limits.nodes.is_some();
-        let (soft, hard) = if limits.infinite || limits.ponder || fixed {
+        // `go ponder`: the clock's budget, counted from the `ponderhit` (the search has no
+        // time limit until then).
+        let (soft, hard) = if limits.infinite || fixed {
             (None, None)
         } else {
             budget(limits, game.pos.turn(), self.overhead_ms)
         };
         let moves = game.pos.legal_moves();
         // Under the clock, a forced move is played at once.
-        if moves.len() == 1 && hard.is_some() {
+        if moves.len() == 1 && hard.is_some() && !limits.ponder {
             return Reply::Move(moves.first().copied());
         }
         let tt = self.tt.get_or_insert_with(|| Tt::new(self.hash_mb));
@@ -89,10 +106,20 @@ impl Engine for Minimax {
             nodes: limits.nodes.unwrap_or(u64::MAX),
             soft,
             hard,
+            ponderhit: limits.ponder.then(|| limits.ponderhit.clone()),
         };
         let mut searcher = Searcher::new(tt, stop, search_limits);
-        let best = searcher.run(game, &mut |it| out.line(&info_line(it, game)));
-        Reply::Move(best)
+        // The principal variation of the last iteration: its second move is the reply to
+        // ponder on.
+        let mut pv = Vec::new();
+        let best = searcher.run(game, &mut |it| {
+            out.line(&info_line(it, game));
+            pv.clone_from(&it.pv);
+        });
+        match (best, pv.as_slice()) {
+            (Some(m), [first, reply, ..]) if self.ponder && *first == m => Reply::Ponder(m, *reply),
+            _ => Reply::Move(best),
+        }
     }
 }
 
@@ -302,6 +329,7 @@ mod tests {
                     nodes: 5000,
                     soft: None,
                     hard: None,
+                    ponderhit: None,
                 },
             );
             let m = s.run(&game, &mut |_| {});

@@ -4,6 +4,7 @@
 //! No randomness: the same position, history and limits give the same result.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use shakmaty::zobrist::Zobrist64;
@@ -30,6 +31,19 @@ pub struct SearchLimits {
     pub soft: Option<Duration>,
     /// Abort the search in progress at this point.
     pub hard: Option<Duration>,
+    /// `go ponder`: set at `ponderhit`. The time limits count from then; before, there are none.
+    pub ponderhit: Option<Arc<OnceLock<Instant>>>,
+}
+
+impl SearchLimits {
+    /// Time spent on the engine's own clock: since the `go`, or since the `ponderhit`
+    /// (`None` while it ponders).
+    fn on_clock(&self) -> Option<Duration> {
+        match &self.ponderhit {
+            None => Some(self.start.elapsed()),
+            Some(hit) => hit.get().map(Instant::elapsed),
+        }
+    }
 }
 
 /// A completed iteration.
@@ -115,7 +129,11 @@ impl<'a> Searcher<'a> {
                 pv,
             });
             let proven_mate = score.abs() >= MATE_BOUND && MATE - score.abs() <= depth as i32;
-            let out_of_time = self.limits.soft.is_some_and(|soft| elapsed >= soft / 2);
+            let out_of_time = self.limits.soft.is_some_and(|soft| {
+                self.limits
+                    .on_clock()
+                    .is_some_and(|spent| spent >= soft / 2)
+            });
             if proven_mate || out_of_time {
                 break;
             }
@@ -138,7 +156,7 @@ impl<'a> Searcher<'a> {
                 || self
                     .limits
                     .hard
-                    .is_some_and(|hard| self.limits.start.elapsed() >= hard))
+                    .is_some_and(|hard| self.limits.on_clock().is_some_and(|spent| spent >= hard)))
         {
             self.aborted = true;
         }

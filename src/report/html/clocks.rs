@@ -92,6 +92,7 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
                 t_us,
                 side,
                 clock_us,
+                ..
             } => {
                 lines[side.index()].push((sec(*t_us), sec(*clock_us)));
                 running = Some((*side, *t_us, *clock_us));
