@@ -9,6 +9,9 @@
 //!   ignored. The name comes from the `ECO`, `Opening` and `Variation` tags, else `#N` with N
 //!   the game's 1-based number.
 //!
+//! - Polyglot (`.bin`, or a binary file of 16-byte entries): lines drawn from the book at
+//!   random by the entries' weights, seeded by the run's seed ([`polyglot`]).
+//!
 //! Every position is checked with shakmaty under standard chess rules (no Chess960 castling
 //! rights); illegal positions, illegal or unreadable moves and openings that end the game
 //! (checkmate, stalemate, insufficient material) are errors, one line each, naming the file
@@ -26,6 +29,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 use crate::event::OpeningRecord;
+
+pub mod polyglot;
 
 /// The standard start position's FEN, as [`Fen`] writes it.
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -111,19 +116,91 @@ pub enum OpeningsError {
     Empty { path: PathBuf, message: String },
 }
 
-/// Reads an opening book: PGN if the file is called `*.pgn` or starts with a tag pair,
-/// otherwise EPD/FEN, one position per line. An empty book is an error.
-pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
-    let data = std::fs::read(path).map_err(|error| OpeningsError::Read {
+/// The kinds of opening book.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookFormat {
+    Epd,
+    Pgn,
+    Polyglot,
+}
+
+impl BookFormat {
+    /// Polyglot if the file is called `*.bin` or is binary, a whole number of 16-byte
+    /// entries; PGN if it is called `*.pgn` or starts with a tag pair; else EPD/FEN.
+    fn of(path: &Path, data: &[u8]) -> BookFormat {
+        let named = |ext: &str| {
+            path.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+        };
+        if named("bin") || polyglot::looks_like_polyglot(data) {
+            BookFormat::Polyglot
+        } else if named("pgn") || looks_like_pgn(data) {
+            BookFormat::Pgn
+        } else {
+            BookFormat::Epd
+        }
+    }
+
+    /// The format of the book at `path`.
+    pub fn of_file(path: &Path) -> Result<BookFormat, OpeningsError> {
+        Ok(BookFormat::of(path, &read(path)?))
+    }
+}
+
+/// How a book is read: `--opening-plies` (PGN), and for a Polyglot book `--book-depth`, the
+/// number of lines to draw, the first line's number and the seed they are drawn with.
+#[derive(Clone, Copy, Debug)]
+pub struct BookOptions {
+    /// A PGN book: at most this many plies of each game.
+    pub plies: Option<u32>,
+    /// A Polyglot book: at most this many plies per line (none: until out of book).
+    pub depth: Option<u32>,
+    /// A Polyglot book: the lines drawn are `first`, `first + 1`, ..., `count` of them.
+    pub first: u64,
+    pub count: u64,
+    pub seed: u64,
+}
+
+impl Default for BookOptions {
+    fn default() -> BookOptions {
+        BookOptions {
+            plies: None,
+            depth: None,
+            first: 1,
+            count: 1,
+            seed: 0,
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, OpeningsError> {
+    std::fs::read(path).map_err(|error| OpeningsError::Read {
         path: path.to_path_buf(),
         error,
-    })?;
-    let is_pgn = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
-        || looks_like_pgn(&data);
-    let openings = if is_pgn {
-        load_pgn(path, &data)?
+    })
+}
+
+/// Reads an opening book with the default options (every PGN ply; one Polyglot line).
+pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
+    load_book(path, &BookOptions::default())
+}
+
+/// Reads an opening book of any [`BookFormat`]. An empty book is an error.
+pub fn load_book(path: &Path, options: &BookOptions) -> Result<Vec<Opening>, OpeningsError> {
+    let data = read(path)?;
+    let format = BookFormat::of(path, &data);
+    let is_pgn = format == BookFormat::Pgn;
+    let openings = if format == BookFormat::Polyglot {
+        polyglot::openings(
+            path,
+            &data,
+            options.depth,
+            options.first,
+            options.count,
+            options.seed,
+        )?
+    } else if is_pgn {
+        load_pgn(path, &data, options.plies)?
     } else {
         let (openings, skipped) = load_epd(path, &data)?;
         for line in skipped {
@@ -353,13 +430,15 @@ impl Read for CountingReader<'_> {
     }
 }
 
-fn load_pgn(path: &Path, data: &[u8]) -> Result<Vec<Opening>, OpeningsError> {
+/// The games of a PGN book, each cut to at most `plies` plies (fastchess's `plies=`): the
+/// moves past the limit are not read.
+fn load_pgn(path: &Path, data: &[u8], plies: Option<u32>) -> Result<Vec<Opening>, OpeningsError> {
     let fed = Rc::new(Cell::new(0));
     let mut reader = Reader::new(CountingReader {
         data,
         fed: Rc::clone(&fed),
     });
-    let mut book = PgnBook { game: 0 };
+    let mut book = PgnBook { game: 0, plies };
     let mut openings = Vec::new();
     let mut game_start = 0;
     loop {
@@ -414,6 +493,8 @@ enum GameError {
 struct PgnBook {
     /// 1-based number of the game being read.
     game: usize,
+    /// `--opening-plies`: the moves past it are skipped.
+    plies: Option<u32>,
 }
 
 #[derive(Default)]
@@ -509,6 +590,9 @@ impl Visitor for PgnBook {
     }
 
     fn san(&mut self, game: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if self.plies.is_some_and(|p| game.moves.len() >= p as usize) {
+            return ControlFlow::Continue(());
+        }
         let number = format!(
             "{}{}",
             game.pos.fullmoves(),
@@ -876,6 +960,36 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         pgn.push_str("[Event \"last\"]\r\n\r\n1. e4 e5\r\n2. Nf3 Nc6\r\n3. Bb5 Zz9 *\r\n");
         let e = load("big.pgn", &pgn).unwrap_err();
         assert_eq!(e, "big.pgn:2005: game 401: cannot read move \"Zz9\"");
+    }
+
+    #[test]
+    fn opening_plies_cut_each_pgn_game() {
+        // fastchess's `plies=`: at most N plies; moves past them are not read (even bad ones),
+        // and a game whose full line ends in mate is fine when cut before the mate.
+        let file = TempFile::new(
+            "book.pgn",
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n1. f3 e5 2. g4 Qh4# *\n\n1. d4 *\n",
+        );
+        let options = BookOptions {
+            plies: Some(3),
+            ..BookOptions::default()
+        };
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].moves, ["e2e4", "e7e5", "g1f3"]);
+        assert_eq!(book[1].moves, ["f2f3", "e7e5", "g2g4"]);
+        assert_eq!(book[2].moves, ["d2d4"]);
+        assert!(load_openings(&file.0).is_err());
+    }
+
+    #[test]
+    fn book_formats_by_name_and_content() {
+        let of = |name: &str, data: &[u8]| BookFormat::of(Path::new(name), data);
+        assert_eq!(of("b.bin", b"x"), BookFormat::Polyglot);
+        assert_eq!(of("b", &[0; 32]), BookFormat::Polyglot);
+        assert_eq!(of("b", &[0; 31]), BookFormat::Epd);
+        assert_eq!(of("b.pgn", b"1. e4 *"), BookFormat::Pgn);
+        assert_eq!(of("b.txt", b"[Event \"x\"]"), BookFormat::Pgn);
+        assert_eq!(of("b.epd", b"8/8/8/8/8/8/8/8 w - -"), BookFormat::Epd);
     }
 
     #[test]

@@ -16,7 +16,6 @@ use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTa
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
-use crate::openings::{self, Opening};
 use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
@@ -382,27 +381,33 @@ fn new_plan(
     exact_or_random(args, table)?;
     let inject = inject_config(args, table)?;
     let tablebase = tablebase_spec(args, table)?;
+    let seed = args.seed.or(table.seed).unwrap_or_else(rand::random);
+    let book = super::book::plan_book(
+        openings.as_deref(),
+        super::book::BookArgs {
+            start: args.openings_start.or(table.openings_start),
+            plies: args.opening_plies.or(table.opening_plies),
+            depth: args.book_depth.or(table.book_depth),
+        },
+        games,
+        seed,
+    )?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
         format,
         engines,
         tc: args.tc.or(table.tc).unwrap_or(TimeControl::G5),
         games,
-        book: openings
-            .as_deref()
-            .map(|path| -> anyhow::Result<_> {
-                Ok(openings::load_openings(path)?
-                    .iter()
-                    .map(Opening::record)
-                    .collect())
-            })
-            .transpose()?,
+        book: book.records,
         openings,
         openings_digest,
         openings_order: args
             .openings_order
             .or(table.openings_order)
             .unwrap_or(OpeningsOrder::Random),
+        openings_start: book.start,
+        opening_plies: book.plies,
+        book_depth: book.depth,
         settings: RefereeSettings {
             ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
             max_moves: args.max_moves.or(table.max_moves),
@@ -421,7 +426,7 @@ fn new_plan(
             depth: args.depth.or(table.depth),
         },
         time_margin_ms: args.time_margin.or(table.time_margin).unwrap_or(0),
-        seed: args.seed.or(table.seed).unwrap_or_else(rand::random),
+        seed,
         shard,
         sprt: sprt.map(|s| s.to_string()),
         tablebase,
@@ -443,6 +448,9 @@ fn resumed_plan(
         ("--games", args.games.is_some()),
         ("--openings", args.openings.is_some()),
         ("--openings-order", args.openings_order.is_some()),
+        ("--openings-start", args.openings_start.is_some()),
+        ("--opening-plies", args.opening_plies.is_some()),
+        ("--book-depth", args.book_depth.is_some()),
         ("--ruleset", args.ruleset.is_some()),
         ("--seed", args.seed.is_some()),
         ("--out", args.out.is_some()),
