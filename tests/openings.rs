@@ -330,3 +330,32 @@ fn book_options_for_another_format_are_refused() {
     assert_one_line_error(&out, "not a Polyglot book");
     assert!(!s.path("x").exists());
 }
+
+/// A Polyglot run's shards draw the same lines as the whole run, and merge into it; the
+/// lines live in run.json, so a resumed run needs no book file and cannot change its depth.
+#[test]
+fn polyglot_shards_merge_and_resume_without_the_book() {
+    let s = Scratch::new("polyglot-shards");
+    s.write("engines.toml", ENGINES);
+    std::fs::copy(book_path(), s.path("book.bin")).unwrap();
+    let extra = ["--book-depth", "4", "--games", "8", "--seed", "9"];
+    s.run_ok(&run_args("book.bin", "whole", &extra));
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out = format!("shard{k}");
+        let mut with_shard = extra.to_vec();
+        with_shard.extend(["--shard", &shard]);
+        s.run_ok(&run_args("book.bin", &out, &with_shard));
+    }
+    s.run_ok(&["merge", "shard1", "shard2", "--out", "merged"]);
+    let whole = recorded_openings(&s.path("whole"));
+    assert_eq!(whole.len(), 8);
+    assert_eq!(recorded_openings(&s.path("merged")), whole);
+    std::fs::remove_file(s.path("book.bin")).unwrap();
+    let resume = ["gauntlet", "instant", "--vs", "random", "--resume", "whole"];
+    s.run_ok(&resume);
+    let mut changed = resume.to_vec();
+    changed.extend(["--book-depth", "5"]);
+    assert_usage_error(&s.run(&changed), "drop --book-depth");
+    assert_no_leftovers(&s);
+}
