@@ -245,7 +245,11 @@ fn a_polyglot_book_gives_each_pair_a_seeded_line() {
 #[test]
 fn openings_start_and_opening_plies_on_a_pgn_book() {
     let s = Scratch::new("pgn-start-plies");
-    s.write("engines.toml", ENGINES);
+    // `[run] opening-plies` as well as the command line.
+    s.write(
+        "engines.toml",
+        &format!("[run]\nopening-plies = 3\n{ENGINES}"),
+    );
     s.write(
         "book.pgn",
         "[Opening \"one\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n\
@@ -259,8 +263,6 @@ fn openings_start_and_opening_plies_on_a_pgn_book() {
         "sequential",
         "--openings-start",
         "2",
-        "--opening-plies",
-        "3",
     ];
     s.run_ok(&run_args("book.pgn", "out", &extra));
     let games = recorded_openings(&s.path("out"));
@@ -336,9 +338,10 @@ fn book_options_for_another_format_are_refused() {
 #[test]
 fn polyglot_shards_merge_and_resume_without_the_book() {
     let s = Scratch::new("polyglot-shards");
-    s.write("engines.toml", ENGINES);
+    // `[run] book-depth` as well as the command line.
+    s.write("engines.toml", &format!("[run]\nbook-depth = 4\n{ENGINES}"));
     std::fs::copy(book_path(), s.path("book.bin")).unwrap();
-    let extra = ["--book-depth", "4", "--games", "8", "--seed", "9"];
+    let extra = ["--games", "8", "--seed", "9"];
     s.run_ok(&run_args("book.bin", "whole", &extra));
     for k in 1..=2 {
         let shard = format!("{k}/2");
@@ -351,6 +354,7 @@ fn polyglot_shards_merge_and_resume_without_the_book() {
     let whole = recorded_openings(&s.path("whole"));
     assert_eq!(whole.len(), 8);
     assert_eq!(recorded_openings(&s.path("merged")), whole);
+    assert!(whole.iter().all(|(_, moves)| moves.len() <= 4), "{whole:?}");
     std::fs::remove_file(s.path("book.bin")).unwrap();
     let resume = ["gauntlet", "instant", "--vs", "random", "--resume", "whole"];
     s.run_ok(&resume);
