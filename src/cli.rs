@@ -17,6 +17,7 @@ use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
+use crate::vocabulary::Variant;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -145,6 +146,10 @@ pub struct RunArgs {
     /// A PGN book: play at most N plies of each game, 1 to 10000 [default: all]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::OPENING_PLIES.parse(s))]
     pub opening_plies: Option<u32>,
+    /// The game: standard chess, or Chess960 (needs a book of Chess960 positions; engines
+    /// get UCI_Chess960) [default: standard]
+    #[arg(long, value_enum)]
+    pub variant: Option<Variant>,
     /// A Polyglot book: draw at most N plies per opening, 1 to 10000 [default: until out of book]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::BOOK_DEPTH.parse(s))]
     pub book_depth: Option<u32>,

@@ -62,6 +62,7 @@ const RUN_KEYS: &[&str] = &[
     "openings-start",
     "opening-plies",
     "book-depth",
+    "variant",
     "concurrency",
     "ruleset",
     "seed",
@@ -410,6 +411,8 @@ pub struct RunTable {
     pub opening_plies: Option<u32>,
     #[serde(default, deserialize_with = "de_book_depth")]
     pub book_depth: Option<u32>,
+    #[serde(default)]
+    pub variant: Option<crate::vocabulary::Variant>,
     #[serde(default, deserialize_with = "de_concurrency")]
     pub concurrency: Option<usize>,
     #[serde(default)]
@@ -495,6 +498,7 @@ impl RunTable {
             openings_start,
             opening_plies,
             book_depth,
+            variant,
             concurrency,
             ruleset,
             seed,

@@ -229,6 +229,7 @@ mod tests {
                 name: "startpos".into(),
                 fen: None,
                 moves: vec![],
+                variant: Default::default(),
             },
             ruleset,
             tc_white: TimeControl::G5,

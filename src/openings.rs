@@ -12,8 +12,9 @@
 //! - Polyglot (`.bin`, or a binary file of 16-byte entries): lines drawn from the book at
 //!   random by the entries' weights, seeded by the run's seed ([`polyglot`]).
 //!
-//! Every position is checked with shakmaty under standard chess rules (no Chess960 castling
-//! rights); illegal positions, illegal or unreadable moves and openings that end the game
+//! Every position is checked with shakmaty under the rules of the run's variant (standard
+//! chess, or Chess960: Shredder-FEN or X-FEN castling rights, castling moves recorded as the
+//! king taking its rook, [`chess960`] numbers the start positions); illegal positions, illegal or unreadable moves and openings that end the game
 //! (checkmate, stalemate, insufficient material) are errors, one line each, naming the file
 //! and line (and the game for PGN).
 
@@ -26,10 +27,12 @@ use std::rc::Rc;
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::event::OpeningRecord;
+use crate::vocabulary::Variant;
 
+pub mod chess960;
 pub mod polyglot;
 
 /// The standard start position's FEN, as [`Fen`] writes it.
@@ -65,6 +68,7 @@ impl Opening {
             name: self.name.clone(),
             fen: self.root_fen.clone(),
             moves: self.moves.clone(),
+            variant: Variant::of(&self.root),
         }
     }
 
@@ -159,6 +163,9 @@ pub struct BookOptions {
     pub first: u64,
     pub count: u64,
     pub seed: u64,
+    /// Chess960: castling rights are read as Chess960's (Shredder-FEN or X-FEN), PGN games
+    /// may say `[Variant "Chess960"]`, and castling moves are the king taking its rook.
+    pub variant: Variant,
 }
 
 impl Default for BookOptions {
@@ -169,6 +176,7 @@ impl Default for BookOptions {
             first: 1,
             count: 1,
             seed: 0,
+            variant: Variant::Standard,
         }
     }
 }
@@ -200,9 +208,9 @@ pub fn load_book(path: &Path, options: &BookOptions) -> Result<Vec<Opening>, Ope
             options.seed,
         )?
     } else if is_pgn {
-        load_pgn(path, &data, options.plies)?
+        load_pgn(path, &data, options.plies, options.variant)?
     } else {
-        let (openings, skipped) = load_epd(path, &data)?;
+        let (openings, skipped) = load_epd(path, &data, options.variant)?;
         for line in skipped {
             crate::console::note!("warning: {line}: skipped");
         }
@@ -238,7 +246,11 @@ fn looks_like_pgn(data: &[u8]) -> bool {
 
 /// The book's positions, and the lines skipped because their game is already over (`book.epd:3:
 /// the game is already over (checkmate)`): one such line does not make the book unusable.
-fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), OpeningsError> {
+fn load_epd(
+    path: &Path,
+    data: &[u8],
+    variant: Variant,
+) -> Result<(Vec<Opening>, Vec<String>), OpeningsError> {
     let text = String::from_utf8_lossy(strip_bom(data));
     let mut openings = Vec::new();
     let mut skipped = Vec::new();
@@ -248,11 +260,12 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), Ope
             continue;
         }
         let line_no = index + 1;
-        let (root, id) = parse_position_line(line).map_err(|message| OpeningsError::Line {
-            path: path.to_path_buf(),
-            line: line_no,
-            message,
-        })?;
+        let (root, id) =
+            parse_position_line(line, variant).map_err(|message| OpeningsError::Line {
+                path: path.to_path_buf(),
+                line: line_no,
+                message,
+            })?;
         if let Some(over) = game_over(&root) {
             skipped.push(format!(
                 "{}:{line_no}: the game is already over ({over})",
@@ -271,7 +284,7 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), Ope
 }
 
 /// A FEN or EPD line -> (position, EPD `id`).
-fn parse_position_line(line: &str) -> Result<(Chess, Option<String>), String> {
+fn parse_position_line(line: &str, variant: Variant) -> Result<(Chess, Option<String>), String> {
     const SHAPE: &str = "expected a FEN (6 fields) or an EPD (4 fields, then operations)";
     let mut rest = line;
     let mut fields = Vec::with_capacity(6);
@@ -310,7 +323,7 @@ fn parse_position_line(line: &str) -> Result<(Chess, Option<String>), String> {
         )
     });
     let fen = format!("{} {halfmoves} {fullmoves}", fields.join(" "));
-    let root = parse_fen_position(&fen).map_err(|e| format!("bad position: {e}"))?;
+    let root = parse_fen_position(&fen, variant).map_err(|e| format!("bad position: {e}"))?;
     let id = operand("id").filter(|s| !s.trim().is_empty());
     Ok((root, id))
 }
@@ -376,8 +389,8 @@ fn parse_epd_operations(s: &str) -> Result<Vec<(String, Vec<String>)>, String> {
 }
 
 /// A full FEN -> a legal standard-chess position in which the game is not over.
-fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let pos = parse_fen_position(fen)?;
+fn parse_fen(fen: &str, variant: Variant) -> Result<Chess, String> {
+    let pos = parse_fen_position(fen, variant)?;
     if let Some(over) = game_over(&pos) {
         return Err(format!("the game is already over ({over})"));
     }
@@ -385,9 +398,9 @@ fn parse_fen(fen: &str) -> Result<Chess, String> {
 }
 
 /// A full FEN -> a legal standard-chess position.
-fn parse_fen_position(fen: &str) -> Result<Chess, String> {
+fn parse_fen_position(fen: &str, variant: Variant) -> Result<Chess, String> {
     let setup = Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| e.to_string())?;
-    setup.into_position(CastlingMode::Standard).map_err(|e| {
+    setup.into_position(variant.castling_mode()).map_err(|e| {
         let text = e.to_string();
         text.strip_prefix("illegal position: ")
             .map(String::from)
@@ -407,10 +420,16 @@ fn game_over(pos: &Chess) -> Option<&'static str> {
     }
 }
 
-/// `None` for the standard start position, else the normalised FEN.
+/// The standard start position, castling as `variant` castles (in Chess960 it is position 518).
+fn start_position(variant: Variant) -> Chess {
+    parse_fen_position(START_FEN, variant).expect("the start position is legal")
+}
+
+/// `None` for the standard start position of standard chess, else the normalised FEN (always
+/// for Chess960, whose games name their start position).
 fn root_fen(pos: &Chess) -> Option<String> {
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    (fen != START_FEN).then_some(fen)
+    (fen != START_FEN || !Variant::of(pos).is_standard()).then_some(fen)
 }
 
 // ---- PGN ------------------------------------------------------------------------------------
@@ -432,13 +451,22 @@ impl Read for CountingReader<'_> {
 
 /// The games of a PGN book, each cut to at most `plies` plies (fastchess's `plies=`): the
 /// moves past the limit are not read.
-fn load_pgn(path: &Path, data: &[u8], plies: Option<u32>) -> Result<Vec<Opening>, OpeningsError> {
+fn load_pgn(
+    path: &Path,
+    data: &[u8],
+    plies: Option<u32>,
+    variant: Variant,
+) -> Result<Vec<Opening>, OpeningsError> {
     let fed = Rc::new(Cell::new(0));
     let mut reader = Reader::new(CountingReader {
         data,
         fed: Rc::clone(&fed),
     });
-    let mut book = PgnBook { game: 0, plies };
+    let mut book = PgnBook {
+        game: 0,
+        plies,
+        variant,
+    };
     let mut openings = Vec::new();
     let mut game_start = 0;
     loop {
@@ -495,6 +523,7 @@ struct PgnBook {
     game: usize,
     /// `--opening-plies`: the moves past it are skipped.
     plies: Option<u32>,
+    variant: Variant,
 }
 
 #[derive(Default)]
@@ -547,18 +576,38 @@ impl Visitor for PgnBook {
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
         if let Some(variant) = &tags.variant {
             let v = variant.to_ascii_lowercase();
-            if !matches!(
+            let standard = matches!(
                 v.as_str(),
                 "standard" | "chess" | "normal" | "from position"
-            ) {
+            );
+            // The names PGN writers give Chess960 (python-chess's list).
+            let chess960 = matches!(
+                v.as_str(),
+                "chess960"
+                    | "chess 960"
+                    | "960"
+                    | "fischerandom"
+                    | "fischer random"
+                    | "fischer-random"
+            );
+            let supported = match self.variant {
+                Variant::Standard => standard,
+                Variant::Chess960 => standard || chess960,
+            };
+            if !supported {
+                let hint = if chess960 {
+                    ": give --variant chess960"
+                } else {
+                    " (standard chess and Chess960 only)"
+                };
                 return ControlFlow::Break(Err(GameError::InGame(format!(
-                    "variant {variant:?} is not supported (standard chess only)"
+                    "variant {variant:?} is not supported{hint}"
                 ))));
             }
         }
         let root = match &tags.fen {
-            None => Chess::default(),
-            Some(fen) => match parse_fen(fen) {
+            None => start_position(self.variant),
+            Some(fen) => match parse_fen(fen, self.variant) {
                 Ok(pos) => pos,
                 Err(e) => {
                     return ControlFlow::Break(Err(GameError::InGame(format!(
@@ -610,7 +659,7 @@ impl Visitor for PgnBook {
         match san_plus.san.to_move(&game.pos) {
             Ok(m) => {
                 game.moves
-                    .push(m.to_uci(CastlingMode::Standard).to_string());
+                    .push(m.to_uci(self.variant.castling_mode()).to_string());
                 game.pos.play_unchecked(m);
                 ControlFlow::Continue(())
             }
@@ -855,7 +904,8 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         let book = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n\
                     rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
                     7k/8/6Q1/8/8/8/8/K7 b - - 0 1 id \"stalemate\";\n";
-        let (openings, skipped) = load_epd(Path::new("b.epd"), book.as_bytes()).unwrap();
+        let (openings, skipped) =
+            load_epd(Path::new("b.epd"), book.as_bytes(), Variant::Standard).unwrap();
         assert_eq!(openings.len(), 1);
         assert_eq!(openings[0].name, "#2");
         assert_eq!(

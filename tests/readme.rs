@@ -840,6 +840,22 @@ fn every_readme_example_runs_as_written() {
                 let plies = line["moves"].as_array().unwrap().len();
                 assert!((1..=8).contains(&plies), "{line}");
             }
+        } else if text.contains("--variant chess960 --openings chess960.epd") {
+            // The repository's Chess960 positions, as README's example names them.
+            let book = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/chess960/chess960.epd"
+            );
+            std::fs::copy(book, s.path("chess960.epd")).unwrap();
+            run_to_end(&s, text);
+            let rows = csv_rows(&s.path("c960/games.csv"));
+            assert_eq!(rows.len(), 4);
+            assert!(
+                rows.iter().all(|r| r["opening"].starts_with("960-")),
+                "{rows:?}"
+            );
+            let pgn = std::fs::read_to_string(s.path("c960/games.pgn")).unwrap();
+            assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 4, "{pgn}");
         } else if block.lang == "text" {
             // Output shown to the reader, not a command.
             continue;

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::usage;
 use crate::event::OpeningRecord;
 use crate::openings::{self, BookFormat, BookOptions, Opening};
+use crate::vocabulary::Variant;
 
 /// The book options as given (command line over `[run]`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -14,6 +15,7 @@ pub struct BookArgs {
     pub start: Option<u64>,
     pub plies: Option<u32>,
     pub depth: Option<u32>,
+    pub variant: Variant,
 }
 
 /// What the plan stores about the book.
@@ -38,6 +40,9 @@ pub fn plan_book(
     seed: u64,
 ) -> anyhow::Result<PlannedBook> {
     let Some(path) = path else {
+        if args.variant == Variant::Chess960 {
+            usage!("--variant chess960 needs a book of Chess960 start positions: give --openings FILE (EPD with Shredder-FEN or X-FEN castling, or PGN)");
+        }
         for (flag, given) in [
             ("--openings-start", args.start.is_some()),
             ("--opening-plies", args.plies.is_some()),
@@ -69,6 +74,12 @@ pub fn plan_book(
             name(format)
         );
     }
+    if args.variant == Variant::Chess960 && format == BookFormat::Polyglot {
+        usage!(
+            "--variant chess960: {} is a Polyglot book, which holds standard chess only; give an EPD or PGN book of Chess960 positions",
+            path.display()
+        );
+    }
     let start = args.start.unwrap_or(1);
     let polyglot = format == BookFormat::Polyglot;
     let options = BookOptions {
@@ -77,6 +88,7 @@ pub fn plan_book(
         first: start,
         count: u64::from(games.div_ceil(2)),
         seed,
+        variant: args.variant,
     };
     let book = openings::load_book(path, &options)?;
     Ok(PlannedBook {

@@ -13,6 +13,7 @@ use tokio::task::JoinSet;
 use super::{note, say, usage, Finish, UsageError};
 use crate::cli::{limits, RunArgs};
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
+use crate::engine::CHESS960_OPTION;
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
@@ -23,6 +24,7 @@ use crate::tablebase::{TablebaseSpec, Tablebases, TbPaths};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
 use crate::tournament::{self, Format, Progress, Run};
+use crate::vocabulary::Variant;
 
 /// `gauntlet` and `round-robin`.
 pub async fn tournament(
@@ -382,12 +384,27 @@ fn new_plan(
     let inject = inject_config(args, table)?;
     let tablebase = tablebase_spec(args, table)?;
     let seed = args.seed.or(table.seed).unwrap_or_else(rand::random);
+    let variant = args.variant.or(table.variant).unwrap_or_default();
+    let mut engines = engines;
+    if variant == Variant::Chess960 {
+        // Every engine plays Chess960 castling: one that does not declare the option is
+        // refused when it starts, before any game.
+        for engine in &mut engines {
+            engine
+                .options
+                .retain(|(name, _)| !name.eq_ignore_ascii_case(CHESS960_OPTION));
+            engine
+                .options
+                .push((CHESS960_OPTION.to_string(), "true".to_string()));
+        }
+    }
     let book = super::book::plan_book(
         openings.as_deref(),
         super::book::BookArgs {
             start: args.openings_start.or(table.openings_start),
             plies: args.opening_plies.or(table.opening_plies),
             depth: args.book_depth.or(table.book_depth),
+            variant,
         },
         games,
         seed,
@@ -408,6 +425,7 @@ fn new_plan(
         openings_start: book.start,
         opening_plies: book.plies,
         book_depth: book.depth,
+        variant,
         settings: RefereeSettings {
             ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
             max_moves: args.max_moves.or(table.max_moves),
@@ -451,6 +469,7 @@ fn resumed_plan(
         ("--openings-start", args.openings_start.is_some()),
         ("--opening-plies", args.opening_plies.is_some()),
         ("--book-depth", args.book_depth.is_some()),
+        ("--variant", args.variant.is_some()),
         ("--ruleset", args.ruleset.is_some()),
         ("--seed", args.seed.is_some()),
         ("--out", args.out.is_some()),

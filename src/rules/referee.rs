@@ -458,7 +458,7 @@ impl Referee {
     }
 
     fn play(&mut self, m: Move) {
-        self.last_move = Some(shakmaty::uci::UciMove::from_standard(m).to_string());
+        self.last_move = Some(m.to_uci(self.pos.castles().mode()).to_string());
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
         if irreversible {
@@ -798,7 +798,7 @@ impl Referee {
                     let mover = self.turn();
                     return self.on_move(
                         mover,
-                        &shakmaty::uci::UciMove::from_standard(m).to_string(),
+                        &m.to_uci(self.pos.castles().mode()).to_string(),
                         None,
                     );
                 }

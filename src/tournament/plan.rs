@@ -9,8 +9,6 @@ use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
 
 use super::schedule::{self, Format, OpeningsOrder, Pairing};
 use crate::config::EngineConfig;
@@ -21,6 +19,7 @@ use crate::openings::{self, Opening};
 use crate::report::folder;
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
+use crate::vocabulary::Variant;
 
 pub use crate::report::folder::RUN_JSON;
 
@@ -89,6 +88,9 @@ pub struct RunPlan {
     pub opening_plies: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub book_depth: Option<u32>,
+    /// `--variant`: standard chess or Chess960.
+    #[serde(default, skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
     pub settings: RefereeSettings,
     #[serde(default)]
     pub watchers: Watchers,
@@ -164,6 +166,7 @@ impl RunPlan {
             ),
             ("openings-order", a.openings_order != b.openings_order),
             ("openings-start", a.openings_start != b.openings_start),
+            ("variant", a.variant != b.variant),
             (
                 "opening-plies/book-depth",
                 a.opening_plies != b.opening_plies || a.book_depth != b.book_depth,
@@ -236,8 +239,14 @@ impl RunPlan {
                 ("opening", record.opening.name.clone(), opening.name.clone()),
                 (
                     "opening position",
-                    format!("{:?} {:?}", record.opening.fen, record.opening.moves),
-                    format!("{:?} {:?}", opening.fen, opening.moves),
+                    format!(
+                        "{:?} {:?} {:?}",
+                        record.opening.fen, record.opening.moves, record.opening.variant
+                    ),
+                    format!(
+                        "{:?} {:?} {:?}",
+                        opening.fen, opening.moves, opening.variant
+                    ),
                 ),
                 (
                     "ruleset",
@@ -306,14 +315,10 @@ fn is_first_opening(start: &u64) -> bool {
 
 /// An opening as a plan stores it -> the opening the games start from.
 fn opening_of(record: &OpeningRecord) -> anyhow::Result<Opening> {
-    let root = match &record.fen {
-        None => Chess::default(),
-        Some(fen) => Fen::from_ascii(fen.as_bytes())
-            .map_err(|e| anyhow!("{fen}: {e}"))?
-            .into_position(CastlingMode::Standard)
-            .map_err(|e| anyhow!("{fen}: {e}"))
-            .context("run.json: a stored opening is not a legal position")?,
-    };
+    let root = record
+        .root()
+        .map_err(|e| anyhow!("{}: {e}", record.fen.as_deref().unwrap_or_default()))
+        .context("run.json: a stored opening is not a legal position")?;
     Ok(Opening {
         name: record.name.clone(),
         root,
