@@ -1032,6 +1032,32 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
     }
 
     #[test]
+    fn chess960_books_read_shredder_fen_and_the_variant_tag() {
+        let options = BookOptions {
+            variant: Variant::Chess960,
+            ..BookOptions::default()
+        };
+        // Position 616: castling O-O is the king (f1) taking its rook (g1).
+        let pgn = "[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+                   [FEN \"rbnqbkrn/pppppppp/8/8/8/8/PPPPPPPP/RBNQBKRN w GAga - 0 1\"]\n\n\
+                   1. e4 e5 2. O-O O-O *\n";
+        let file = TempFile::new("960.pgn", pgn);
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].moves, ["e2e4", "e7e5", "f1g1", "f8g8"]);
+        assert_eq!(book[0].record().variant, Variant::Chess960);
+        // Without --variant chess960 the tag is refused, with what to do.
+        let e = load("960.pgn", pgn).unwrap_err();
+        assert!(e.ends_with("give --variant chess960"), "{e}");
+        // X-FEN and Shredder-FEN name the same rights; the start position gets a FEN.
+        let epd = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+                   rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha -\n";
+        let file = TempFile::new("960.epd", epd);
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].root_fen, book[1].root_fen);
+        assert!(book[0].root_fen.is_some());
+    }
+
+    #[test]
     fn book_formats_by_name_and_content() {
         let of = |name: &str, data: &[u8]| BookFormat::of(Path::new(name), data);
         assert_eq!(of("b.bin", b"x"), BookFormat::Polyglot);
