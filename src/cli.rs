@@ -17,6 +17,7 @@ use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::Shard;
+use crate::vocabulary::Variant;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -131,12 +132,27 @@ pub struct RunArgs {
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::GAMES.parse(s))]
     pub games: Option<u32>,
-    /// Opening book: EPD (one FEN per line) or PGN [default: the start position]
+    /// Opening book: EPD (one FEN per line), PGN, or Polyglot (.bin: lines drawn by the
+    /// entries' weights, seeded by --seed) [default: the start position]
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// Order of the book [default: random]
     #[arg(long, value_enum)]
     pub openings_order: Option<OpeningsOrder>,
+    /// Start from the book's N-th opening (after its shuffle when the order is random),
+    /// 1 to 1000000000; a short book wraps around. Polyglot: line N is the first drawn [default: 1]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::OPENINGS_START.parse(s))]
+    pub openings_start: Option<u64>,
+    /// A PGN book: play at most N plies of each game, 1 to 10000 [default: all]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::OPENING_PLIES.parse(s))]
+    pub opening_plies: Option<u32>,
+    /// The game: standard chess, or Chess960 (needs a book of Chess960 positions; engines
+    /// get UCI_Chess960) [default: standard]
+    #[arg(long, value_enum)]
+    pub variant: Option<Variant>,
+    /// A Polyglot book: draw at most N plies per opening, 1 to 10000 [default: until out of book]
+    #[arg(long, value_name = "N", value_parser = |s: &str| limits::BOOK_DEPTH.parse(s))]
+    pub book_depth: Option<u32>,
     /// Games played at once, 1 to 1024 [default: the number of CPUs]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::CONCURRENCY.parse(s))]
     pub concurrency: Option<usize>,

@@ -61,6 +61,10 @@ const RUN_KEYS: &[&str] = &[
     "games",
     "openings",
     "openings-order",
+    "openings-start",
+    "opening-plies",
+    "book-depth",
+    "variant",
     "concurrency",
     "ruleset",
     "seed",
@@ -407,6 +411,14 @@ pub struct RunTable {
     pub openings: Option<PathBuf>,
     #[serde(default)]
     pub openings_order: Option<OpeningsOrder>,
+    #[serde(default, deserialize_with = "de_openings_start")]
+    pub openings_start: Option<u64>,
+    #[serde(default, deserialize_with = "de_opening_plies")]
+    pub opening_plies: Option<u32>,
+    #[serde(default, deserialize_with = "de_book_depth")]
+    pub book_depth: Option<u32>,
+    #[serde(default)]
+    pub variant: Option<crate::vocabulary::Variant>,
     #[serde(default, deserialize_with = "de_concurrency")]
     pub concurrency: Option<usize>,
     #[serde(default)]
@@ -492,6 +504,10 @@ impl RunTable {
             games,
             openings,
             openings_order,
+            openings_start,
+            opening_plies,
+            book_depth,
+            variant,
             concurrency,
             ruleset,
             seed,
@@ -607,6 +623,9 @@ macro_rules! de_limited {
 de_limited! {
     de_games: u32 = limits::GAMES;
     de_concurrency: usize = limits::CONCURRENCY;
+    de_openings_start: u64 = limits::OPENINGS_START;
+    de_opening_plies: u32 = limits::OPENING_PLIES;
+    de_book_depth: u32 = limits::BOOK_DEPTH;
     de_max_moves: u32 = limits::MAX_MOVES;
     de_tb_pieces: usize = limits::TB_PIECES;
     de_nodes: u64 = limits::NODES;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
 use crate::timecontrol::TimeControl;
-use crate::vocabulary::{FlagMode, IllegalKind, Ruleset};
+use crate::vocabulary::{FlagMode, IllegalKind, Ruleset, Variant};
 
 /// A side of the board, serialised as `"white"` / `"black"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -503,6 +503,31 @@ pub struct OpeningRecord {
     /// Book moves (UCI) played from the root before the game proper started.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<String>,
+    /// Chess960: the root's castling rights are read as Chess960's, and castling moves are
+    /// the king taking its own rook.
+    #[serde(default, skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
+}
+
+impl OpeningRecord {
+    /// The root position (the standard start position without a FEN).
+    pub fn root(&self) -> Result<shakmaty::Chess, String> {
+        match &self.fen {
+            None => {
+                use shakmaty::{EnPassantMode, FromSetup, Position};
+                let start = shakmaty::Chess::default().to_setup(EnPassantMode::Legal);
+                shakmaty::Chess::from_setup(start, self.variant.castling_mode())
+                    .map_err(|e| e.to_string())
+            }
+            Some(text) => text
+                .parse::<shakmaty::fen::Fen>()
+                .map_err(|e| e.to_string())
+                .and_then(|f| {
+                    f.into_position(self.variant.castling_mode())
+                        .map_err(|e| e.to_string())
+                }),
+        }
+    }
 }
 
 /// Everything recorded about one game: who, how, and the events. One line of `events.jsonl`.

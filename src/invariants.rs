@@ -240,6 +240,7 @@ mod tests {
                 name: "startpos".into(),
                 fen: None,
                 moves: vec![],
+                variant: Default::default(),
             },
             ruleset,
             tc_white: TimeControl::G5,

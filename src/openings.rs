@@ -9,8 +9,12 @@
 //!   ignored. The name comes from the `ECO`, `Opening` and `Variation` tags, else `#N` with N
 //!   the game's 1-based number.
 //!
-//! Every position is checked with shakmaty under standard chess rules (no Chess960 castling
-//! rights); illegal positions, illegal or unreadable moves and openings that end the game
+//! - Polyglot (`.bin`, or a binary file of 16-byte entries): lines drawn from the book at
+//!   random by the entries' weights, seeded by the run's seed ([`polyglot`]).
+//!
+//! Every position is checked with shakmaty under the rules of the run's variant (standard
+//! chess, or Chess960: Shredder-FEN or X-FEN castling rights, castling moves recorded as the
+//! king taking its rook, [`chess960`] numbers the start positions); illegal positions, illegal or unreadable moves and openings that end the game
 //! (checkmate, stalemate, insufficient material) are errors, one line each, naming the file
 //! and line (and the game for PGN).
 
@@ -23,9 +27,13 @@ use std::rc::Rc;
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::event::OpeningRecord;
+use crate::vocabulary::Variant;
+
+pub mod chess960;
+pub mod polyglot;
 
 /// The standard start position's FEN, as [`Fen`] writes it.
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -60,6 +68,7 @@ impl Opening {
             name: self.name.clone(),
             fen: self.root_fen.clone(),
             moves: self.moves.clone(),
+            variant: Variant::of(&self.root),
         }
     }
 
@@ -111,21 +120,97 @@ pub enum OpeningsError {
     Empty { path: PathBuf, message: String },
 }
 
-/// Reads an opening book: PGN if the file is called `*.pgn` or starts with a tag pair,
-/// otherwise EPD/FEN, one position per line. An empty book is an error.
-pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
-    let data = std::fs::read(path).map_err(|error| OpeningsError::Read {
+/// The kinds of opening book.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookFormat {
+    Epd,
+    Pgn,
+    Polyglot,
+}
+
+impl BookFormat {
+    /// Polyglot if the file is called `*.bin` or is binary, a whole number of 16-byte
+    /// entries; PGN if it is called `*.pgn` or starts with a tag pair; else EPD/FEN.
+    fn of(path: &Path, data: &[u8]) -> BookFormat {
+        let named = |ext: &str| {
+            path.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+        };
+        if named("bin") || polyglot::looks_like_polyglot(data) {
+            BookFormat::Polyglot
+        } else if named("pgn") || looks_like_pgn(data) {
+            BookFormat::Pgn
+        } else {
+            BookFormat::Epd
+        }
+    }
+
+    /// The format of the book at `path`.
+    pub fn of_file(path: &Path) -> Result<BookFormat, OpeningsError> {
+        Ok(BookFormat::of(path, &read(path)?))
+    }
+}
+
+/// How a book is read: `--opening-plies` (PGN), and for a Polyglot book `--book-depth`, the
+/// number of lines to draw, the first line's number and the seed they are drawn with.
+#[derive(Clone, Copy, Debug)]
+pub struct BookOptions {
+    /// A PGN book: at most this many plies of each game.
+    pub plies: Option<u32>,
+    /// A Polyglot book: at most this many plies per line (none: until out of book).
+    pub depth: Option<u32>,
+    /// A Polyglot book: the lines drawn are `first`, `first + 1`, ..., `count` of them.
+    pub first: u64,
+    pub count: u64,
+    pub seed: u64,
+    /// Chess960: castling rights are read as Chess960's (Shredder-FEN or X-FEN), PGN games
+    /// may say `[Variant "Chess960"]`, and castling moves are the king taking its rook.
+    pub variant: Variant,
+}
+
+impl Default for BookOptions {
+    fn default() -> BookOptions {
+        BookOptions {
+            plies: None,
+            depth: None,
+            first: 1,
+            count: 1,
+            seed: 0,
+            variant: Variant::Standard,
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, OpeningsError> {
+    std::fs::read(path).map_err(|error| OpeningsError::Read {
         path: path.to_path_buf(),
         error,
-    })?;
-    let is_pgn = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
-        || looks_like_pgn(&data);
-    let openings = if is_pgn {
-        load_pgn(path, &data)?
+    })
+}
+
+/// Reads an opening book with the default options (every PGN ply; one Polyglot line).
+pub fn load_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
+    load_book(path, &BookOptions::default())
+}
+
+/// Reads an opening book of any [`BookFormat`]. An empty book is an error.
+pub fn load_book(path: &Path, options: &BookOptions) -> Result<Vec<Opening>, OpeningsError> {
+    let data = read(path)?;
+    let format = BookFormat::of(path, &data);
+    let is_pgn = format == BookFormat::Pgn;
+    let openings = if format == BookFormat::Polyglot {
+        polyglot::openings(
+            path,
+            &data,
+            options.depth,
+            options.first,
+            options.count,
+            options.seed,
+        )?
+    } else if is_pgn {
+        load_pgn(path, &data, options.plies, options.variant)?
     } else {
-        let (openings, skipped) = load_epd(path, &data)?;
+        let (openings, skipped) = load_epd(path, &data, options.variant)?;
         for line in skipped {
             crate::console::note!("warning: {line}: skipped");
         }
@@ -161,7 +246,11 @@ fn looks_like_pgn(data: &[u8]) -> bool {
 
 /// The book's positions, and the lines skipped because their game is already over (`book.epd:3:
 /// the game is already over (checkmate)`): one such line does not make the book unusable.
-fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), OpeningsError> {
+fn load_epd(
+    path: &Path,
+    data: &[u8],
+    variant: Variant,
+) -> Result<(Vec<Opening>, Vec<String>), OpeningsError> {
     let text = String::from_utf8_lossy(strip_bom(data));
     let mut openings = Vec::new();
     let mut skipped = Vec::new();
@@ -171,11 +260,12 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), Ope
             continue;
         }
         let line_no = index + 1;
-        let (root, id) = parse_position_line(line).map_err(|message| OpeningsError::Line {
-            path: path.to_path_buf(),
-            line: line_no,
-            message,
-        })?;
+        let (root, id) =
+            parse_position_line(line, variant).map_err(|message| OpeningsError::Line {
+                path: path.to_path_buf(),
+                line: line_no,
+                message,
+            })?;
         if let Some(over) = game_over(&root) {
             skipped.push(format!(
                 "{}:{line_no}: the game is already over ({over})",
@@ -194,7 +284,7 @@ fn load_epd(path: &Path, data: &[u8]) -> Result<(Vec<Opening>, Vec<String>), Ope
 }
 
 /// A FEN or EPD line -> (position, EPD `id`).
-fn parse_position_line(line: &str) -> Result<(Chess, Option<String>), String> {
+fn parse_position_line(line: &str, variant: Variant) -> Result<(Chess, Option<String>), String> {
     const SHAPE: &str = "expected a FEN (6 fields) or an EPD (4 fields, then operations)";
     let mut rest = line;
     let mut fields = Vec::with_capacity(6);
@@ -233,7 +323,7 @@ fn parse_position_line(line: &str) -> Result<(Chess, Option<String>), String> {
         )
     });
     let fen = format!("{} {halfmoves} {fullmoves}", fields.join(" "));
-    let root = parse_fen_position(&fen).map_err(|e| format!("bad position: {e}"))?;
+    let root = parse_fen_position(&fen, variant).map_err(|e| format!("bad position: {e}"))?;
     let id = operand("id").filter(|s| !s.trim().is_empty());
     Ok((root, id))
 }
@@ -299,8 +389,8 @@ fn parse_epd_operations(s: &str) -> Result<Vec<(String, Vec<String>)>, String> {
 }
 
 /// A full FEN -> a legal standard-chess position in which the game is not over.
-fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let pos = parse_fen_position(fen)?;
+fn parse_fen(fen: &str, variant: Variant) -> Result<Chess, String> {
+    let pos = parse_fen_position(fen, variant)?;
     if let Some(over) = game_over(&pos) {
         return Err(format!("the game is already over ({over})"));
     }
@@ -308,9 +398,9 @@ fn parse_fen(fen: &str) -> Result<Chess, String> {
 }
 
 /// A full FEN -> a legal standard-chess position.
-fn parse_fen_position(fen: &str) -> Result<Chess, String> {
+fn parse_fen_position(fen: &str, variant: Variant) -> Result<Chess, String> {
     let setup = Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| e.to_string())?;
-    setup.into_position(CastlingMode::Standard).map_err(|e| {
+    setup.into_position(variant.castling_mode()).map_err(|e| {
         let text = e.to_string();
         text.strip_prefix("illegal position: ")
             .map(String::from)
@@ -330,10 +420,16 @@ fn game_over(pos: &Chess) -> Option<&'static str> {
     }
 }
 
-/// `None` for the standard start position, else the normalised FEN.
+/// The standard start position, castling as `variant` castles (in Chess960 it is position 518).
+fn start_position(variant: Variant) -> Chess {
+    parse_fen_position(START_FEN, variant).expect("the start position is legal")
+}
+
+/// `None` for the standard start position of standard chess, else the normalised FEN (always
+/// for Chess960, whose games name their start position).
 fn root_fen(pos: &Chess) -> Option<String> {
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    (fen != START_FEN).then_some(fen)
+    (fen != START_FEN || !Variant::of(pos).is_standard()).then_some(fen)
 }
 
 // ---- PGN ------------------------------------------------------------------------------------
@@ -353,13 +449,24 @@ impl Read for CountingReader<'_> {
     }
 }
 
-fn load_pgn(path: &Path, data: &[u8]) -> Result<Vec<Opening>, OpeningsError> {
+/// The games of a PGN book, each cut to at most `plies` plies (fastchess's `plies=`): the
+/// moves past the limit are not read.
+fn load_pgn(
+    path: &Path,
+    data: &[u8],
+    plies: Option<u32>,
+    variant: Variant,
+) -> Result<Vec<Opening>, OpeningsError> {
     let fed = Rc::new(Cell::new(0));
     let mut reader = Reader::new(CountingReader {
         data,
         fed: Rc::clone(&fed),
     });
-    let mut book = PgnBook { game: 0 };
+    let mut book = PgnBook {
+        game: 0,
+        plies,
+        variant,
+    };
     let mut openings = Vec::new();
     let mut game_start = 0;
     loop {
@@ -414,6 +521,9 @@ enum GameError {
 struct PgnBook {
     /// 1-based number of the game being read.
     game: usize,
+    /// `--opening-plies`: the moves past it are skipped.
+    plies: Option<u32>,
+    variant: Variant,
 }
 
 #[derive(Default)]
@@ -466,18 +576,38 @@ impl Visitor for PgnBook {
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
         if let Some(variant) = &tags.variant {
             let v = variant.to_ascii_lowercase();
-            if !matches!(
+            let standard = matches!(
                 v.as_str(),
                 "standard" | "chess" | "normal" | "from position"
-            ) {
+            );
+            // The names PGN writers give Chess960 (python-chess's list).
+            let chess960 = matches!(
+                v.as_str(),
+                "chess960"
+                    | "chess 960"
+                    | "960"
+                    | "fischerandom"
+                    | "fischer random"
+                    | "fischer-random"
+            );
+            let supported = match self.variant {
+                Variant::Standard => standard,
+                Variant::Chess960 => standard || chess960,
+            };
+            if !supported {
+                let hint = if chess960 {
+                    ": give --variant chess960"
+                } else {
+                    " (standard chess and Chess960 only)"
+                };
                 return ControlFlow::Break(Err(GameError::InGame(format!(
-                    "variant {variant:?} is not supported (standard chess only)"
+                    "variant {variant:?} is not supported{hint}"
                 ))));
             }
         }
         let root = match &tags.fen {
-            None => Chess::default(),
-            Some(fen) => match parse_fen(fen) {
+            None => start_position(self.variant),
+            Some(fen) => match parse_fen(fen, self.variant) {
                 Ok(pos) => pos,
                 Err(e) => {
                     return ControlFlow::Break(Err(GameError::InGame(format!(
@@ -509,6 +639,9 @@ impl Visitor for PgnBook {
     }
 
     fn san(&mut self, game: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if self.plies.is_some_and(|p| game.moves.len() >= p as usize) {
+            return ControlFlow::Continue(());
+        }
         let number = format!(
             "{}{}",
             game.pos.fullmoves(),
@@ -526,7 +659,7 @@ impl Visitor for PgnBook {
         match san_plus.san.to_move(&game.pos) {
             Ok(m) => {
                 game.moves
-                    .push(m.to_uci(CastlingMode::Standard).to_string());
+                    .push(m.to_uci(self.variant.castling_mode()).to_string());
                 game.pos.play_unchecked(m);
                 ControlFlow::Continue(())
             }
@@ -771,7 +904,8 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         let book = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n\
                     rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
                     7k/8/6Q1/8/8/8/8/K7 b - - 0 1 id \"stalemate\";\n";
-        let (openings, skipped) = load_epd(Path::new("b.epd"), book.as_bytes()).unwrap();
+        let (openings, skipped) =
+            load_epd(Path::new("b.epd"), book.as_bytes(), Variant::Standard).unwrap();
         assert_eq!(openings.len(), 1);
         assert_eq!(openings[0].name, "#2");
         assert_eq!(
@@ -876,6 +1010,62 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         pgn.push_str("[Event \"last\"]\r\n\r\n1. e4 e5\r\n2. Nf3 Nc6\r\n3. Bb5 Zz9 *\r\n");
         let e = load("big.pgn", &pgn).unwrap_err();
         assert_eq!(e, "big.pgn:2005: game 401: cannot read move \"Zz9\"");
+    }
+
+    #[test]
+    fn opening_plies_cut_each_pgn_game() {
+        // fastchess's `plies=`: at most N plies; moves past them are not read (even bad ones),
+        // and a game whose full line ends in mate is fine when cut before the mate.
+        let file = TempFile::new(
+            "book.pgn",
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n1. f3 e5 2. g4 Qh4# *\n\n1. d4 *\n",
+        );
+        let options = BookOptions {
+            plies: Some(3),
+            ..BookOptions::default()
+        };
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].moves, ["e2e4", "e7e5", "g1f3"]);
+        assert_eq!(book[1].moves, ["f2f3", "e7e5", "g2g4"]);
+        assert_eq!(book[2].moves, ["d2d4"]);
+        assert!(load_openings(&file.0).is_err());
+    }
+
+    #[test]
+    fn chess960_books_read_shredder_fen_and_the_variant_tag() {
+        let options = BookOptions {
+            variant: Variant::Chess960,
+            ..BookOptions::default()
+        };
+        // Position 616: castling O-O is the king (f1) taking its rook (g1).
+        let pgn = "[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+                   [FEN \"rbnqbkrn/pppppppp/8/8/8/8/PPPPPPPP/RBNQBKRN w GAga - 0 1\"]\n\n\
+                   1. e4 e5 2. O-O O-O *\n";
+        let file = TempFile::new("960.pgn", pgn);
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].moves, ["e2e4", "e7e5", "f1g1", "f8g8"]);
+        assert_eq!(book[0].record().variant, Variant::Chess960);
+        // Without --variant chess960 the tag is refused, with what to do.
+        let e = load("960.pgn", pgn).unwrap_err();
+        assert!(e.ends_with("give --variant chess960"), "{e}");
+        // X-FEN and Shredder-FEN name the same rights; the start position gets a FEN.
+        let epd = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+                   rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha -\n";
+        let file = TempFile::new("960.epd", epd);
+        let book = load_book(&file.0, &options).unwrap();
+        assert_eq!(book[0].root_fen, book[1].root_fen);
+        assert!(book[0].root_fen.is_some());
+    }
+
+    #[test]
+    fn book_formats_by_name_and_content() {
+        let of = |name: &str, data: &[u8]| BookFormat::of(Path::new(name), data);
+        assert_eq!(of("b.bin", b"x"), BookFormat::Polyglot);
+        assert_eq!(of("b", &[0; 32]), BookFormat::Polyglot);
+        assert_eq!(of("b", &[0; 31]), BookFormat::Epd);
+        assert_eq!(of("b.pgn", b"1. e4 *"), BookFormat::Pgn);
+        assert_eq!(of("b.txt", b"[Event \"x\"]"), BookFormat::Pgn);
+        assert_eq!(of("b.epd", b"8/8/8/8/8/8/8/8 w - -"), BookFormat::Epd);
     }
 
     #[test]

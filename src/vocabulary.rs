@@ -68,6 +68,41 @@ impl FromStr for Ruleset {
     }
 }
 
+/// The game played: standard chess, or Chess960 (Fischer random: a shuffled back rank, castling
+/// by the king onto its own rook's square in UCI, `UCI_Chess960`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
+impl Variant {
+    pub fn is_standard(&self) -> bool {
+        *self == Variant::Standard
+    }
+
+    /// How positions of this variant castle (FIDE Laws, Guidelines III for Chess960).
+    pub fn castling_mode(self) -> shakmaty::CastlingMode {
+        match self {
+            Variant::Standard => shakmaty::CastlingMode::Standard,
+            Variant::Chess960 => shakmaty::CastlingMode::Chess960,
+        }
+    }
+
+    /// The variant a position's castling belongs to.
+    pub fn of(pos: &shakmaty::Chess) -> Variant {
+        use shakmaty::Position;
+        match pos.castles().mode() {
+            shakmaty::CastlingMode::Standard => Variant::Standard,
+            shakmaty::CastlingMode::Chess960 => Variant::Chess960,
+        }
+    }
+}
+
 /// The kinds of illegal move (RULES.md §5).
 #[derive(
     Clone,

@@ -820,6 +820,42 @@ fn every_readme_example_runs_as_written() {
             }
             let out = run_to_end(&s, text);
             assert!(stdout(&out).contains("arena overhead:"), "{}", stdout(&out));
+        } else if text.contains("--openings book.bin --book-depth 8") {
+            // The repository's Polyglot book, as README's example names it.
+            let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/polyglot/book.bin");
+            std::fs::copy(book, s.path("book.bin")).unwrap();
+            run_to_end(&s, text);
+            let mut rows = csv_rows(&s.path("polyglot/games.csv"));
+            assert_eq!(rows.len(), 4);
+            rows.sort_by_key(|r| r["game"].parse::<u32>().unwrap());
+            for pair in rows.chunks(2) {
+                // One line per pair, named by its number, colours swapped.
+                assert_eq!(pair[0]["opening"], pair[1]["opening"], "{pair:?}");
+                assert!(pair[0]["opening"].starts_with('#'), "{pair:?}");
+                assert_eq!(pair[0]["white"], pair[1]["black"], "{pair:?}");
+            }
+            let plan = std::fs::read_to_string(s.path("polyglot/run.json")).unwrap();
+            let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
+            for line in plan["book"].as_array().unwrap() {
+                let plies = line["moves"].as_array().unwrap().len();
+                assert!((1..=8).contains(&plies), "{line}");
+            }
+        } else if text.contains("--variant chess960 --openings chess960.epd") {
+            // The repository's Chess960 positions, as README's example names them.
+            let book = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/chess960/chess960.epd"
+            );
+            std::fs::copy(book, s.path("chess960.epd")).unwrap();
+            run_to_end(&s, text);
+            let rows = csv_rows(&s.path("c960/games.csv"));
+            assert_eq!(rows.len(), 4);
+            assert!(
+                rows.iter().all(|r| r["opening"].starts_with("960-")),
+                "{rows:?}"
+            );
+            let pgn = std::fs::read_to_string(s.path("c960/games.pgn")).unwrap();
+            assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 4, "{pgn}");
         } else if block.lang == "text" {
             // Output shown to the reader, not a command.
             continue;

@@ -15,8 +15,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 use anyhow::bail;
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::Chess;
 
 use super::{say, Finish};
 use crate::config::{IllegalNoticeAfter, NoticeAt};
@@ -249,17 +248,10 @@ fn report_game(
 
 /// The position a record's game started from, after its opening moves.
 fn starting_referee(record: &GameRecord, settings: &RefereeSettings) -> Result<Referee, String> {
-    let root: Chess = match &record.opening.fen {
-        None => Chess::default(),
-        Some(text) => text
-            .parse::<Fen>()
-            .map_err(|e| e.to_string())
-            .and_then(|f| {
-                f.into_position(CastlingMode::Standard)
-                    .map_err(|e| e.to_string())
-            })
-            .map_err(|e| format!("its opening FEN {text:?} cannot be set up: {e}"))?,
-    };
+    let root: Chess = record.opening.root().map_err(|e| {
+        let text = record.opening.fen.as_deref().unwrap_or_default();
+        format!("its opening FEN {text:?} cannot be set up: {e}")
+    })?;
     Referee::after_opening(settings.clone(), root, &record.opening.moves)
         .map_err(|e| format!("its opening moves cannot be played: {e}"))
 }

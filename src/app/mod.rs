@@ -2,6 +2,7 @@
 //! report. `main.rs` only parses arguments and maps the outcome to an exit code.
 
 mod adjudicate;
+mod book;
 mod merge;
 // `report` would shadow `crate::report` here.
 #[path = "report.rs"]

@@ -13,10 +13,10 @@ use tokio::task::JoinSet;
 use super::{note, say, usage, Finish, UsageError};
 use crate::cli::{limits, RunArgs};
 use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
+use crate::engine::CHESS960_OPTION;
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
-use crate::openings::{self, Opening};
 use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
@@ -24,6 +24,7 @@ use crate::tablebase::{TablebaseSpec, Tablebases, TbPaths};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
 use crate::tournament::{self, Format, Progress, Run};
+use crate::vocabulary::Variant;
 
 /// `gauntlet` and `round-robin`.
 pub async fn tournament(
@@ -390,27 +391,49 @@ fn new_plan(
     exact_or_random(args, table)?;
     let inject = inject_config(args, table)?;
     let tablebase = tablebase_spec(args, table)?;
+    let seed = args.seed.or(table.seed).unwrap_or_else(rand::random);
+    let variant = args.variant.or(table.variant).unwrap_or_default();
+    let mut engines = engines;
+    if variant == Variant::Chess960 {
+        // Every engine plays Chess960 castling: one that does not declare the option is
+        // refused when it starts, before any game.
+        for engine in &mut engines {
+            engine
+                .options
+                .retain(|(name, _)| !name.eq_ignore_ascii_case(CHESS960_OPTION));
+            engine
+                .options
+                .push((CHESS960_OPTION.to_string(), "true".to_string()));
+        }
+    }
+    let book = super::book::plan_book(
+        openings.as_deref(),
+        super::book::BookArgs {
+            start: args.openings_start.or(table.openings_start),
+            plies: args.opening_plies.or(table.opening_plies),
+            depth: args.book_depth.or(table.book_depth),
+            variant,
+        },
+        games,
+        seed,
+    )?;
     let plan = RunPlan {
         version: env!("CARGO_PKG_VERSION").to_string(),
         format,
         engines,
         tc: args.tc.or(table.tc).unwrap_or(TimeControl::G5),
         games,
-        book: openings
-            .as_deref()
-            .map(|path| -> anyhow::Result<_> {
-                Ok(openings::load_openings(path)?
-                    .iter()
-                    .map(Opening::record)
-                    .collect())
-            })
-            .transpose()?,
+        book: book.records,
         openings,
         openings_digest,
         openings_order: args
             .openings_order
             .or(table.openings_order)
             .unwrap_or(OpeningsOrder::Random),
+        openings_start: book.start,
+        opening_plies: book.plies,
+        book_depth: book.depth,
+        variant,
         settings: RefereeSettings {
             ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
             max_moves: args.max_moves.or(table.max_moves),
@@ -429,7 +452,7 @@ fn new_plan(
             depth: args.depth.or(table.depth),
         },
         time_margin_ms: args.time_margin.or(table.time_margin).unwrap_or(0),
-        seed: args.seed.or(table.seed).unwrap_or_else(rand::random),
+        seed,
         shard,
         sprt: sprt.map(|s| s.to_string()),
         tablebase,
@@ -451,6 +474,10 @@ fn resumed_plan(
         ("--games", args.games.is_some()),
         ("--openings", args.openings.is_some()),
         ("--openings-order", args.openings_order.is_some()),
+        ("--openings-start", args.openings_start.is_some()),
+        ("--opening-plies", args.opening_plies.is_some()),
+        ("--book-depth", args.book_depth.is_some()),
+        ("--variant", args.variant.is_some()),
         ("--ruleset", args.ruleset.is_some()),
         ("--seed", args.seed.is_some()),
         ("--out", args.out.is_some()),

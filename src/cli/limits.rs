@@ -66,6 +66,27 @@ pub const GAMES: Limit<u32> = Limit {
 };
 /// Games in one run, all pairings and shards together: the schedule is built whole.
 pub const RUN_GAMES: u64 = 1_000_000;
+/// `--openings-start`: the book's opening to start from, 1-based (a short book wraps around).
+pub const OPENINGS_START: Limit<u64> = Limit {
+    option: "openings-start",
+    noun: "number",
+    min: 1,
+    max: 1_000_000_000,
+};
+/// `--opening-plies`: plies of each PGN book game.
+pub const OPENING_PLIES: Limit<u32> = Limit {
+    option: "opening-plies",
+    noun: "number",
+    min: 1,
+    max: 10_000,
+};
+/// `--book-depth`: plies drawn from a Polyglot book.
+pub const BOOK_DEPTH: Limit<u32> = Limit {
+    option: "book-depth",
+    noun: "number",
+    min: 1,
+    max: 10_000,
+};
 pub const CONCURRENCY: Limit<usize> = Limit {
     option: "concurrency",
     noun: "number",

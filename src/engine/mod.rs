@@ -19,6 +19,9 @@ use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process};
 pub use uci::UciOption;
 
+/// The UCI option that switches an engine to Chess960 castling (king takes own rook).
+pub const CHESS960_OPTION: &str = "UCI_Chess960";
+
 /// How long the arena waits for an engine at each step.
 #[derive(Clone, Copy, Debug)]
 pub struct Timeouts {
@@ -65,6 +68,9 @@ pub enum EngineError {
         status: String,
         context: String,
     },
+    /// `--variant chess960` with an engine that does not declare `UCI_Chess960`.
+    #[error("engine {name} cannot play Chess960: it does not declare the UCI option UCI_Chess960 (drop --variant chess960, or use an engine that has it)")]
+    NoChess960 { name: String },
     #[error("engine {name} has no UCI option {option:?} (it has: {known})")]
     UnknownOption {
         name: String,
@@ -234,6 +240,11 @@ impl Engine {
             .iter()
             .find(|o| o.name.eq_ignore_ascii_case(option))
         else {
+            if option.eq_ignore_ascii_case(CHESS960_OPTION) {
+                return Err(EngineError::NoChess960 {
+                    name: self.name.clone(),
+                });
+            }
             return Err(EngineError::UnknownOption {
                 name: self.name.clone(),
                 option: option.to_string(),

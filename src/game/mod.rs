@@ -12,7 +12,6 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
 use shakmaty::{EnPassantMode, Position};
 use tokio::time::{sleep_until, Instant};
 
@@ -770,7 +769,9 @@ impl Game<'_> {
         }
         let event = match self.referee.check_move(&text) {
             MoveCheck::Legal(m) => {
-                let uci = UciMove::from_standard(m).to_string();
+                let uci = m
+                    .to_uci(self.referee.position().castles().mode())
+                    .to_string();
                 Event::Move {
                     t_us,
                     side,

@@ -74,7 +74,7 @@ impl Game<'_> {
         let MoveCheck::Legal(m) = self.referee.check_move(&offered) else {
             return;
         };
-        let mv = UciMove::from_standard(m).to_string();
+        let mv = m.to_uci(self.referee.position().castles().mode()).to_string();
         let mut after = self.referee.position().clone();
         after.play_unchecked(m);
         let mut position = self.position.clone();

@@ -92,6 +92,7 @@ mod tests {
                 name: "startpos".into(),
                 fen: None,
                 moves: vec![],
+                variant: Default::default(),
             },
             ruleset: Ruleset::Fide,
             tc_white: tc,

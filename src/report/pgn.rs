@@ -48,7 +48,7 @@
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::{Chess, EnPassantMode, FromSetup, Move, Position};
 
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
@@ -90,6 +90,9 @@ pub fn game_pgn(record: &GameRecord) -> String {
             .to_string(),
     ));
     tags.push(("PlyCount", body.plies.to_string()));
+    if !record.opening.variant.is_standard() {
+        tags.push(("Variant", "Chess960".to_string()));
+    }
     if let Some(fen) = &start.setup_fen {
         tags.push(("SetUp", "1".to_string()));
         tags.push(("FEN", fen.clone()));
@@ -153,20 +156,11 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
         setup_fen: None,
         problem: Some(problem),
     };
-    let mut pos = match &opening.fen {
-        None => Chess::default(),
-        Some(text) => {
-            let parsed = text
-                .parse::<Fen>()
-                .map_err(|e| e.to_string())
-                .and_then(|f| {
-                    f.into_position::<Chess>(CastlingMode::Standard)
-                        .map_err(|e| e.to_string())
-                });
-            match parsed {
-                Ok(pos) => pos,
-                Err(e) => return fail(format!("opening FEN {text:?} cannot be set up: {e}")),
-            }
+    let mut pos = match opening.root() {
+        Ok(pos) => pos,
+        Err(e) => {
+            let text = opening.fen.as_deref().unwrap_or_default();
+            return fail(format!("opening FEN {text:?} cannot be set up: {e}"));
         }
     };
     for text in &opening.moves {
@@ -177,8 +171,10 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
     }
     let fen = Fen::from_position(&pos, EnPassantMode::Legal);
     let standard = Fen::from_position(&Chess::default(), EnPassantMode::Legal);
+    // A Chess960 game always names its start position.
+    let chess960 = !opening.variant.is_standard();
     Start {
-        setup_fen: (fen != standard).then(|| fen.to_string()),
+        setup_fen: (fen != standard || chess960).then(|| fen.to_string()),
         pos: Some(pos),
         problem: None,
     }
@@ -319,7 +315,7 @@ fn write_stood(
         Err(_) => return Stood::Unknown,
     };
     let readable =
-        Chess::from_setup(after.to_setup(EnPassantMode::Legal), CastlingMode::Standard).is_ok();
+        Chess::from_setup(after.to_setup(EnPassantMode::Legal), p.castles().mode()).is_ok();
     if checked.kind == IllegalKind::NoMove && readable {
         push_notes(atoms, notes);
         push_number(atoms, p, side);
@@ -788,6 +784,7 @@ pub(crate) mod tests {
                         name: "startpos".into(),
                         fen: None,
                         moves: vec![],
+                        variant: Default::default(),
                     },
                     ruleset: Ruleset::Fide,
                     tc_white: TimeControl::G5,
@@ -807,6 +804,7 @@ pub(crate) mod tests {
                 name: name.into(),
                 fen: fen.map(str::to_string),
                 moves: moves.iter().map(|m| m.to_string()).collect(),
+                variant: Default::default(),
             };
             self
         }
@@ -920,7 +918,7 @@ pub(crate) mod tests {
                     .trim_end_matches("\"]")
                     .parse::<Fen>()
                     .unwrap()
-                    .into_position(CastlingMode::Standard)
+                    .into_position(shakmaty::CastlingMode::Standard)
                     .unwrap();
             }
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::compat_console::{fastchess_tc, reason, OutputFormat};
 use crate::event::{Event, GameRecord, Score, Termination};
@@ -90,13 +90,7 @@ impl CompatFiles {
 
 /// The position the game started from (after its book moves) and the legal moves played.
 fn replay(record: &GameRecord) -> (Chess, Chess, Vec<(shakmaty::Move, usize)>) {
-    let mut pos = record
-        .opening
-        .fen
-        .as_deref()
-        .and_then(|f| f.parse::<Fen>().ok())
-        .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok())
-        .unwrap_or_default();
+    let mut pos = record.opening.root().unwrap_or_default();
     for text in &record.opening.moves {
         match text
             .parse::<UciMove>()
@@ -198,7 +192,10 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
         ("Black", record.black.clone()),
         ("Result", result.to_string()),
     ];
-    if start != Chess::default() {
+    if !record.opening.variant.is_standard() {
+        headers.push(("Variant", "Chess960".to_string()));
+    }
+    if start != Chess::default() || !record.opening.variant.is_standard() {
         let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
         headers.push(("SetUp", "1".to_string()));
         headers.push(("FEN", fen));
@@ -238,7 +235,7 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
     for (k, (m, at)) in moves.iter().enumerate() {
         let notation_text = match notation {
             Notation::San => shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string(),
-            Notation::Uci => m.to_uci(CastlingMode::Standard).to_string(),
+            Notation::Uci => m.to_uci(pos.castles().mode()).to_string(),
             Notation::Lan => lan(&pos, m),
         };
         let white = pos.turn() == shakmaty::Color::White;
@@ -378,7 +375,7 @@ mod tests {
         let fen: Fen = "rnbqkbnr/ppp2ppp/8/3pp3/4P3/5Q2/PPPP1PPP/RNB1KBNR w KQkq - 0 3"
             .parse()
             .unwrap();
-        let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+        let pos: Chess = fen.into_position(shakmaty::CastlingMode::Standard).unwrap();
         let qxf7 = "f3f7".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         assert_eq!(lan(&pos, &qxf7), "Qf3xf7+");
         assert_eq!(pgn_date("2026-11-24T01:36:58.931Z"), "2026.11.24");

@@ -153,6 +153,7 @@ pub(crate) mod tests {
                 name: "x".into(),
                 fen: fen.map(str::to_string),
                 moves: vec!["e2e4".into(); book],
+                variant: Default::default(),
             },
             ruleset: Ruleset::Fide,
             tc_white: TimeControl::G5,

@@ -16,7 +16,8 @@
 //!    are both castling).
 //! 4. [`IllegalKind::NoPromotion`]: a pawn move to the last rank without a letter that
 //!    would be legal with `q`. Any other flaw wins over the missing letter.
-//! 5. [`IllegalKind::BadCastle`]: a castling attempt, that is the king on e1/e8 moving two
+//! 5. [`IllegalKind::BadCastle`]: a castling attempt (in Chess960: the king moving onto its
+//!    own rook on the back rank, FIDE Guidelines III.3), that is the king on e1/e8 moving two
 //!    files along its back rank (`e1g1`, `e1c1`) or onto its own rook (`e1h1`, `e1a1`, UCI 960
 //!    form) while its own rook stands on that corner: no castling right (the king or the rook
 //!    has moved), pieces in between, castling out of, through or into check. A king on e1
@@ -261,11 +262,29 @@ fn castling_attempt(
 ) -> Option<(Square, Square, CastlingSide)> {
     let us = pos.turn();
     let board = pos.board();
+    let back = last_rank(!us);
+    // Chess960 (FIDE Laws, Guidelines III.3): the king on its back rank moving onto its own
+    // rook there is a castling attempt, wherever the two stand.
+    if pos.castles().mode() == CastlingMode::Chess960 {
+        let on_back_rank = from.rank() == back && to.rank() == back;
+        if promotion.is_none()
+            && on_back_rank
+            && board.piece_at(from) == Some(us.king())
+            && board.piece_at(to) == Some(us.rook())
+        {
+            let side = if to.file() > from.file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            return Some((from, to, side));
+        }
+        return None;
+    }
     let home = us.fold_wb(Square::E1, Square::E8);
     if promotion.is_some() || from != home || board.piece_at(from) != Some(us.king()) {
         return None;
     }
-    let back = last_rank(!us);
     for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
         let corner = Square::from_coords(
             if side.is_king_side() {
@@ -663,8 +682,8 @@ fn pass_move(pos: &Chess, zeroing: bool) -> Result<Move, String> {
 
 /// The position of `setup`, despite invalid castling rights or en-passant square (dropped),
 /// an impossible check or too much material.
-fn setup_position(setup: Setup) -> Result<Chess, String> {
-    Chess::from_setup(setup, CastlingMode::Standard)
+fn setup_position(setup: Setup, mode: CastlingMode) -> Result<Chess, String> {
+    Chess::from_setup(setup, mode)
         .or_else(PositionError::ignore_invalid_castling_rights)
         .or_else(PositionError::ignore_invalid_ep_square)
         .or_else(PositionError::ignore_impossible_check)
@@ -703,7 +722,9 @@ pub fn play_illegal(pos: &Chess, illegal: &Illegal) -> Result<Chess, String> {
         }
     }
 
-    let err = match Chess::from_setup(setup.clone(), CastlingMode::Standard) {
+    // Chess960 positions keep their castling mode (king takes rook).
+    let mode = pos.castles().mode();
+    let err = match Chess::from_setup(setup.clone(), mode) {
         Ok(p) => return Ok(p),
         Err(e) => e,
     };
@@ -718,7 +739,7 @@ pub fn play_illegal(pos: &Chess, illegal: &Illegal) -> Result<Chess, String> {
         return Err(cannot(err.to_string()));
     }
     if !kinds.contains(PositionErrorKinds::OPPOSITE_CHECK) {
-        return setup_position(setup).map_err(cannot);
+        return setup_position(setup, mode).map_err(cannot);
     }
     // The side not to move is in check: no Setup gives that position. The one play_unchecked
     // made is it, unless its en-passant square or castling rights are invalid ...
@@ -737,7 +758,7 @@ pub fn play_illegal(pos: &Chess, illegal: &Illegal) -> Result<Chess, String> {
         before.fullmoves = std::num::NonZeroU32::new(setup.fullmoves.get().saturating_sub(1))
             .unwrap_or(setup.fullmoves);
     }
-    let mut p = setup_position(before).map_err(cannot)?;
+    let mut p = setup_position(before, mode).map_err(cannot)?;
     p.play_unchecked(pass_move(&p, setup.halfmoves == 0)?);
     Ok(p)
 }
@@ -760,6 +781,15 @@ fn candidates(pos: &Chess, kind: IllegalKind) -> Vec<String> {
                 } = m
                 {
                     out.push(format!("{from}{to}"));
+                }
+            }
+        }
+        IllegalKind::BadCastle if pos.castles().mode() == CastlingMode::Chess960 => {
+            // Chess960: the king onto one of its own rooks on the back rank.
+            let back = Bitboard::from_rank(last_rank(!us));
+            if let Some(king) = board.king_of(us).filter(|k| back.contains(*k)) {
+                for rook in board.rooks() & ours & back {
+                    out.push(format!("{king}{rook}"));
                 }
             }
         }
@@ -838,6 +868,31 @@ mod tests {
 
     fn fen(pos: &Chess) -> String {
         Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    }
+
+    #[test]
+    fn chess960_castling_is_the_king_onto_its_rook() {
+        let p960 = |fen: &str| -> Chess {
+            fen.parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Chess960)
+                .unwrap()
+        };
+        // Position 616 after 1. e4 e5: the king on f1 beside its rook on g1.
+        let p = p960("rbnqbkrn/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RBNQBKRN w GAga - 0 2");
+        assert!(matches!(
+            check(&p, "f1g1"),
+            MoveCheck::Legal(Move::Castle { .. })
+        ));
+        // Queenside, pieces between: a bad castling, not a capture of its own rook.
+        let i = expect_illegal(&p, "f1a1", IllegalKind::BadCastle);
+        assert!(i.reason.contains("queenside castling"), "{}", i.reason);
+        // Through an attacked square: the bishop on c5 hits g1.
+        let p = p960("r1nqbkrn/pppp1ppp/8/2b1p3/4P3/8/PPPP3P/RBNQBKR1 w GAga - 0 4");
+        expect_illegal(&p, "f1g1", IllegalKind::BadCastle);
+        let mut rng = StdRng::seed_from_u64(1);
+        let text = generate(&p, IllegalKind::BadCastle, &mut rng).unwrap();
+        assert!(text == "f1g1" || text == "f1a1", "{text}");
     }
 
     #[track_caller]

@@ -471,7 +471,7 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
-        self.last_move = Some(shakmaty::uci::UciMove::from_standard(m).to_string());
+        self.last_move = Some(m.to_uci(self.pos.castles().mode()).to_string());
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
         if irreversible {
@@ -840,7 +840,7 @@ impl Referee {
                     let mover = self.turn();
                     return self.on_move(
                         mover,
-                        &shakmaty::uci::UciMove::from_standard(m).to_string(),
+                        &m.to_uci(self.pos.castles().mode()).to_string(),
                         None,
                     );
                 }

@@ -9,8 +9,6 @@ use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
 
 use super::schedule::{self, Format, OpeningsOrder, Pairing};
 use crate::config::EngineConfig;
@@ -21,6 +19,7 @@ use crate::openings::{self, Opening};
 use crate::report::folder;
 use crate::rules::RefereeSettings;
 use crate::timecontrol::TimeControl;
+use crate::vocabulary::Variant;
 
 pub use crate::report::folder::RUN_JSON;
 
@@ -80,6 +79,18 @@ pub struct RunPlan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub book: Option<Vec<OpeningRecord>>,
     pub openings_order: OpeningsOrder,
+    /// `--openings-start`: the schedule's first opening, 1-based, after the shuffle. A
+    /// Polyglot book's lines are drawn from line N on, so its plan says 1.
+    #[serde(default = "first_opening", skip_serializing_if = "is_first_opening")]
+    pub openings_start: u64,
+    /// `--opening-plies` and `--book-depth`, as given: `book` holds the openings they made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_plies: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_depth: Option<u32>,
+    /// `--variant`: standard chess or Chess960.
+    #[serde(default, skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
     pub settings: RefereeSettings,
     #[serde(default)]
     pub watchers: Watchers,
@@ -105,8 +116,11 @@ impl RunPlan {
             self.format,
             self.engines.len(),
             self.games,
-            book_len,
-            self.openings_order,
+            schedule::Book {
+                len: book_len,
+                order: self.openings_order,
+                start: self.openings_start,
+            },
             self.seed,
         )
     }
@@ -151,6 +165,12 @@ impl RunPlan {
                     || a.book != b.book,
             ),
             ("openings-order", a.openings_order != b.openings_order),
+            ("openings-start", a.openings_start != b.openings_start),
+            ("variant", a.variant != b.variant),
+            (
+                "opening-plies/book-depth",
+                a.opening_plies != b.opening_plies || a.book_depth != b.book_depth,
+            ),
             ("rules and adjudication", a.settings != b.settings),
             ("watchers", a.watchers != b.watchers),
             ("injection", a.inject != b.inject),
@@ -219,8 +239,14 @@ impl RunPlan {
                 ("opening", record.opening.name.clone(), opening.name.clone()),
                 (
                     "opening position",
-                    format!("{:?} {:?}", record.opening.fen, record.opening.moves),
-                    format!("{:?} {:?}", opening.fen, opening.moves),
+                    format!(
+                        "{:?} {:?} {:?}",
+                        record.opening.fen, record.opening.moves, record.opening.variant
+                    ),
+                    format!(
+                        "{:?} {:?} {:?}",
+                        opening.fen, opening.moves, opening.variant
+                    ),
                 ),
                 (
                     "ruleset",
@@ -279,16 +305,20 @@ impl RunPlan {
     }
 }
 
+fn first_opening() -> u64 {
+    1
+}
+
+fn is_first_opening(start: &u64) -> bool {
+    *start == 1
+}
+
 /// An opening as a plan stores it -> the opening the games start from.
 fn opening_of(record: &OpeningRecord) -> anyhow::Result<Opening> {
-    let root = match &record.fen {
-        None => Chess::default(),
-        Some(fen) => Fen::from_ascii(fen.as_bytes())
-            .map_err(|e| anyhow!("{fen}: {e}"))?
-            .into_position(CastlingMode::Standard)
-            .map_err(|e| anyhow!("{fen}: {e}"))
-            .context("run.json: a stored opening is not a legal position")?,
-    };
+    let root = record
+        .root()
+        .map_err(|e| anyhow!("{}: {e}", record.fen.as_deref().unwrap_or_default()))
+        .context("run.json: a stored opening is not a legal position")?;
     Ok(Opening {
         name: record.name.clone(),
         root,
@@ -326,7 +356,17 @@ mod tests {
 
     #[test]
     fn shards_split_the_schedule_into_disjoint_slices_of_whole_pairs() {
-        let all = schedule::build(Format::Gauntlet, 4, 10, 7, OpeningsOrder::Random, 3);
+        let all = schedule::build(
+            Format::Gauntlet,
+            4,
+            10,
+            schedule::Book {
+                len: 7,
+                order: OpeningsOrder::Random,
+                start: 1,
+            },
+            3,
+        );
         let shards: Vec<Vec<Pairing>> = (1..=3)
             .map(|k| {
                 let shard = Shard { index: k, count: 3 };

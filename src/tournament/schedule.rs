@@ -40,20 +40,28 @@ impl Format {
     }
 }
 
+/// The opening book as the schedule sees it: its length, order and first opening.
+#[derive(Clone, Copy, Debug)]
+pub struct Book {
+    pub len: usize,
+    pub order: OpeningsOrder,
+    /// 1-based.
+    pub start: u64,
+}
+
 /// Builds the schedule. Each encounter plays `games` games; games come in pairs on one opening
 /// with colours swapped (the first of a pair has the encounter's first player as white).
 /// Rounds are interleaved: game k of every encounter comes before game k+1 of any, so an
 /// interrupted run has played every encounter evenly. Openings are used in book order (or a
-/// seeded shuffle of it), one per pair of games, wrapping around a short book; every encounter
+/// seeded shuffle of it), one per pair of games, from the `start`-th (1-based, after the
+/// shuffle, as fastchess's `-openings start=`), wrapping around a short book; every encounter
 /// plays the same openings.
-pub fn build(
-    format: Format,
-    players: usize,
-    games: u32,
-    book_len: usize,
-    order: OpeningsOrder,
-    seed: u64,
-) -> Vec<Pairing> {
+pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) -> Vec<Pairing> {
+    let Book {
+        len: book_len,
+        order,
+        start,
+    } = book;
     let encounters: Vec<(usize, usize)> = match format {
         Format::Gauntlet => (1..players).map(|o| (0, o)).collect(),
         Format::RoundRobin => (0..players)
@@ -66,7 +74,8 @@ pub fn build(
     }
     let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
     for k in 0..games as usize {
-        let opening = book[(k / 2) % book.len()];
+        let offset = (start.max(1) - 1) % book.len() as u64;
+        let opening = book[(k / 2 + offset as usize) % book.len()];
         for (e, &(a, b)) in encounters.iter().enumerate() {
             let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
             schedule.push(Pairing {
@@ -85,9 +94,50 @@ pub fn build(
 mod tests {
     use super::*;
 
+    fn book(len: usize, order: OpeningsOrder) -> Book {
+        Book {
+            len,
+            order,
+            start: 1,
+        }
+    }
+
+    #[test]
+    fn openings_start_rotates_the_book_after_the_shuffle() {
+        let openings = |order, start| {
+            build(
+                Format::Gauntlet,
+                2,
+                8,
+                Book {
+                    len: 5,
+                    order,
+                    start,
+                },
+                9,
+            )
+            .iter()
+            .map(|p| p.opening)
+            .collect::<Vec<_>>()
+        };
+        let seq = OpeningsOrder::Sequential;
+        assert_eq!(openings(seq, 1), [0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!(openings(seq, 3), [2, 2, 3, 3, 4, 4, 0, 0]);
+        // Past the end it wraps, as fastchess's offset does.
+        assert_eq!(openings(seq, 8), openings(seq, 3));
+        let shuffled = openings(OpeningsOrder::Random, 1);
+        assert_eq!(openings(OpeningsOrder::Random, 2)[..6], shuffled[2..]);
+    }
+
     #[test]
     fn gauntlet_pairs_the_first_player_with_each_other_and_swaps_colours() {
-        let s = build(Format::Gauntlet, 3, 4, 10, OpeningsOrder::Sequential, 1);
+        let s = build(
+            Format::Gauntlet,
+            3,
+            4,
+            book(10, OpeningsOrder::Sequential),
+            1,
+        );
         let games: Vec<(usize, usize, usize)> =
             s.iter().map(|p| (p.white, p.black, p.opening)).collect();
         assert_eq!(
@@ -111,7 +161,13 @@ mod tests {
 
     #[test]
     fn round_robin_meets_every_pair_once_per_game() {
-        let s = build(Format::RoundRobin, 4, 2, 1, OpeningsOrder::Sequential, 1);
+        let s = build(
+            Format::RoundRobin,
+            4,
+            2,
+            book(1, OpeningsOrder::Sequential),
+            1,
+        );
         assert_eq!(s.len(), 12);
         for a in 0..4 {
             for b in 0..4 {
@@ -124,9 +180,9 @@ mod tests {
 
     #[test]
     fn random_order_is_a_function_of_the_seed() {
-        let a = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 7);
-        let b = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 7);
-        let c = build(Format::Gauntlet, 2, 20, 50, OpeningsOrder::Random, 8);
+        let a = build(Format::Gauntlet, 2, 20, book(50, OpeningsOrder::Random), 7);
+        let b = build(Format::Gauntlet, 2, 20, book(50, OpeningsOrder::Random), 7);
+        let c = build(Format::Gauntlet, 2, 20, book(50, OpeningsOrder::Random), 8);
         assert_eq!(a, b);
         assert_ne!(a, c);
         // Both games of a pair use the same opening, with colours swapped.
@@ -143,7 +199,13 @@ mod tests {
 
     #[test]
     fn a_short_book_wraps_around() {
-        let s = build(Format::Gauntlet, 2, 6, 2, OpeningsOrder::Sequential, 1);
+        let s = build(
+            Format::Gauntlet,
+            2,
+            6,
+            book(2, OpeningsOrder::Sequential),
+            1,
+        );
         assert_eq!(
             s.iter().map(|p| p.opening).collect::<Vec<_>>(),
             [0, 0, 1, 1, 0, 0]

@@ -1,4 +1,4 @@
-//! Opening books (EPD/FEN and PGN): any file gives openings or a one-line error naming the
+//! Opening books (EPD/FEN, PGN and Polyglot): any file gives openings or a one-line error naming the
 //! file, never a panic; and a book of legal games or positions is read exactly.
 
 use blitz_arena::openings::load_openings;
@@ -41,12 +41,17 @@ r3k2r/8/8/8/8/8/8/R3K2R w KQkq - hmvc 3; fmvn 20;
 4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1
 ";
 
+const POLYGLOT_BOOK: &[u8] = include_bytes!("../data/polyglot/book.bin");
+
 fn seeds() -> Vec<(Vec<u8>, &'static str)> {
     vec![
         (PGN_BOOK.as_bytes().to_vec(), "book.pgn"),
         (EPD_BOOK.as_bytes().to_vec(), "book.epd"),
         (EPD_BOOK.as_bytes().to_vec(), "book.fen"),
         (PGN_BOOK.as_bytes().to_vec(), "book.txt"),
+        // A real Polyglot book (tests/data/polyglot/README.md), by name and by content.
+        (POLYGLOT_BOOK.to_vec(), "book.bin"),
+        (POLYGLOT_BOOK.to_vec(), "book"),
     ]
 }
 
@@ -78,7 +83,7 @@ fn arbitrary_bytes_load_or_fail_in_one_line() {
     check(
         (
             proptest::collection::vec(any::<u8>(), 0..400),
-            select(&["book.pgn", "book.epd", "book"][..]),
+            select(&["book.pgn", "book.epd", "book", "book.bin"][..]),
         ),
         |(bytes, name)| load_and_check(&scratch, name, &bytes),
     );
