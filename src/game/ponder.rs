@@ -13,7 +13,6 @@
 //! sent its `bestmove` while pondering (against UCI) has it discarded and is sent a plain `go`.
 
 use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
 use shakmaty::{EnPassantMode, Position};
 use tokio::time::Instant;
 
@@ -74,7 +73,9 @@ impl Game<'_> {
         let MoveCheck::Legal(m) = self.referee.check_move(&offered) else {
             return;
         };
-        let mv = m.to_uci(self.referee.position().castles().mode()).to_string();
+        let mv = m
+            .to_uci(self.referee.position().castles().mode())
+            .to_string();
         let mut after = self.referee.position().clone();
         after.play_unchecked(m);
         let mut position = self.position.clone();
