@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder};
+use crate::config::{
+    ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder, Roster,
+};
 use crate::inject::MsRange;
 use crate::report::compat_console::OutputFormat;
 use crate::report::pgnout::{Extra, Notation};
@@ -256,4 +258,8 @@ pub struct RunArgs {
     /// Also append each finished game's final position to FILE as an EPD line, as fastchess does
     #[arg(long, value_name = "FILE")]
     pub epdout: Option<PathBuf>,
+    /// Engines given on a fastchess / cutechess-cli command line ([`crate::compat`]), in
+    /// place of the `--engines` file.
+    #[arg(skip)]
+    pub roster: Option<Roster>,
 }

@@ -327,7 +327,10 @@ fn new_plan(
     names: &[String],
     args: &RunArgs,
 ) -> anyhow::Result<(RunPlan, PathBuf, bool)> {
-    let roster = config::load_roster(&args.engines)?;
+    let roster = match &args.roster {
+        Some(roster) => roster.clone(),
+        None => config::load_roster(&args.engines)?,
+    };
     let table = &roster.run;
     if let Some(dir) = &table.resume {
         bail!(
