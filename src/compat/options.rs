@@ -33,11 +33,14 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         Ok(())
     }),
     ("repeat", |b, g| {
-        // fastchess: `-repeat N` plays each opening N times, a bare `-repeat` twice.
-        b.games = Some(match g.params.as_slice() {
-            [n] if n.bytes().all(|c| c.is_ascii_digit()) => count(g)?,
-            _ => 2,
-        });
+        // fastchess: `-repeat N` sets -games N, a bare `-repeat` -games 2. cutechess-cli:
+        // each opening is played twice, which the arena always does.
+        if b.tool == super::Tool::Fastchess {
+            b.games = Some(match g.params.as_slice() {
+                [n] if n.bytes().all(|c| c.is_ascii_digit()) => count(g)?,
+                _ => 2,
+            });
+        }
         Ok(())
     }),
     ("concurrency", |b, g| {
