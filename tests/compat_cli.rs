@@ -443,6 +443,61 @@ fn per_engine_time_controls_and_seeded_books() {
     s.assert_no_engines_left();
 }
 
+/// `tc=4/10+0` (OpenBench's X/Y+Z): 10 s for every 4 moves, refilled after each 4th move.
+#[test]
+fn repeating_periods_refill_the_clock() {
+    let s = Scratch::new("compat-periods");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let args = [
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-engine",
+        "cmd=./rn",
+        "name=rn",
+        "-each",
+        "tc=4/10+0",
+        "-rounds",
+        "1",
+        "-games",
+        "1",
+        "-maxmoves",
+        "6",
+        "-pgnout",
+        "file=p.pgn",
+    ];
+    let (_, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(
+        err.contains("tc 4/10s+0 = 10 seconds for every 4 moves, no increment"),
+        "{err}"
+    );
+    let dir = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let game: serde_json::Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    // White's clock as each of its `go` was sent: the 5th starts a new period.
+    let white_go: Vec<i64> = game["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "go" && e["side"] == "white")
+        .map(|e| e["clock_us"].as_i64().unwrap())
+        .collect();
+    assert!(white_go.len() >= 5, "{white_go:?}");
+    assert!(
+        white_go[3] <= 10_000_000 && white_go[4] > white_go[3] + 5_000_000,
+        "{white_go:?}"
+    );
+    let pgn = pgn_games(&s.path("p.pgn"));
+    assert_eq!(pgn[0].0["TimeControl"], "4/10");
+}
+
 /// Stockfish at fixed nodes under fishtest's grammar, with its real options (Threads, Hash).
 #[test]
 fn stockfish_under_the_fastchess_grammar() {
@@ -480,6 +535,8 @@ fn stockfish_under_the_fastchess_grammar() {
     assert_eq!(results_rows(&s).len(), 2);
     let parsed = parse(&s, &out);
     assert_eq!(parsed.fishtest.blocks.last().unwrap()[0], 2.0, "{out}");
+    // fastchess labels a tc=inf match by its node limit.
+    assert!(out.contains("Results of sf1 vs sf2 (3000 nodes, 1t, 16MB):"), "{out}");
     let pgn = std::fs::read_to_string(s.path("sf.pgn")).unwrap();
     assert!(
         pgn.contains(" n="),
@@ -505,7 +562,6 @@ fn bad_command_lines_are_one_line_errors() {
     assert_usage_error(&with(&["-bogus", "1"]), "unknown option -bogus");
     assert_usage_error(&with(&["-concurrency"]), "-concurrency: expects a value");
     assert_usage_error(&with(&["-each", "st=0.1"]), "fixed time per move");
-    assert_usage_error(&with(&["-each", "tc=40/60+0.6"]), "moves per period");
     assert_usage_error(&with(&["-config", "file=config.json"]), "--resume DIR");
     assert_usage_error(&with(&["-each", "proto=xboard"]), "only uci");
     assert_one_line_error(

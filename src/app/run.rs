@@ -279,7 +279,7 @@ fn compat_settings(
     args: &RunArgs,
     sprt: Option<Sprt>,
 ) -> tournament::CompatSettings {
-    use report::compat_console::{fastchess_tc, MatchLabel};
+    use report::compat_console::{fastchess_period_tc, fastchess_tc, MatchLabel};
     let option = |name: &str, unit: &str| {
         let values: Vec<String> = plan.engines[..plan.engines.len().min(2)]
             .iter()
@@ -303,11 +303,12 @@ fn compat_settings(
         score_interval: args.score_interval,
         engines: plan.engines.iter().map(|e| e.name.clone()).collect(),
         label: MatchLabel {
-            tc: fastchess_tc(
-                tc.base.as_secs_f64(),
-                tc.increment.as_secs_f64(),
-                plan.limits.nodes,
-            ),
+            tc: if tc == TimeControl::UNLIMITED {
+                // fastchess's `tc=inf`: the label is the search's limit.
+                fastchess_tc(0.0, 0.0, plan.limits.nodes)
+            } else {
+                fastchess_period_tc(tc.moves, tc.base.as_secs_f64(), tc.increment.as_secs_f64())
+            },
             threads: option("Threads", "t"),
             hash: option("Hash", "MB"),
             book: plan

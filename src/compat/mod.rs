@@ -455,8 +455,14 @@ mod tests {
             run("-engine cmd=a tc=1+0"),
             Err(CompatError::Invalid(_))
         ));
-        assert!(
-            matches!(run(&format!("{e} -each tc=40/60+0.6")), Err(CompatError::Usage(m)) if m.contains("moves per period"))
+        assert_eq!(
+            run(&format!("{e} -each tc=40/60+0.6"))
+                .unwrap()
+                .run
+                .tc
+                .unwrap()
+                .moves,
+            Some(40)
         );
     }
 

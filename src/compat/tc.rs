@@ -2,22 +2,16 @@
 //! into the arena's [`TimeControl`].
 //!
 //! Their numbers are seconds (`tc=8+0.08` is 8 s plus 80 ms a move), `M:S` is minutes and
-//! seconds, and `inf`/`infinite` is no clock at all. Two forms have no counterpart in the
-//! arena's clock and are refused with an error naming the gap: moves per period
-//! (`tc=40/60+0.6`, a clock that is refilled every 40 moves) and a fixed time per move (`st=`).
+//! seconds, `N/` before them is a repeating period of N moves (`tc=40/60+0.6`: 60 s for every
+//! 40 moves), and `inf`/`infinite` is no clock at all. A fixed time per move (`st=`) has no
+//! counterpart in the arena's clock and is refused with an error naming the gap.
 
 use std::time::Duration;
 
 use crate::timecontrol::TimeControl;
 
-/// The clock that stands in for `tc=inf`: the arena's clock always runs, so an "infinite"
-/// clock is one no game can use up (a million seconds, over eleven days a side). The search
-/// is then bounded by `nodes=` or `depth=`, which fastchess requires with `tc=inf` too.
-pub const INFINITE: TimeControl = TimeControl {
-    base: Duration::from_secs(1_000_000),
-    increment: Duration::ZERO,
-    delay: Duration::ZERO,
-};
+/// The clock that stands in for `tc=inf` (see [`TimeControl::UNLIMITED`]).
+pub const INFINITE: TimeControl = TimeControl::UNLIMITED;
 
 /// `tc=` of fastchess and cutechess-cli. `Ok(None)` for `inf`/`infinite`.
 pub fn parse(text: &str) -> Result<Option<TimeControl>, String> {
@@ -29,12 +23,13 @@ pub fn parse(text: &str) -> Result<Option<TimeControl>, String> {
         return bad("hourglass time controls are not supported (fastchess refuses them too)");
     }
     let mut rest = text;
-    if let Some((moves, time)) = rest.split_once('/') {
-        if moves != "inf" && moves != "infinite" {
-            return bad(&format!(
-                "moves per period ({moves} moves, then the clock is refilled) are not supported: \
-                 the arena's clock has one period; use a sudden-death tc such as {time}"
-            ));
+    let mut moves = None;
+    if let Some((count, time)) = rest.split_once('/') {
+        if count != "inf" && count != "infinite" {
+            match count.parse::<u32>() {
+                Ok(n) if n >= 1 => moves = Some(n),
+                _ => return bad(&format!("{count:?} is not a number of moves (1 or more)")),
+            }
         }
         rest = time;
     }
@@ -63,6 +58,7 @@ pub fn parse(text: &str) -> Result<Option<TimeControl>, String> {
         base,
         increment,
         delay: Duration::ZERO,
+        moves,
     }))
 }
 
@@ -86,6 +82,7 @@ mod tests {
             base: Duration::from_millis(base_ms),
             increment: Duration::from_millis(inc_ms),
             delay: Duration::ZERO,
+            moves: None,
         })
     }
 
@@ -112,12 +109,21 @@ mod tests {
     }
 
     #[test]
-    fn periods_and_nonsense_are_refused_with_the_reason() {
-        let e = parse("40/60+0.6").unwrap_err();
-        assert!(
-            e.contains("moves per period") && e.contains("60+0.6"),
-            "{e}"
+    fn repeating_periods() {
+        let t = parse("40/60+0.6").unwrap().unwrap();
+        assert_eq!(
+            (t.moves, t.base, t.increment),
+            (
+                Some(40),
+                Duration::from_secs(60),
+                Duration::from_millis(600)
+            )
         );
+        assert!(parse("0/60").unwrap_err().contains("not a number of moves"));
+    }
+
+    #[test]
+    fn nonsense_is_refused_with_the_reason() {
         assert!(parse("1hg").unwrap_err().contains("hourglass"));
         assert!(parse("abc")
             .unwrap_err()

@@ -231,7 +231,7 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
     setup.record(utc_now(), vec![fault, end_event(0, &ending, full)])
 }
 
-fn go_command(setup: &GameSetup, clock: &Clock, now: Instant) -> String {
+fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> String {
     // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1);
     let mut go = format!(
@@ -241,6 +241,10 @@ fn go_command(setup: &GameSetup, clock: &Clock, now: Instant) -> String {
         setup.tc[0].increment.as_millis(),
         setup.tc[1].increment.as_millis()
     );
+    // A repeating period: the moves left in the mover's period (UCI `movestogo`).
+    if let Some(moves) = clock.moves_to_go(side) {
+        go.push_str(&format!(" movestogo {moves}"));
+    }
     if let Some(nodes) = setup.limits.nodes {
         go.push_str(&format!(" nodes {nodes}"));
     }
@@ -902,7 +906,7 @@ impl Game<'_> {
             }
             return Flow::Next;
         }
-        let go = go_command(self.setup, &self.clock, Instant::now());
+        let go = go_command(self.setup, &self.clock, turn, Instant::now());
         match engines[turn.index()].go(&self.position.text, &go).await {
             Ok(started) => {
                 match self.clock.running() {
