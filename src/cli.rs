@@ -262,4 +262,10 @@ pub struct RunArgs {
     /// place of the `--engines` file.
     #[arg(skip)]
     pub roster: Option<Roster>,
+    /// fastchess's `-event`: the `Event` tag of the --pgnout file.
+    #[arg(skip)]
+    pub pgn_event: Option<String>,
+    /// fastchess's `-site`: the `Site` tag of the --pgnout file.
+    #[arg(skip)]
+    pub pgn_site: Option<String>,
 }

@@ -171,6 +171,13 @@ fn fishtest_command_line_runs_as_fastchess() {
     );
     let pgn = pgn_games(&s.path("batch.pgn"));
     assert_eq!(pgn.len(), 4, "only this batch's games");
+    for (tags, _) in &pgn {
+        assert_eq!(tags["Event"], "Batch 7: New-abc vs Base-abc");
+        assert_eq!(
+            tags["Site"],
+            "https://tests.stockfishchess.org/tests/view/1"
+        );
+    }
     // One warning line per option it does not need, naming it.
     let w = warnings(&err);
     for option in [
@@ -178,8 +185,6 @@ fn fishtest_command_line_runs_as_fastchess() {
         "-recover",
         "-autosaveinterval 0",
         "-crc32 pgn=true",
-        "-site",
-        "-event",
         "-check-mate-pvs",
         "plies=16",
         "start=1",
@@ -189,7 +194,7 @@ fn fishtest_command_line_runs_as_fastchess() {
             "no warning for {option}: {err}"
         );
     }
-    assert_eq!(w.len(), 9, "{err}");
+    assert_eq!(w.len(), 7, "{err}");
 }
 
 /// OpenBench's Client/worker.py command line (`build_runner_command`), run as `fastchess-ob`
@@ -536,7 +541,10 @@ fn stockfish_under_the_fastchess_grammar() {
     let parsed = parse(&s, &out);
     assert_eq!(parsed.fishtest.blocks.last().unwrap()[0], 2.0, "{out}");
     // fastchess labels a tc=inf match by its node limit.
-    assert!(out.contains("Results of sf1 vs sf2 (3000 nodes, 1t, 16MB):"), "{out}");
+    assert!(
+        out.contains("Results of sf1 vs sf2 (3000 nodes, 1t, 16MB):"),
+        "{out}"
+    );
     let pgn = std::fs::read_to_string(s.path("sf.pgn")).unwrap();
     assert!(
         pgn.contains(" n="),

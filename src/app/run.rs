@@ -147,12 +147,15 @@ pub async fn tournament(
     {
         note!("warning: --pgnout-extras seldepth: the arena does not record selective depth; sd= is left out");
     }
-    let mut progress = progress.with_files(report::pgnout::CompatFiles::open(
-        args.pgnout.as_deref(),
-        args.epdout.as_deref(),
-        args.pgnout_notation.unwrap_or_default(),
-        args.pgnout_extras.clone(),
-    )?);
+    let mut progress = progress.with_files(
+        report::pgnout::CompatFiles::open(
+            args.pgnout.as_deref(),
+            args.epdout.as_deref(),
+            args.pgnout_notation.unwrap_or_default(),
+            args.pgnout_extras.clone(),
+        )?
+        .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone())),
+    );
     let compat = progress.is_compat();
     // With another tool's lines on stdout, blitz-arena's own summary goes to stderr.
     macro_rules! summary {

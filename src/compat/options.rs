@@ -154,6 +154,16 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         }
         Ok(())
     }),
+    // fastchess joins the words of `-event` and `-site` without spaces; one quoted argument is
+    // the usual spelling.
+    ("event", |b, g| {
+        b.run.pgn_event = Some(g.params.concat());
+        Ok(())
+    }),
+    ("site", |b, g| {
+        b.run.pgn_site = Some(g.params.concat());
+        Ok(())
+    }),
     ("config", |_, g| {
         Err(at(
             g,
@@ -197,8 +207,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "log",
         "the results folder's events.jsonl records every game",
     ),
-    ("event", "the PGN Event tag is blitz-arena"),
-    ("site", "the PGN Site tag is ?"),
     ("crc32", "no checksum is written"),
     ("check-mate-pvs", "principal variations are not checked"),
     ("show-latency", "the summary prints the flag latency"),

@@ -43,6 +43,23 @@ pub struct CompatFiles {
     epd: Option<(PathBuf, File)>,
     notation: Notation,
     extras: Vec<Extra>,
+    tags: EventSite,
+}
+
+/// The PGN `Event` and `Site` tags (fastchess's `-event` and `-site`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventSite {
+    pub event: String,
+    pub site: String,
+}
+
+impl Default for EventSite {
+    fn default() -> Self {
+        EventSite {
+            event: "blitz-arena".to_string(),
+            site: "?".to_string(),
+        }
+    }
 }
 
 fn open(path: &Path) -> anyhow::Result<(PathBuf, File)> {
@@ -69,13 +86,24 @@ impl CompatFiles {
             epd: epd.map(open).transpose()?,
             notation,
             extras,
+            tags: EventSite::default(),
         }))
+    }
+
+    /// The `Event` and `Site` tags of every game, in place of `blitz-arena` and `?`.
+    pub fn with_tags(mut self, event: Option<String>, site: Option<String>) -> CompatFiles {
+        let defaults = EventSite::default();
+        self.tags = EventSite {
+            event: event.unwrap_or(defaults.event),
+            site: site.unwrap_or(defaults.site),
+        };
+        self
     }
 
     /// Appends one finished game.
     pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<()> {
         if let Some((path, file)) = &mut self.pgn {
-            let text = fastchess_pgn(record, self.notation, &self.extras);
+            let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags);
             file.write_all(text.as_bytes())
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         }
@@ -185,13 +213,18 @@ pub fn termination_name(termination: Option<Termination>) -> &'static str {
 }
 
 /// One game in fastchess's PGN format, ending with a blank line.
-pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) -> String {
+pub fn fastchess_pgn(
+    record: &GameRecord,
+    notation: Notation,
+    extras: &[Extra],
+    tags: &EventSite,
+) -> String {
     let outcome = record.outcome();
     let result = outcome.as_ref().map_or("*", |o| o.result.as_str());
     let (start, _, moves) = replay(record);
     let mut headers = vec![
-        ("Event", "blitz-arena".to_string()),
-        ("Site", "?".to_string()),
+        ("Event", tags.event.clone()),
+        ("Site", tags.site.clone()),
         ("Date", pgn_date(&record.started)),
         ("Round", record.game.to_string()),
         ("White", record.white.clone()),
