@@ -197,6 +197,48 @@ fn fishtest_command_line_runs_as_fastchess() {
     assert_eq!(w.len(), 7, "{err}");
 }
 
+/// fishtest reads fastchess's stderr with its stdout and counts every line that says "stall"
+/// or "disconnect" as a crash, "on time" as a time loss: the arena's own lines on stderr must
+/// not count a game twice.
+#[test]
+fn fishtest_counts_each_stall_once_over_stdout_and_stderr() {
+    let s = Scratch::new("compat-stall");
+    s.write(
+        "hangs",
+        &format!("#!/bin/sh\nexec '{BIN}' engine faulty --hang-after 2\n"),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(s.path("hangs"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    engine_script(&s, "gr", "greedy");
+    let args = [
+        "-engine",
+        "cmd=./hangs",
+        "name=h",
+        "-engine",
+        "cmd=./gr",
+        "name=g",
+        "-each",
+        "tc=1+0.01",
+        "-rounds",
+        "1",
+        "-games",
+        "2",
+        "-concurrency",
+        "2",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    let stalls = rows
+        .iter()
+        .filter(|r| r["termination"] == "engine-stall")
+        .count();
+    assert_eq!(stalls, 2, "{rows:?}");
+    let parsed = parse(&s, &format!("{out}{err}"));
+    assert_eq!(parsed.fishtest.crashes, 2, "{out}{err}");
+    assert!(err.contains("summary.csv (blitz-arena stats"), "{err}");
+}
+
 /// OpenBench's Client/worker.py command line (`build_runner_command`), run as `fastchess-ob`
 /// as OpenBench names its runner: OpenBench's own `update_results` reads the pairs.
 #[test]

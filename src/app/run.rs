@@ -157,10 +157,17 @@ pub async fn tournament(
         .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone())),
     );
     let compat = progress.is_compat();
-    // With another tool's lines on stdout, blitz-arena's own summary goes to stderr.
+    // With another tool's lines on stdout, blitz-arena's own closing lines go to stderr, and
+    // its tables only to the results folder: fishtest reads stderr with stdout and counts
+    // every line that says "stall", "disconnect" or "on time" as one more crash or time loss.
     macro_rules! summary {
         ($($arg:tt)*) => {
             if compat { note!($($arg)*) } else { say!($($arg)*) }
+        };
+    }
+    macro_rules! tables {
+        ($($arg:tt)*) => {
+            if !compat { say!($($arg)*) }
         };
     }
     progress.resume_from(&previous.rows);
@@ -220,10 +227,10 @@ pub async fn tournament(
         }
     }
     results.write_summary(&summary)?;
-    summary!("{}", summary.to_text());
+    tables!("{}", summary.to_text());
     let injections = &tally.injections;
     if !injections.is_empty() {
-        summary!("{}", injections.to_text());
+        tables!("{}", injections.to_text());
     }
     if outcome.violations.is_empty() {
         summary!("invariants: held in all {} games", tally.rows.len());
@@ -243,12 +250,19 @@ pub async fn tournament(
         );
     }
     if let Some(line) = outcome.flag_latency.summary_line() {
-        summary!("{line}");
+        tables!("{line}");
     }
     if plan.time_margin_ms > 0 {
         summary!(
             "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
             plan.time_margin_ms
+        );
+    }
+    if compat {
+        note!(
+            "summary: {} (blitz-arena stats {} prints its tables)",
+            results.dir().join(report::SUMMARY_CSV).display(),
+            results.dir().display()
         );
     }
     summary!("results: {}", results.dir().display());
