@@ -268,4 +268,7 @@ pub struct RunArgs {
     /// fastchess's `-site`: the `Site` tag of the --pgnout file.
     #[arg(skip)]
     pub pgn_site: Option<String>,
+    /// fastchess's `-crc32 pgn=true`: print the --pgnout file's CRC-32 after each game.
+    #[arg(skip)]
+    pub pgnout_crc: bool,
 }

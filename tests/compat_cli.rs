@@ -184,7 +184,6 @@ fn fishtest_command_line_runs_as_fastchess() {
         "-testEnv",
         "-recover",
         "-autosaveinterval 0",
-        "-crc32 pgn=true",
         "-check-mate-pvs",
         "plies=16",
         "start=1",
@@ -194,7 +193,27 @@ fn fishtest_command_line_runs_as_fastchess() {
             "no warning for {option}: {err}"
         );
     }
-    assert_eq!(w.len(), 7, "{err}");
+    assert_eq!(w.len(), 6, "{err}");
+    // fishtest uploads the PGN only if the last CRC line matches zlib.crc32 of the file.
+    let crc_lines: Vec<&str> = out.lines().filter(|l| l.contains("has CRC32:")).collect();
+    assert_eq!(crc_lines.len(), 4, "one per game: {out}");
+    let crc_line = crc_lines[3];
+    assert!(
+        crc_line.starts_with("File batch.pgn has CRC32: 0x"),
+        "{crc_line}"
+    );
+    let zlib = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zlib; print(hex(zlib.crc32(open(sys.argv[1], 'rb').read())))",
+        ])
+        .arg(s.path("batch.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        crc_line.split_whitespace().last().unwrap(),
+        stdout(&zlib).trim()
+    );
 }
 
 /// fishtest reads fastchess's stderr with its stdout and counts every line that says "stall"

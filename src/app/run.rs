@@ -154,7 +154,15 @@ pub async fn tournament(
             args.pgnout_notation.unwrap_or_default(),
             args.pgnout_extras.clone(),
         )?
-        .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone())),
+        .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()))
+        .map(|files| {
+            if args.pgnout_crc {
+                files.with_crc()
+            } else {
+                Ok(files)
+            }
+        })
+        .transpose()?,
     );
     let compat = progress.is_compat();
     // With another tool's lines on stdout, blitz-arena's own closing lines go to stderr, and

@@ -164,6 +164,16 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         b.run.pgn_site = Some(g.params.concat());
         Ok(())
     }),
+    ("crc32", |b, g| {
+        for (key, value) in g.pairs()? {
+            match (key, value) {
+                ("pgn", "true") => b.run.pgnout_crc = true,
+                ("pgn", "false") => b.run.pgnout_crc = false,
+                _ => return Err(at(g, format!("{key}={value}: expected pgn=true|false"))),
+            }
+        }
+        Ok(())
+    }),
     ("config", |_, g| {
         Err(at(
             g,
@@ -207,7 +217,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "log",
         "the results folder's events.jsonl records every game",
     ),
-    ("crc32", "no checksum is written"),
     ("check-mate-pvs", "principal variations are not checked"),
     ("show-latency", "the summary prints the flag latency"),
     ("use-affinity", "engines are not pinned to CPUs"),

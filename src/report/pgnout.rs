@@ -44,6 +44,8 @@ pub struct CompatFiles {
     notation: Notation,
     extras: Vec<Extra>,
     tags: EventSite,
+    /// `-crc32 pgn=true`: the PGN file's CRC-32 so far, printed after each game.
+    crc: Option<u32>,
 }
 
 /// The PGN `Event` and `Site` tags (fastchess's `-event` and `-site`).
@@ -87,7 +89,19 @@ impl CompatFiles {
             notation,
             extras,
             tags: EventSite::default(),
+            crc: None,
         }))
+    }
+
+    /// After each game, prints `File F has CRC32: 0x...` on stdout, the CRC-32 of the whole
+    /// PGN file (what was in it before included), as fastchess's `-crc32 pgn=true` does.
+    pub fn with_crc(mut self) -> anyhow::Result<CompatFiles> {
+        if let Some((path, _)) = &self.pgn {
+            let before = std::fs::read(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            self.crc = Some(super::crc32::update(0, &before));
+        }
+        Ok(self)
     }
 
     /// The `Event` and `Site` tags of every game, in place of `blitz-arena` and `?`.
@@ -106,6 +120,10 @@ impl CompatFiles {
             let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags);
             file.write_all(text.as_bytes())
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            if let Some(crc) = &mut self.crc {
+                *crc = super::crc32::update(*crc, text.as_bytes());
+                crate::console::say!("File {} has CRC32: {:#x}", path.display(), crc);
+            }
         }
         if let Some((path, file)) = &mut self.epd {
             let line = format!("{}\n", final_epd(record));
