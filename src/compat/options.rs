@@ -218,7 +218,10 @@ pub const IGNORED: &[(&str, &str)] = &[
         "the results folder's events.jsonl records every game",
     ),
     ("check-mate-pvs", "principal variations are not checked"),
-    ("show-latency", "the summary prints the flag latency"),
+    (
+        "show-latency",
+        "latency is not printed; the arena measures its own overhead (stderr)",
+    ),
     ("use-affinity", "engines are not pinned to CPUs"),
     ("force-concurrency", "the concurrency is never refused"),
     ("strict", "engines' info lines are not checked"),
