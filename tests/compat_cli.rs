@@ -614,6 +614,86 @@ fn stockfish_under_the_fastchess_grammar() {
     );
 }
 
+/// The rest of the table: `-tournament gauntlet` with three engines, `-pgnout notation=`,
+/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-variant
+/// fischerandom`, `-report penta=false` and `-engine restart=`.
+#[test]
+fn a_gauntlet_of_three_and_the_remaining_options() {
+    let s = Scratch::new("compat-rest");
+    for (name, builtin) in [("a", "greedy"), ("b", "random"), ("c", "instant")] {
+        engine_script(&s, name, builtin);
+    }
+    s.write("old.epd", "stale line\n");
+    let args = [
+        "-tournament",
+        "gauntlet",
+        "-engine",
+        "cmd=./a",
+        "name=A",
+        "restart=on",
+        "-engine",
+        "cmd=./b",
+        "name=B",
+        "-engine",
+        "cmd=./c",
+        "name=C",
+        "-each",
+        "tc=2+0.02",
+        "-rounds",
+        "1",
+        "-maxmoves",
+        "6",
+        "-pgnout",
+        "file=g.pgn",
+        "notation=uci",
+        "-epdout",
+        "file=old.epd",
+        "append=false",
+        "-resign",
+        "movecount=3",
+        "score=600",
+        "twosided=true",
+        "-variant",
+        "fischerandom",
+        "-report",
+        "penta=false",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(err.contains("gauntlet: A vs B, C | 4 games"), "{err}");
+    assert_eq!(results_rows(&s).len(), 4);
+    assert!(out.contains("Started game 1 of 4"), "{out}");
+    let epd = std::fs::read_to_string(s.path("old.epd")).unwrap();
+    assert_eq!(epd.lines().count(), 4, "emptied first: {epd}");
+    assert!(!epd.contains("stale"));
+    // UCI notation: squares, no SAN piece letters.
+    let (_, moves) = &pgn_games(&s.path("g.pgn"))[0];
+    let first = moves.split_whitespace().nth(1).unwrap();
+    assert!(
+        first.len() >= 4 && first.as_bytes()[0].is_ascii_lowercase(),
+        "{moves}"
+    );
+    for w in ["restart=on", "-variant fischerandom", "penta=false"] {
+        assert!(
+            warnings(&err).iter().any(|l| l.contains(w)),
+            "no warning for {w}: {err}"
+        );
+    }
+    for (bad, says) in [
+        (
+            &["-quick", "cmd=a", "cmd=b", "book=x.epd"][..],
+            "spell the match out",
+        ),
+        (&["-debug"][..], "events.jsonl"),
+        (
+            &["-engine", "conf=sf", "-engine", "conf=sf2"][..],
+            "engines.json",
+        ),
+    ] {
+        assert_usage_error(&compat(&s, bad), says);
+    }
+}
+
 /// Errors: an unknown option is a bad command line (exit 2, one line); an engine without
 /// `cmd=` is an error (exit 1, one line); forms the arena's clock lacks say so (exit 2).
 #[test]
