@@ -89,6 +89,11 @@ impl Clock {
     /// Starts `side`'s clock at `at` (the instant its `go` was written).
     pub fn start(&mut self, side: Side, at: Instant) {
         debug_assert!(self.running.is_none(), "a clock is already running");
+        let tc = self.tc[side.index()];
+        if tc.per_move {
+            // A fixed time per move: each move gets it afresh, none is carried over.
+            self.left_us[side.index()] = micros(tc.base);
+        }
         self.running = Some((side, at));
     }
 
@@ -205,6 +210,21 @@ mod tests {
             Clock::new(TimeControl::G5, TimeControl::G5).moves_to_go(Side::White),
             None
         );
+    }
+
+    #[tokio::test]
+    async fn a_fixed_time_per_move_is_given_afresh() {
+        pause();
+        let tc: TimeControl = "1s/move".parse().unwrap();
+        let mut clock = Clock::new(tc, tc);
+        let t0 = Instant::now();
+        clock.start(Side::White, t0);
+        assert_eq!(clock.flag_deadline(), Some(t0 + ms(1000)));
+        assert_eq!(clock.stop(t0 + ms(300)).unwrap().left_us, 700_000);
+        // The 700 ms left are not carried over.
+        clock.start(Side::White, t0 + ms(400));
+        assert_eq!(clock.flag_deadline(), Some(t0 + ms(1400)));
+        assert_eq!(clock.stop(t0 + ms(1600)).unwrap().left_us, -200_000);
     }
 
     #[tokio::test]

@@ -564,6 +564,58 @@ fn repeating_periods_refill_the_clock() {
     assert_eq!(pgn[0].0["TimeControl"], "4/10");
 }
 
+/// `st=0.5` (OpenBench's MT= tests): half a second for every move, none carried over; the
+/// engines are sent `go movetime 500`.
+#[test]
+fn a_fixed_time_per_move() {
+    let s = Scratch::new("compat-st");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let args = [
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-engine",
+        "cmd=./rn",
+        "name=rn",
+        "-each",
+        "st=0.5",
+        "timemargin=250",
+        "-rounds",
+        "1",
+        "-maxmoves",
+        "5",
+        "-pgnout",
+        "file=st.pgn",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(
+        err.contains("tc 0.5s/move = 0.5 seconds a move, fixed"),
+        "{err}"
+    );
+    assert!(
+        out.contains("Results of gr vs rn (0.5/move, NULL, NULL):"),
+        "{out}"
+    );
+    let dir = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    for line in events.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        for e in game["events"].as_array().unwrap() {
+            if e["event"] == "go" {
+                assert_eq!(e["clock_us"], 500_000, "every move starts with 0.5 s: {e}");
+            }
+        }
+    }
+    assert_eq!(pgn_games(&s.path("st.pgn"))[0].0["TimeControl"], "0.5/move");
+}
+
 /// Stockfish at fixed nodes under fishtest's grammar, with its real options (Threads, Hash).
 #[test]
 fn stockfish_under_the_fastchess_grammar() {
@@ -710,7 +762,10 @@ fn bad_command_lines_are_one_line_errors() {
     };
     assert_usage_error(&with(&["-bogus", "1"]), "unknown option -bogus");
     assert_usage_error(&with(&["-concurrency"]), "-concurrency: expects a value");
-    assert_usage_error(&with(&["-each", "st=0.1"]), "fixed time per move");
+    assert_one_line_error(
+        &with(&["-each", "st=0.1"]),
+        "tc= and st= cannot go together",
+    );
     assert_usage_error(&with(&["-config", "file=config.json"]), "--resume DIR");
     assert_usage_error(&with(&["-each", "proto=xboard"]), "only uci");
     assert_one_line_error(

@@ -304,7 +304,7 @@ fn compat_settings(
     args: &RunArgs,
     sprt: Option<Sprt>,
 ) -> tournament::CompatSettings {
-    use report::compat_console::{fastchess_period_tc, fastchess_tc, MatchLabel};
+    use report::compat_console::{fastchess_tc, fastchess_time, MatchLabel};
     let option = |name: &str, unit: &str| {
         let values: Vec<String> = plan.engines[..plan.engines.len().min(2)]
             .iter()
@@ -332,7 +332,7 @@ fn compat_settings(
                 // fastchess's `tc=inf`: the label is the search's limit.
                 fastchess_tc(0.0, 0.0, plan.limits.nodes)
             } else {
-                fastchess_period_tc(tc.moves, tc.base.as_secs_f64(), tc.increment.as_secs_f64())
+                fastchess_time(&tc)
             },
             threads: option("Threads", "t"),
             hash: option("Hash", "MB"),

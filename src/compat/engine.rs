@@ -19,6 +19,8 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// `tc=`: `Some(None)` is `tc=inf`.
     pub tc: Option<Option<TimeControl>>,
+    /// `st=`: a fixed time per move.
+    pub st: Option<TimeControl>,
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
     pub timemargin: Option<u64>,
@@ -41,11 +43,9 @@ const KEYS: &[(&str, Setter)] = &[
         e.tc = Some(tc::parse(v)?);
         Ok(())
     }),
-    ("st", |_, v| {
-        Err(format!(
-            "st={v}: a fixed time per move (go movetime) is not supported: the arena's clock is a \
-             game clock; use tc=, or nodes=/depth= with tc=inf"
-        ))
+    ("st", |e, v| {
+        e.st = Some(tc::fixed_per_move(v)?);
+        Ok(())
     }),
     ("nodes", |e, v| {
         e.nodes = Some(
@@ -217,7 +217,8 @@ mod tests {
 
     #[test]
     fn bad_keys_say_why() {
-        assert!(spec(&[("st", "0.1")]).unwrap_err().contains("movetime"));
+        assert!(spec(&[("st", "0.1")]).unwrap().st.unwrap().per_move);
+        assert!(spec(&[("st", "0")]).unwrap_err().contains("above zero"));
         assert!(spec(&[("proto", "xboard")]).unwrap_err().contains("uci"));
         assert!(spec(&[("colour", "x")])
             .unwrap_err()

@@ -191,6 +191,18 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
     }
     let mut engines = BTreeMap::new();
     let mut names = Vec::new();
+    for spec in &mut b.engines {
+        if let Some(st) = spec.st {
+            // fastchess: "cannot use tc and st together".
+            if spec.tc.is_some() {
+                return Err(invalid(format!(
+                    "engine {}: tc= and st= cannot go together; give one",
+                    spec.display_name()
+                )));
+            }
+            spec.tc = Some(Some(st));
+        }
+    }
     for spec in &b.engines {
         let config = spec.to_config(cwd).map_err(invalid)?;
         if spec.tc.is_none() && spec.nodes.is_none() && spec.depth.is_none() {

@@ -3,8 +3,8 @@
 //!
 //! Their numbers are seconds (`tc=8+0.08` is 8 s plus 80 ms a move), `M:S` is minutes and
 //! seconds, `N/` before them is a repeating period of N moves (`tc=40/60+0.6`: 60 s for every
-//! 40 moves), and `inf`/`infinite` is no clock at all. A fixed time per move (`st=`) has no
-//! counterpart in the arena's clock and is refused with an error naming the gap.
+//! 40 moves), and `inf`/`infinite` is no clock at all. `st=2` is a fixed time per move
+//! (`--tc 2s/move`).
 
 use std::time::Duration;
 
@@ -59,7 +59,23 @@ pub fn parse(text: &str) -> Result<Option<TimeControl>, String> {
         increment,
         delay: Duration::ZERO,
         moves,
+        per_move: false,
     }))
+}
+
+/// `st=`: a fixed time per move, in seconds.
+pub fn fixed_per_move(text: &str) -> Result<TimeControl, String> {
+    let base = seconds(text).map_err(|e| format!("st={text}: {e}"))?;
+    if base.is_zero() || base > Duration::from_millis(1_000_000_000_000) {
+        return Err(format!("st={text}: give a time above zero"));
+    }
+    Ok(TimeControl {
+        base,
+        increment: Duration::ZERO,
+        delay: Duration::ZERO,
+        moves: None,
+        per_move: true,
+    })
 }
 
 /// A non-negative number of seconds (`8`, `0.08`, `10s`), kept to the microsecond.
@@ -83,6 +99,7 @@ mod tests {
             increment: Duration::from_millis(inc_ms),
             delay: Duration::ZERO,
             moves: None,
+            per_move: false,
         })
     }
 

@@ -234,13 +234,19 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
 fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> String {
     // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1);
-    let mut go = format!(
-        "go wtime {} btime {} winc {} binc {}",
-        ms(Side::White),
-        ms(Side::Black),
-        setup.tc[0].increment.as_millis(),
-        setup.tc[1].increment.as_millis()
-    );
+    let tc = setup.tc[side.index()];
+    let mut go = if tc.per_move {
+        // A fixed time per move (fastchess's `st=`).
+        format!("go movetime {}", tc.base.as_millis())
+    } else {
+        format!(
+            "go wtime {} btime {} winc {} binc {}",
+            ms(Side::White),
+            ms(Side::Black),
+            setup.tc[0].increment.as_millis(),
+            setup.tc[1].increment.as_millis()
+        )
+    };
     // A repeating period: the moves left in the mover's period (UCI `movestogo`).
     if let Some(moves) = clock.moves_to_go(side) {
         go.push_str(&format!(" movestogo {moves}"));

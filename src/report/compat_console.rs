@@ -244,6 +244,14 @@ pub fn fastchess_tc(base_s: f64, increment_s: f64, nodes: Option<u64>) -> String
     }
 }
 
+/// fastchess's spelling of a time control (`getTime`): `8+0.08`, `40/60+0.6`, `0.5/move`.
+pub fn fastchess_time(tc: &crate::timecontrol::TimeControl) -> String {
+    if tc.per_move {
+        return format!("{}/move", tc.base.as_secs_f64());
+    }
+    fastchess_period_tc(tc.moves, tc.base.as_secs_f64(), tc.increment.as_secs_f64())
+}
+
 /// [`fastchess_tc`] of a time control with repeating periods: `40/60+0.6`.
 pub fn fastchess_period_tc(moves: Option<u32>, base_s: f64, increment_s: f64) -> String {
     let tc = fastchess_tc(base_s, increment_s, None);

@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-use super::compat_console::{fastchess_period_tc, reason, OutputFormat};
+use super::compat_console::{fastchess_time, reason, OutputFormat};
 use crate::event::{Event, GameRecord, Score, Termination};
 
 /// How moves are written: `san` (Nf3), `lan` (Ng1-f3), `uci` (g1f3).
@@ -262,9 +262,7 @@ pub fn fastchess_pgn(
         "Termination",
         termination_name(outcome.as_ref().map(|o| o.termination)).to_string(),
     ));
-    let tc = |t: &crate::timecontrol::TimeControl| {
-        fastchess_period_tc(t.moves, t.base.as_secs_f64(), t.increment.as_secs_f64())
-    };
+    let tc = |t: &crate::timecontrol::TimeControl| fastchess_time(t);
     let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
     if tw == tb {
         headers.push(("TimeControl", tw));

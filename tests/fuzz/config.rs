@@ -217,6 +217,7 @@ fn engine_spec() -> impl Strategy<Value = EngineSpec> {
                 increment: std::time::Duration::from_micros(i),
                 delay: std::time::Duration::ZERO,
                 moves: None,
+                per_move: false,
             }
         })),
     )

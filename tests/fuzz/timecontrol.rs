@@ -123,6 +123,7 @@ fn every_time_control_reads_back_from_its_spelling() {
                 increment: Duration::from_micros(increment),
                 delay: Duration::from_micros(delay),
                 moves: None,
+                per_move: false,
             };
             let spelled = tc.to_string();
             prop_assert_eq!(
