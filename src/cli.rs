@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder};
+use crate::config::{
+    ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder, Roster,
+};
 use crate::inject::MsRange;
 use crate::report::compat_console::OutputFormat;
 use crate::report::pgnout::{Extra, Notation};
@@ -277,4 +279,17 @@ pub struct RunArgs {
     /// Also append each finished game's final position to FILE as an EPD line, as fastchess does
     #[arg(long, value_name = "FILE")]
     pub epdout: Option<PathBuf>,
+    /// Engines given on a fastchess / cutechess-cli command line ([`crate::compat`]), in
+    /// place of the `--engines` file.
+    #[arg(skip)]
+    pub roster: Option<Roster>,
+    /// fastchess's `-event`: the `Event` tag of the --pgnout file.
+    #[arg(skip)]
+    pub pgn_event: Option<String>,
+    /// fastchess's `-site`: the `Site` tag of the --pgnout file.
+    #[arg(skip)]
+    pub pgn_site: Option<String>,
+    /// fastchess's `-crc32 pgn=true`: print the --pgnout file's CRC-32 after each game.
+    #[arg(skip)]
+    pub pgnout_crc: bool,
 }

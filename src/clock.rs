@@ -43,6 +43,8 @@ pub struct Clock {
     margin_us: i64,
     /// Whose flag has fallen: from then on that side earns no increment.
     fallen: [bool; 2],
+    /// Clock presses per side: the moves counted toward a repeating period.
+    presses: [u32; 2],
 }
 
 impl Clock {
@@ -53,6 +55,7 @@ impl Clock {
             running: None,
             margin_us: 0,
             fallen: [false; 2],
+            presses: [0; 2],
         }
     }
 
@@ -86,6 +89,11 @@ impl Clock {
     /// Starts `side`'s clock at `at` (the instant its `go` was written).
     pub fn start(&mut self, side: Side, at: Instant) {
         debug_assert!(self.running.is_none(), "a clock is already running");
+        let tc = self.tc[side.index()];
+        if tc.per_move {
+            // A fixed time per move: each move gets it afresh, none is carried over.
+            self.left_us[side.index()] = micros(tc.base);
+        }
         self.running = Some((side, at));
     }
 
@@ -108,12 +116,27 @@ impl Clock {
         if !self.fallen[i] {
             left += micros(self.tc[i].increment);
         }
+        // A repeating period (`40/90+30`): the base time is added again after each N-th move,
+        // made within the time allotted (FIDE 6.1; a fallen flag earns no more time). Moves
+        // are counted by clock press, as the increment is.
+        self.presses[i] = self.presses[i].saturating_add(1);
+        if let Some(moves) = self.tc[i].moves {
+            if !self.fallen[i] && self.presses[i] % moves == 0 {
+                left += micros(self.tc[i].base);
+            }
+        }
         self.left_us[i] = left;
         Some(Turn {
             side,
             think_us: micros(elapsed),
             left_us: left,
         })
+    }
+
+    /// UCI's `movestogo` for `side`: the moves left in its period, `None` in sudden death.
+    pub fn moves_to_go(&self, side: Side) -> Option<u32> {
+        let moves = self.tc[side.index()].moves?;
+        Some(moves - self.presses[side.index()] % moves)
     }
 
     /// The instant at which the running side's flag falls (its time reaches zero, plus the
@@ -152,6 +175,56 @@ mod tests {
         assert_eq!(turn.think_us, 1_500_000);
         assert_eq!(turn.left_us, 180_000_000 - 1_500_000 + 2_000_000);
         assert_eq!(clock.left_us(Side::Black, Instant::now()), 180_000_000);
+    }
+
+    #[tokio::test]
+    async fn a_repeating_period_is_refilled_after_its_last_move() {
+        pause();
+        // 2 moves in 1 s, + 0.1 s a move.
+        let tc: TimeControl = "2/1s+0.1s".parse().unwrap();
+        let mut clock = Clock::new(tc, tc);
+        let press = |clock: &mut Clock, side: Side, think: u64| {
+            clock.start(side, Instant::now());
+            let at = Instant::now() + ms(think);
+            clock.stop(at).unwrap().left_us
+        };
+        assert_eq!(clock.moves_to_go(Side::White), Some(2));
+        assert_eq!(press(&mut clock, Side::White, 300), 800_000);
+        assert_eq!(clock.moves_to_go(Side::White), Some(1));
+        assert_eq!(press(&mut clock, Side::Black, 0), 1_100_000);
+        // The second move ends the period: its base is added again.
+        assert_eq!(
+            press(&mut clock, Side::White, 200),
+            800_000 - 200_000 + 100_000 + 1_000_000
+        );
+        assert_eq!(clock.moves_to_go(Side::White), Some(2));
+        assert_eq!(
+            press(&mut clock, Side::White, 100),
+            1_700_000 - 100_000 + 100_000
+        );
+        // A side whose flag fell earns no new period.
+        let mut late = Clock::new(tc, tc);
+        press(&mut late, Side::White, 0);
+        assert_eq!(press(&mut late, Side::White, 2_000), 1_100_000 - 2_000_000);
+        assert_eq!(
+            Clock::new(TimeControl::G5, TimeControl::G5).moves_to_go(Side::White),
+            None
+        );
+    }
+
+    #[tokio::test]
+    async fn a_fixed_time_per_move_is_given_afresh() {
+        pause();
+        let tc: TimeControl = "1s/move".parse().unwrap();
+        let mut clock = Clock::new(tc, tc);
+        let t0 = Instant::now();
+        clock.start(Side::White, t0);
+        assert_eq!(clock.flag_deadline(), Some(t0 + ms(1000)));
+        assert_eq!(clock.stop(t0 + ms(300)).unwrap().left_us, 700_000);
+        // The 700 ms left are not carried over.
+        clock.start(Side::White, t0 + ms(400));
+        assert_eq!(clock.flag_deadline(), Some(t0 + ms(1400)));
+        assert_eq!(clock.stop(t0 + ms(1600)).unwrap().left_us, -200_000);
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@ pub mod app;
 pub mod builtin;
 pub mod cli;
 pub mod clock;
+pub mod compat;
 pub mod config;
 pub mod console;
 pub mod engine;

@@ -3,11 +3,15 @@
 //! Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad command line (clap's errors,
 //! values out of range, options that contradict each other: [`app::UsageError`]); 3 `check`
 //! found a failing engine; 130 / 143 interrupted by SIGINT / SIGTERM (finished games saved).
+//! A fastchess / cutechess-cli command line ([`blitz_arena::compat`]) exits as fastchess
+//! does: 0 done, 1 an error or interrupted by SIGINT; and 2 for a bad command line, 143 for
+//! SIGTERM (fastchess exits 1, and dies on SIGTERM).
 
 use std::process::ExitCode;
 
 use blitz_arena::app::{self, Finish, UsageError};
 use blitz_arena::cli::{Cli, Command};
+use blitz_arena::compat::{self, CompatError, Request};
 use blitz_arena::console::{err_line, error_text, out_line};
 use blitz_arena::tournament::Format;
 use clap::error::ErrorKind;
@@ -16,6 +20,12 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(tool) = compat::invocation(&argv) {
+        return compat_main(tool, &argv[1..]);
+    }
     if help_on_help() {
         return ExitCode::SUCCESS;
     }
@@ -30,11 +40,59 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
+    in_runtime(Job::Native(cli.command))
+}
+
+/// A fastchess / cutechess-cli command line: read it, say what it ignores, run it.
+fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let run = match compat::parse(tool, args, &cwd) {
+        Ok(Request::Version) => {
+            out_line(&compat::version_line());
+            return ExitCode::SUCCESS;
+        }
+        Ok(Request::Help) => {
+            out_line(&compat::help_text());
+            return ExitCode::SUCCESS;
+        }
+        Ok(Request::Run(run)) => run,
+        Err(CompatError::Usage(message)) => {
+            err_line(&format!("blitz-arena: error: {message}"));
+            return ExitCode::from(2);
+        }
+        Err(CompatError::Invalid(message)) => {
+            err_line(&format!("blitz-arena: error: {message}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    for warning in &run.warnings {
+        err_line(&format!("blitz-arena: warning: {warning}"));
+    }
+    for file in &run.truncate {
+        // `append=false`: the file starts empty, as fastchess opens it.
+        if let Err(e) = std::fs::write(file, "") {
+            err_line(&format!(
+                "blitz-arena: error: {}: cannot write: {e}",
+                file.display()
+            ));
+            return ExitCode::FAILURE;
+        }
+    }
+    in_runtime(Job::Compat(*run))
+}
+
+/// What runs on the tokio runtime.
+enum Job {
+    Native(Command),
+    Compat(compat::CompatRun),
+}
+
+fn in_runtime(job: Job) -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),
     };
-    let code = runtime.block_on(async_main(cli.command));
+    let code = runtime.block_on(async_main(job));
     // Every engine is gone with the runtime (a process is killed and reaped when dropped);
     // then the janitor, which would have killed them had the arena died, is ended too.
     drop(runtime);
@@ -42,9 +100,29 @@ fn main() -> ExitCode {
     code
 }
 
-async fn async_main(command: Command) -> ExitCode {
+async fn async_main(job: Job) -> ExitCode {
     let (cancel_tx, cancel) = watch::channel(false);
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
+    let command = match job {
+        Job::Native(command) => command,
+        Job::Compat(run) => {
+            let result = app::tournament(run.format, run.names, run.run, cancel).await;
+            return match result {
+                Ok(Finish::Interrupted) => {
+                    // fastchess exits 1 when Ctrl-C stopped it; SIGTERM kills fastchess, and
+                    // stops blitz-arena cleanly with 143.
+                    let code = if signal_code.is_finished() {
+                        signal_code.await.unwrap_or(130)
+                    } else {
+                        130
+                    };
+                    ExitCode::from(if code == 130 { 1 } else { code })
+                }
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            };
+        }
+    };
     let result = match command {
         Command::Gauntlet { engine, vs, run } => {
             let names = std::iter::once(engine).chain(vs).collect();

@@ -5,7 +5,11 @@
 //! - `G/M`: sudden death in M minutes (`G/5`);
 //! - `G/M;dS`: sudden death with a simple (US) delay of S seconds (`G/5;d2`);
 //! - `G/M;incS`: sudden death with a Fischer increment of S seconds;
-//! - values with units: `30s+0.3s`, `500ms+5ms`, `1m`, `2m+1s`.
+//! - values with units: `30s+0.3s`, `500ms+5ms`, `1m`, `2m+1s`;
+//! - `N/M+S`: repeating periods of N moves: M minutes for every N moves, refilled after each
+//!   N-th move (`40/90+30`, `40/60s+0.6s`; cutechess's and fastchess's `tc=40/60+0.6`);
+//! - `S/move`: a fixed time per move, in seconds, none of it carried to the next move
+//!   (`2s/move`; fastchess's `st=2`); engines are sent `go movetime`.
 //!
 //! A bare number is minutes for the base and seconds for the increment, the FIDE and PGN usage
 //! (lichess's `5+3` too): `10+0.1` is ten minutes plus 0.1 s a move. cutechess-cli, fastchess
@@ -20,11 +24,19 @@ use serde::{Deserialize, Serialize};
 
 /// A time control for one side: a base time, a Fischer increment added after each move, and a
 /// simple delay during which the clock does not run at the start of each move (USCF 1b).
+/// With `moves`, the base time is for that many moves and is added again after every
+/// `moves`-th move (repeating periods, FIDE 6.1's "a specified number of moves").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TimeControl {
     pub base: Duration,
     pub increment: Duration,
     pub delay: Duration,
+    /// Moves per period; `None` is sudden death (one period for the whole game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<u32>,
+    /// `base` is the time for each move, given afresh at every move (`2s/move`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_move: bool,
 }
 
 impl TimeControl {
@@ -33,13 +45,33 @@ impl TimeControl {
         base: Duration::from_secs(300),
         increment: Duration::ZERO,
         delay: Duration::ZERO,
+        moves: None,
+        per_move: false,
+    };
+
+    /// The clock that stands in for "no clock" (fastchess's `tc=inf`): the arena's clock
+    /// always runs, so this is one no game can use up, a million seconds (over eleven days) a
+    /// side. The search is then bounded by `--nodes` or `--depth`.
+    pub const UNLIMITED: TimeControl = TimeControl {
+        base: Duration::from_secs(1_000_000),
+        increment: Duration::ZERO,
+        delay: Duration::ZERO,
+        moves: None,
+        per_move: false,
     };
 
     /// The PGN standard `TimeControl` tag value: `300` (sudden death) or `180+2` (increment), in
     /// seconds. A delay has no PGN syntax; it is written as sudden death and the delay is named
     /// in the game's `TimeControlDelay` tag by the PGN writer.
     pub fn pgn_tag(&self) -> String {
-        let base = seconds_str(self.base);
+        if self.per_move {
+            return format!("{}/move", seconds_str(self.base));
+        }
+        let base = match self.moves {
+            // As cutechess-cli and fastchess write a repeating period: `40/60+0.6`.
+            Some(moves) => format!("{moves}/{}", seconds_str(self.base)),
+            None => seconds_str(self.base),
+        };
         if self.increment.is_zero() {
             base
         } else {
@@ -52,7 +84,13 @@ impl TimeControl {
     /// The time control in words, for the line that starts every run: `5 minutes, no
     /// increment`, `10 minutes + 0.1 seconds a move`, `5 minutes, 2 seconds delay a move`.
     pub fn in_words(&self) -> String {
+        if self.per_move {
+            return format!("{} a move, fixed", duration_words(self.base));
+        }
         let mut words = duration_words(self.base);
+        if let Some(moves) = self.moves {
+            words.push_str(&format!(" for every {moves} moves"));
+        }
         if self.increment.is_zero() {
             words.push_str(", no increment");
         } else {
@@ -98,6 +136,12 @@ fn seconds_str(d: Duration) -> String {
 impl fmt::Display for TimeControl {
     /// The canonical spelling that parses back to the same value: `5+0`, `10s+0.1s`, `G/5;d2`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.per_move {
+            return write!(f, "{}s/move", seconds_str(self.base));
+        }
+        if let Some(moves) = self.moves {
+            write!(f, "{moves}/")?;
+        }
         let base = if self.base.as_micros() % 60_000_000 == 0 {
             format!("{}", self.base.as_micros() / 60_000_000)
         } else {
@@ -121,7 +165,7 @@ impl fmt::Display for TimeControl {
 
 /// Why a time control did not parse; the message says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad time control {input:?}: {reason} (expected e.g. 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms)")]
+#[error("bad time control {input:?}: {reason} (expected e.g. 5+0, 3+2, G/5, G/5;d2, 30s+0.3s, 500ms+5ms, 40/90+30, 2s/move)")]
 pub struct ParseTimeControlError {
     input: String,
     reason: &'static str,
@@ -188,7 +232,31 @@ impl FromStr for TimeControl {
             base: Duration::ZERO,
             increment: Duration::ZERO,
             delay: Duration::ZERO,
+            moves: None,
+            per_move: false,
         };
+        if let Some(each) = s.strip_suffix("/move") {
+            // A fixed time per move: bare numbers are seconds, as fastchess's `st=`.
+            tc.base = parse_duration(each, BareUnit::Seconds).map_err(err)?;
+            if tc.base.is_zero() {
+                return Err(err("no time at all: a move needs some time"));
+            }
+            tc.per_move = true;
+            return Ok(tc);
+        }
+        let mut s = s;
+        if let Some((moves, rest)) = s.split_once('/') {
+            if !moves.is_empty() && moves.bytes().all(|b| b.is_ascii_digit()) {
+                match moves.parse::<u32>() {
+                    Ok(n) if n >= 1 => tc.moves = Some(n),
+                    _ => return Err(err("moves per period: 1 to 4294967295")),
+                }
+                if rest.starts_with(['G', 'g']) || rest.contains(';') {
+                    return Err(err("a period of moves takes M+S, not G/ or a delay"));
+                }
+                s = rest;
+            }
+        }
         if let Some(rest) = s.strip_prefix("G/").or_else(|| s.strip_prefix("g/")) {
             let mut parts = rest.split(';');
             let base = parts.next().unwrap_or_default();
@@ -319,6 +387,44 @@ mod tests {
             let e = bad.parse::<TimeControl>().unwrap_err().to_string();
             assert!(e.contains("expected e.g. 5+0"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn repeating_periods_of_moves() {
+        let t = tc("40/90+30");
+        assert_eq!(
+            (t.moves, t.base, t.increment),
+            (Some(40), ms(5_400_000), ms(30_000))
+        );
+        let t = tc("40/60s+0.6s");
+        assert_eq!(
+            (t.moves, t.base, t.increment),
+            (Some(40), ms(60_000), ms(600))
+        );
+        assert_eq!(t.to_string(), "40/1+0.6");
+        assert_eq!(tc(&t.to_string()), t);
+        assert_eq!(t.pgn_tag(), "40/60+0.6");
+        assert_eq!(tc("40/90").pgn_tag(), "40/5400");
+        assert_eq!(
+            t.in_words(),
+            "1 minute for every 40 moves + 0.6 seconds a move"
+        );
+        for bad in ["0/90+30", "40/G/5", "40/5;d2", "99999999999/5"] {
+            let e = bad.parse::<TimeControl>().unwrap_err().to_string();
+            assert!(e.contains("40/90+30"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_fixed_time_per_move() {
+        let t = tc("2s/move");
+        assert_eq!((t.base, t.per_move, t.moves), (ms(2000), true, None));
+        assert_eq!(tc("0.5/move").base, ms(500));
+        assert_eq!(t.to_string(), "2s/move");
+        assert_eq!(tc(&tc("0.25/move").to_string()), tc("0.25/move"));
+        assert_eq!(t.pgn_tag(), "2/move");
+        assert_eq!(t.in_words(), "2 seconds a move, fixed");
+        assert!("0/move".parse::<TimeControl>().is_err());
     }
 
     #[test]

@@ -856,6 +856,55 @@ fn every_readme_example_runs_as_written() {
             );
             let pgn = std::fs::read_to_string(s.path("c960/games.pgn")).unwrap();
             assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 4, "{pgn}");
+        } else if text.starts_with("blitz-arena -engine cmd=blitz-arena") {
+            // "Coming from fastchess or cutechess-cli": fastchess's command line, its lines on
+            // stdout, its PGN, and blitz-arena's results folder.
+            let out = run_to_end(&s, text);
+            let lines = stdout(&out);
+            assert!(
+                lines.contains("Started game 1 of 4 (minimax vs greedy)"),
+                "{lines}"
+            );
+            assert!(lines.contains("Games: 4, Wins: "), "{lines}");
+            assert!(lines.contains("Finished match"), "{lines}");
+            assert_eq!(pgn_games(&s.path("games.pgn")).len(), 4);
+            assert_eq!(only_results_rows(&s), 4);
+        } else if text.starts_with("make\n./fastchess -version") {
+            // The build is this test's binary: `make`'s plan is checked (it builds it and
+            // copies it to ./fastchess), and the binary runs under that name as written.
+            match std::process::Command::new("make")
+                .arg("-n")
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+            {
+                Ok(plan) => {
+                    let plan = stdout(&plan);
+                    assert!(plan.contains("cargo build --release"), "{plan}");
+                    assert!(
+                        plan.contains("cp target/release/blitz-arena fastchess"),
+                        "{plan}"
+                    );
+                }
+                Err(_) => eprintln!("SKIPPED the Makefile's plan: make is not installed"),
+            }
+            std::os::unix::fs::symlink(BIN, s.path("fastchess")).unwrap();
+            let script: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+            let out = run_to_end(&s, &script);
+            assert!(
+                stdout(&out).starts_with(&format!("blitz-arena {} ", env!("CARGO_PKG_VERSION"))),
+                "{}",
+                stdout(&out)
+            );
+        } else if block.lang == "json" && text.contains("fastchess_min_version") {
+            // OpenBench's server configuration: the minimum version is this build's.
+            assert!(
+                text.contains(&format!(
+                    "\"fastchess_min_version\" : \"{}\"",
+                    env!("CARGO_PKG_VERSION")
+                )),
+                "{text}"
+            );
+            continue;
         } else if block.lang == "text" {
             // Output shown to the reader, not a command.
             continue;

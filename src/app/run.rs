@@ -148,17 +148,35 @@ pub async fn tournament(
     {
         note!("warning: --pgnout-extras seldepth: the arena does not record selective depth; sd= is left out");
     }
-    let mut progress = progress.with_files(report::pgnout::CompatFiles::open(
-        args.pgnout.as_deref(),
-        args.epdout.as_deref(),
-        args.pgnout_notation.unwrap_or_default(),
-        args.pgnout_extras.clone(),
-    )?);
+    let mut progress = progress.with_files(
+        report::pgnout::CompatFiles::open(
+            args.pgnout.as_deref(),
+            args.epdout.as_deref(),
+            args.pgnout_notation.unwrap_or_default(),
+            args.pgnout_extras.clone(),
+        )?
+        .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()))
+        .map(|files| {
+            if args.pgnout_crc {
+                files.with_crc()
+            } else {
+                Ok(files)
+            }
+        })
+        .transpose()?,
+    );
     let compat = progress.is_compat();
-    // With another tool's lines on stdout, blitz-arena's own summary goes to stderr.
+    // With another tool's lines on stdout, blitz-arena's own closing lines go to stderr, and
+    // its tables only to the results folder: fishtest reads stderr with stdout and counts
+    // every line that says "stall", "disconnect" or "on time" as one more crash or time loss.
     macro_rules! summary {
         ($($arg:tt)*) => {
             if compat { note!($($arg)*) } else { say!($($arg)*) }
+        };
+    }
+    macro_rules! tables {
+        ($($arg:tt)*) => {
+            if !compat { say!($($arg)*) }
         };
     }
     progress.resume_from(&previous.rows);
@@ -218,10 +236,10 @@ pub async fn tournament(
         }
     }
     results.write_summary(&summary)?;
-    summary!("{}", summary.to_text());
+    tables!("{}", summary.to_text());
     let injections = &tally.injections;
     if !injections.is_empty() {
-        summary!("{}", injections.to_text());
+        tables!("{}", injections.to_text());
     }
     if let Some(line) = tally.pondering.summary_line() {
         summary!("{line}");
@@ -244,12 +262,19 @@ pub async fn tournament(
         );
     }
     if let Some(line) = outcome.flag_latency.summary_line() {
-        summary!("{line}");
+        tables!("{line}");
     }
     if plan.time_margin_ms > 0 {
         summary!(
             "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
             plan.time_margin_ms
+        );
+    }
+    if compat {
+        note!(
+            "summary: {} (blitz-arena stats {} prints its tables)",
+            results.dir().join(report::SUMMARY_CSV).display(),
+            results.dir().display()
         );
     }
     summary!("results: {}", results.dir().display());
@@ -283,7 +308,7 @@ fn compat_settings(
     args: &RunArgs,
     sprt: Option<Sprt>,
 ) -> tournament::CompatSettings {
-    use report::compat_console::{fastchess_tc, MatchLabel};
+    use report::compat_console::{fastchess_tc, fastchess_time, MatchLabel};
     let option = |name: &str, unit: &str| {
         let values: Vec<String> = plan.engines[..plan.engines.len().min(2)]
             .iter()
@@ -307,11 +332,12 @@ fn compat_settings(
         score_interval: args.score_interval,
         engines: plan.engines.iter().map(|e| e.name.clone()).collect(),
         label: MatchLabel {
-            tc: fastchess_tc(
-                tc.base.as_secs_f64(),
-                tc.increment.as_secs_f64(),
-                plan.limits.nodes,
-            ),
+            tc: if tc == TimeControl::UNLIMITED {
+                // fastchess's `tc=inf`: the label is the search's limit.
+                fastchess_tc(0.0, 0.0, plan.limits.nodes)
+            } else {
+                fastchess_time(&tc)
+            },
             threads: option("Threads", "t"),
             hash: option("Hash", "MB"),
             book: plan
@@ -331,7 +357,10 @@ fn new_plan(
     names: &[String],
     args: &RunArgs,
 ) -> anyhow::Result<(RunPlan, PathBuf, bool)> {
-    let roster = config::load_roster(&args.engines)?;
+    let roster = match &args.roster {
+        Some(roster) => roster.clone(),
+        None => config::load_roster(&args.engines)?,
+    };
     let table = &roster.run;
     if let Some(dir) = &table.resume {
         bail!(

@@ -234,16 +234,26 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
     setup.record(utc_now(), vec![fault, end_event(0, &ending, full)])
 }
 
-fn go_command(setup: &GameSetup, clock: &Clock, now: Instant) -> String {
+fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> String {
     // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1);
-    let mut go = format!(
-        "go wtime {} btime {} winc {} binc {}",
-        ms(Side::White),
-        ms(Side::Black),
-        setup.tc[0].increment.as_millis(),
-        setup.tc[1].increment.as_millis()
-    );
+    let tc = setup.tc[side.index()];
+    let mut go = if tc.per_move {
+        // A fixed time per move (fastchess's `st=`).
+        format!("go movetime {}", tc.base.as_millis())
+    } else {
+        format!(
+            "go wtime {} btime {} winc {} binc {}",
+            ms(Side::White),
+            ms(Side::Black),
+            setup.tc[0].increment.as_millis(),
+            setup.tc[1].increment.as_millis()
+        )
+    };
+    // A repeating period: the moves left in the mover's period (UCI `movestogo`).
+    if let Some(moves) = clock.moves_to_go(side) {
+        go.push_str(&format!(" movestogo {moves}"));
+    }
     if let Some(nodes) = setup.limits.nodes {
         go.push_str(&format!(" nodes {nodes}"));
     }
@@ -919,7 +929,7 @@ impl Game<'_> {
             ponder::Resolved::Stalled(flow) => return flow,
             ponder::Resolved::Died(e) => Err(e),
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
-                let go = go_command(self.setup, &self.clock, Instant::now());
+                let go = go_command(self.setup, &self.clock, turn, Instant::now());
                 let sent = engines[turn.index()].go(&self.position.text, &go).await;
                 sent.map(|started| (started, false))
             }

@@ -81,7 +81,11 @@ impl Game<'_> {
         let mut position = self.position.clone();
         position.push(&mv);
         // The clocks as they are now: the opponent's runs.
-        let go = go_command(self.setup, &self.clock, Instant::now()).replacen("go", "go ponder", 1);
+        let go = go_command(self.setup, &self.clock, side, Instant::now()).replacen(
+            "go",
+            "go ponder",
+            1,
+        );
         // An engine whose pipe is closed died while it was not its turn: that is found, and
         // ruled, when it is next asked to move, as without pondering.
         if let Ok(at) = engines[side.index()].go(&position.text, &go).await {

@@ -234,13 +234,30 @@ pub struct MatchLabel {
     pub book: String,
 }
 
-/// fastchess's time control in its results header (`getTime`): `8+0.08`, `40/60+0.6` without the
-/// moves here, or `N nodes` when the engines search a fixed number of nodes.
+/// fastchess's time control in its results header (`getTime`): `8+0.08`, or `N nodes` when the
+/// engines search a fixed number of nodes.
 pub fn fastchess_tc(base_s: f64, increment_s: f64, nodes: Option<u64>) -> String {
     match nodes {
         Some(n) if base_s + increment_s <= 0.0 => format!("{n} nodes"),
         _ if increment_s > 0.0 => format!("{base_s}+{increment_s}"),
         _ => format!("{base_s}"),
+    }
+}
+
+/// fastchess's spelling of a time control (`getTime`): `8+0.08`, `40/60+0.6`, `0.5/move`.
+pub fn fastchess_time(tc: &crate::timecontrol::TimeControl) -> String {
+    if tc.per_move {
+        return format!("{}/move", tc.base.as_secs_f64());
+    }
+    fastchess_period_tc(tc.moves, tc.base.as_secs_f64(), tc.increment.as_secs_f64())
+}
+
+/// [`fastchess_tc`] of a time control with repeating periods: `40/60+0.6`.
+pub fn fastchess_period_tc(moves: Option<u32>, base_s: f64, increment_s: f64) -> String {
+    let tc = fastchess_tc(base_s, increment_s, None);
+    match moves {
+        Some(moves) => format!("{moves}/{tc}"),
+        None => tc,
     }
 }
 

@@ -3,6 +3,7 @@
 //! `summary.csv`.
 
 pub mod compat_console;
+pub mod crc32;
 pub mod csv;
 pub mod folder;
 pub mod html;

@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use super::compat_console::{fastchess_tc, reason, OutputFormat};
+use super::compat_console::{fastchess_time, reason, OutputFormat};
 use crate::event::{Event, GameRecord, Score, Termination};
 
 /// How moves are written: `san` (Nf3), `lan` (Ng1-f3), `uci` (g1f3).
@@ -43,6 +43,25 @@ pub struct CompatFiles {
     epd: Option<(PathBuf, File)>,
     notation: Notation,
     extras: Vec<Extra>,
+    tags: EventSite,
+    /// `-crc32 pgn=true`: the PGN file's CRC-32 so far, printed after each game.
+    crc: Option<u32>,
+}
+
+/// The PGN `Event` and `Site` tags (fastchess's `-event` and `-site`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventSite {
+    pub event: String,
+    pub site: String,
+}
+
+impl Default for EventSite {
+    fn default() -> Self {
+        EventSite {
+            event: "blitz-arena".to_string(),
+            site: "?".to_string(),
+        }
+    }
 }
 
 fn open(path: &Path) -> anyhow::Result<(PathBuf, File)> {
@@ -69,15 +88,42 @@ impl CompatFiles {
             epd: epd.map(open).transpose()?,
             notation,
             extras,
+            tags: EventSite::default(),
+            crc: None,
         }))
+    }
+
+    /// After each game, prints `File F has CRC32: 0x...` on stdout, the CRC-32 of the whole
+    /// PGN file (what was in it before included), as fastchess's `-crc32 pgn=true` does.
+    pub fn with_crc(mut self) -> anyhow::Result<CompatFiles> {
+        if let Some((path, _)) = &self.pgn {
+            let before = std::fs::read(path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            self.crc = Some(super::crc32::update(0, &before));
+        }
+        Ok(self)
+    }
+
+    /// The `Event` and `Site` tags of every game, in place of `blitz-arena` and `?`.
+    pub fn with_tags(mut self, event: Option<String>, site: Option<String>) -> CompatFiles {
+        let defaults = EventSite::default();
+        self.tags = EventSite {
+            event: event.unwrap_or(defaults.event),
+            site: site.unwrap_or(defaults.site),
+        };
+        self
     }
 
     /// Appends one finished game.
     pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<()> {
         if let Some((path, file)) = &mut self.pgn {
-            let text = fastchess_pgn(record, self.notation, &self.extras);
+            let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags);
             file.write_all(text.as_bytes())
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            if let Some(crc) = &mut self.crc {
+                *crc = super::crc32::update(*crc, text.as_bytes());
+                crate::console::say!("File {} has CRC32: {:#x}", path.display(), crc);
+            }
         }
         if let Some((path, file)) = &mut self.epd {
             let line = format!("{}\n", final_epd(record));
@@ -179,13 +225,18 @@ pub fn termination_name(termination: Option<Termination>) -> &'static str {
 }
 
 /// One game in fastchess's PGN format, ending with a blank line.
-pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) -> String {
+pub fn fastchess_pgn(
+    record: &GameRecord,
+    notation: Notation,
+    extras: &[Extra],
+    tags: &EventSite,
+) -> String {
     let outcome = record.outcome();
     let result = outcome.as_ref().map_or("*", |o| o.result.as_str());
     let (start, _, moves) = replay(record);
     let mut headers = vec![
-        ("Event", "blitz-arena".to_string()),
-        ("Site", "?".to_string()),
+        ("Event", tags.event.clone()),
+        ("Site", tags.site.clone()),
         ("Date", pgn_date(&record.started)),
         ("Round", record.game.to_string()),
         ("White", record.white.clone()),
@@ -208,9 +259,7 @@ pub fn fastchess_pgn(record: &GameRecord, notation: Notation, extras: &[Extra]) 
         "Termination",
         termination_name(outcome.as_ref().map(|o| o.termination)).to_string(),
     ));
-    let tc = |t: &crate::timecontrol::TimeControl| {
-        fastchess_tc(t.base.as_secs_f64(), t.increment.as_secs_f64(), None)
-    };
+    let tc = |t: &crate::timecontrol::TimeControl| fastchess_time(t);
     let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
     if tw == tb {
         headers.push(("TimeControl", tw));

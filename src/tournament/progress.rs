@@ -118,6 +118,9 @@ impl Progress {
                 bar.set_message(standings);
                 bar.inc(1);
             }
+            // With another tool's lines on stdout, stdout has the game already (and a
+            // second line saying "stall" would count twice where fishtest reads both).
+            None if self.compat.is_some() => {}
             None => note!("{line}"),
         }
     }
@@ -150,6 +153,9 @@ impl Progress {
     pub fn println(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
+            // With another tool's lines on stdout, stdout has the game already (and a
+            // second line saying "stall" would count twice where fishtest reads both).
+            None if self.compat.is_some() => {}
             None => note!("{line}"),
         }
     }

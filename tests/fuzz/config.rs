@@ -216,6 +216,8 @@ fn engine_spec() -> impl Strategy<Value = EngineSpec> {
                 base: std::time::Duration::from_micros(b),
                 increment: std::time::Duration::from_micros(i),
                 delay: std::time::Duration::ZERO,
+                moves: None,
+                per_move: false,
             }
         })),
     )

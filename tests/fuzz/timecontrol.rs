@@ -122,6 +122,8 @@ fn every_time_control_reads_back_from_its_spelling() {
                 base: Duration::from_micros(base),
                 increment: Duration::from_micros(increment),
                 delay: Duration::from_micros(delay),
+                moves: None,
+                per_move: false,
             };
             let spelled = tc.to_string();
             prop_assert_eq!(

@@ -229,4 +229,8 @@ fn numbers_print_as_cpp_fmt_prints_them() {
     );
     assert_eq!(fastchess_tc(8.0, 0.08, None), "8+0.08");
     assert_eq!(fastchess_tc(10.0, 0.0, None), "10");
+    assert_eq!(fastchess_period_tc(Some(40), 60.0, 0.6), "40/60+0.6");
+    assert_eq!(fastchess_period_tc(None, 60.0, 0.0), "60");
+    let st: crate::timecontrol::TimeControl = "0.5/move".parse().unwrap();
+    assert_eq!(fastchess_time(&st), "0.5/move");
 }

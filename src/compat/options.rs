@@ -1,0 +1,448 @@
+//! Every fastchess / cutechess-cli option and what it maps to: one line each in [`OPTIONS`]
+//! (mapped to blitz-arena's run options), [`IGNORED`] (accepted with a one-line warning that
+//! says what the arena does instead) or [`PENDING`] (features of other branches: accepted with
+//! a warning until they are wired). README's "Coming from fastchess or cutechess-cli" table
+//! lists the same; `tests/compat_cli.rs` checks that every name here is in it.
+
+use std::path::PathBuf;
+
+use super::grammar::Given;
+use super::Builder;
+use crate::cli::limits;
+use crate::config::OpeningsOrder;
+use crate::report::compat_console::OutputFormat;
+use crate::report::pgnout::{Extra, Notation};
+use crate::tournament::Format;
+
+/// How an option is read into the run.
+pub type Handler = fn(&mut Builder, &Given) -> Result<(), String>;
+
+/// The options that change the run. An option in none of the three tables is an error (exit 2).
+pub const OPTIONS: &[(&str, Handler)] = &[
+    ("engine", |b, g| b.engine(g)),
+    ("each", |b, g| {
+        b.each.push(g.clone());
+        Ok(())
+    }),
+    ("games", |b, g| {
+        b.games = Some(count(g)?);
+        Ok(())
+    }),
+    ("rounds", |b, g| {
+        b.rounds = Some(count(g)?);
+        Ok(())
+    }),
+    ("repeat", |b, g| {
+        // fastchess: `-repeat N` sets -games N, a bare `-repeat` -games 2. cutechess-cli:
+        // each opening is played twice, which the arena always does.
+        if b.tool == super::Tool::Fastchess {
+            b.games = Some(match g.params.as_slice() {
+                [n] if n.bytes().all(|c| c.is_ascii_digit()) => count(g)?,
+                _ => 2,
+            });
+        }
+        Ok(())
+    }),
+    ("concurrency", |b, g| {
+        b.run.concurrency = Some(
+            limits::CONCURRENCY
+                .parse(g.single()?)
+                .map_err(|m| at(g, m))?,
+        );
+        Ok(())
+    }),
+    ("srand", |b, g| {
+        b.run.seed = Some(limits::SEED.parse(g.single()?).map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("openings", |b, g| b.openings(g)),
+    ("pgnout", |b, g| b.pgnout(g)),
+    ("epdout", |b, g| b.epdout(g)),
+    ("sprt", |b, g| b.sprt(g)),
+    ("draw", |b, g| {
+        let text = joined(g)?;
+        b.run.draw_adjudication = Some(limits::draw_adjudication(&text).map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("resign", |b, g| {
+        let text = joined(g)?;
+        b.run.resign_adjudication = Some(limits::resign_adjudication(&text).map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("maxmoves", |b, g| {
+        b.run.max_moves = Some(limits::MAX_MOVES.parse(g.single()?).map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("tb", |b, g| {
+        b.run.tb = Some(g.single()?.parse().map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("tbpieces", |b, g| {
+        b.run.tb_pieces = Some(limits::TB_PIECES.parse(g.single()?).map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("tbadjudicate", |b, g| {
+        match g.single()? {
+            "BOTH" => {}
+            "WIN_LOSS" | "DRAW" => b.warnings.add(format!(
+                "{} {}: ignored: the tables adjudicate wins, losses and draws alike (BOTH)",
+                g.spelled, g.params[0]
+            )),
+            other => return Err(at(g, format!("{other:?}: expected WIN_LOSS, DRAW or BOTH"))),
+        }
+        Ok(())
+    }),
+    ("ratinginterval", |b, g| {
+        b.run.rating_interval = Some(count0(g)?);
+        Ok(())
+    }),
+    ("scoreinterval", |b, g| {
+        // fastchess: 0 is never (only the final line).
+        b.run.score_interval = Some(match count0(g)? {
+            0 => u32::MAX,
+            n => n,
+        });
+        Ok(())
+    }),
+    ("output", |b, g| {
+        for (key, value) in g.pairs()? {
+            match (key, value) {
+                ("format", "fastchess") => b.run.output_format = OutputFormat::Fastchess,
+                ("format", "cutechess") => b.run.output_format = OutputFormat::Cutechess,
+                _ => {
+                    return Err(at(
+                        g,
+                        format!("{key}={value}: expected format=fastchess|cutechess"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("variant", |b, g| match g.single()? {
+        "standard" => Ok(()),
+        "fischerandom" => {
+            // PENDING(openings branch): Chess960 is `--variant chess960` there; wire it here.
+            b.warnings.add(format!(
+                "{} fischerandom: {}",
+                g.spelled,
+                pending("variant fischerandom")
+            ));
+            Ok(())
+        }
+        other => Err(at(
+            g,
+            format!("{other:?}: expected standard or fischerandom"),
+        )),
+    }),
+    ("tournament", |b, g| {
+        b.format = Some(match g.single()? {
+            "gauntlet" => Format::Gauntlet,
+            "roundrobin" | "round-robin" => Format::RoundRobin,
+            other => return Err(at(g, format!("{other:?}: expected gauntlet or roundrobin"))),
+        });
+        Ok(())
+    }),
+    ("report", |b, g| {
+        for (key, value) in g.pairs()? {
+            if (key, value) != ("penta", "true") {
+                b.warnings.add(format!(
+                    "{} {key}={value}: ignored: the results block always shows the pentanomial counts",
+                    g.spelled
+                ));
+            }
+        }
+        Ok(())
+    }),
+    // fastchess joins the words of `-event` and `-site` without spaces; one quoted argument is
+    // the usual spelling.
+    ("event", |b, g| {
+        b.run.pgn_event = Some(g.params.concat());
+        Ok(())
+    }),
+    ("site", |b, g| {
+        b.run.pgn_site = Some(g.params.concat());
+        Ok(())
+    }),
+    ("crc32", |b, g| {
+        for (key, value) in g.pairs()? {
+            match (key, value) {
+                ("pgn", "true") => b.run.pgnout_crc = true,
+                ("pgn", "false") => b.run.pgnout_crc = false,
+                _ => return Err(at(g, format!("{key}={value}: expected pgn=true|false"))),
+            }
+        }
+        Ok(())
+    }),
+    ("config", |_, g| {
+        Err(at(
+            g,
+            "fastchess's JSON tournament files are not read; an interrupted blitz-arena run \
+             continues with `blitz-arena gauntlet ... --resume DIR` (its results folder)"
+                .to_string(),
+        ))
+    }),
+    ("quick", |_, g| {
+        Err(at(
+            g,
+            "not supported; spell the match out: -engine cmd=A -engine cmd=B -each tc=10+0.1 -openings file=BOOK"
+                .to_string(),
+        ))
+    }),
+    ("debug", |_, g| {
+        Err(at(
+            g,
+            "not supported (fastchess refuses it too); every game's events are in the results folder's events.jsonl"
+                .to_string(),
+        ))
+    }),
+];
+
+/// Options accepted with a one-line warning: (name, what the arena does instead).
+pub const IGNORED: &[(&str, &str)] = &[
+    (
+        "recover",
+        "always on: a crashed engine loses its game and is started anew for the next",
+    ),
+    (
+        "testEnv",
+        "nothing to do: the arena's output is the same everywhere",
+    ),
+    (
+        "autosaveinterval",
+        "every game is saved in the results folder as it ends (continue with --resume DIR)",
+    ),
+    ("wait", "the next game starts at once"),
+    (
+        "log",
+        "the results folder's events.jsonl records every game",
+    ),
+    ("check-mate-pvs", "principal variations are not checked"),
+    (
+        "show-latency",
+        "latency is not printed; the arena measures its own overhead (stderr)",
+    ),
+    ("use-affinity", "engines are not pinned to CPUs"),
+    ("force-concurrency", "the concurrency is never refused"),
+    ("strict", "engines' info lines are not checked"),
+    (
+        "noswap",
+        "each opening is played twice with colours swapped",
+    ),
+    ("reverse", "the first engine plays white first"),
+    ("seeds", "a gauntlet has one engine under test (the first)"),
+    ("tbignore50", "a cursed win is a draw (the 50-move rule)"),
+    ("startup-ms", "an engine has 10 s to say uciok"),
+    ("ucinewgame-ms", "an engine has 10 s to answer isready"),
+    ("ping-ms", "an engine has 10 s to answer isready"),
+    (
+        "bookmode",
+        "books are read from disk once, before the first game",
+    ),
+    ("outcomeinterval", "not printed"),
+    ("resultformat", "fixed"),
+    (
+        "bergerschedule",
+        "the round robin plays every pairing in order",
+    ),
+    ("pgnin", "not read"),
+];
+
+/// Features being added on other branches, accepted with a warning until they are wired
+/// here: (option or key, the warning). PENDING(openings, ponder): replace each line with a
+/// mapping in [`OPTIONS`] (or in `engine::KEYS`) when its branch lands.
+pub const PENDING: &[(&str, &str)] = &[
+    (
+        "openings start=",
+        "ignored: the book starts at its first opening (--openings-start is not on this build)",
+    ),
+    (
+        "openings plies=",
+        "ignored: a PGN opening is played to its end (--opening-plies is not on this build)",
+    ),
+    (
+        "openings format=",
+        "ignored: only EPD and PGN books are read on this build (Polyglot is not)",
+    ),
+    (
+        "variant fischerandom",
+        "not supported on this build: games are standard chess",
+    ),
+    ("engine ponder", "pondering is not supported on this build"),
+];
+
+/// A warning of [`PENDING`], by its key.
+pub fn pending(key: &str) -> &'static str {
+    PENDING
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or("ignored", |(_, w)| w)
+}
+
+fn at(g: &Given, message: String) -> String {
+    format!("{} {}: {message}", g.spelled, g.params.join(" "))
+}
+
+/// A count of games or rounds, 1 and up.
+fn count(g: &Given) -> Result<u32, String> {
+    let v = g.single()?;
+    v.parse::<u32>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| at(g, format!("{v:?} is not a count (1 or more)")))
+}
+
+/// An interval, 0 and up.
+fn count0(g: &Given) -> Result<u32, String> {
+    let v = g.single()?;
+    v.parse::<u32>()
+        .map_err(|_| at(g, format!("{v:?} is not a number (0 or more)")))
+}
+
+/// `key=value key=value` as blitz-arena's `key=value,key=value`.
+fn joined(g: &Given) -> Result<String, String> {
+    Ok(g.pairs()?
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+impl Builder {
+    fn openings(&mut self, g: &Given) -> Result<(), String> {
+        for (key, value) in g.pairs()? {
+            match key {
+                "file" => {
+                    let path = PathBuf::from(value);
+                    if !path.exists() {
+                        return Err(at(g, format!("opening file does not exist: {value}")));
+                    }
+                    self.run.openings = Some(path);
+                }
+                "format" => {
+                    if value != "epd" && value != "pgn" {
+                        self.warnings.add(format!(
+                            "{} format={value}: {}",
+                            g.spelled,
+                            pending("openings format=")
+                        ));
+                    }
+                }
+                "order" => {
+                    self.run.openings_order = Some(match value {
+                        "random" => OpeningsOrder::Random,
+                        "sequential" => OpeningsOrder::Sequential,
+                        _ => {
+                            return Err(at(
+                                g,
+                                format!("order={value}: expected random or sequential"),
+                            ))
+                        }
+                    })
+                }
+                "start" | "plies" => self.warnings.add(format!(
+                    "{} {key}={value}: {}",
+                    g.spelled,
+                    pending(&format!("openings {key}="))
+                )),
+                "policy" if value == "round" => {}
+                _ => return Err(at(g, format!("unknown key {key}={value}"))),
+            }
+        }
+        if self.run.openings.is_none() {
+            return Err(at(g, "give the book with file=".to_string()));
+        }
+        Ok(())
+    }
+
+    fn pgnout(&mut self, g: &Given) -> Result<(), String> {
+        for param in &g.params {
+            // cutechess-cli: `-pgnout FILE [min] [fi]`.
+            let Some((key, value)) = param.split_once('=') else {
+                match param.as_str() {
+                    "min" | "fi" => self.warnings.add(format!(
+                        "{} {param}: ignored: the PGN has every move's comment",
+                        g.spelled
+                    )),
+                    file => self.run.pgnout = Some(PathBuf::from(file)),
+                }
+                continue;
+            };
+            match (key, value) {
+                ("file", file) => self.run.pgnout = Some(PathBuf::from(file)),
+                ("notation", n) => {
+                    self.run.pgnout_notation = Some(match n {
+                        "san" => Notation::San,
+                        "lan" => Notation::Lan,
+                        "uci" => Notation::Uci,
+                        _ => return Err(at(g, format!("notation={n}: expected san, lan or uci"))),
+                    })
+                }
+                ("nodes" | "seldepth" | "nps", "true") => {
+                    let extra = match key {
+                        "nodes" => Extra::Nodes,
+                        "seldepth" => Extra::Seldepth,
+                        _ => Extra::Nps,
+                    };
+                    if !self.run.pgnout_extras.contains(&extra) {
+                        self.run.pgnout_extras.push(extra);
+                    }
+                }
+                ("nodes" | "seldepth" | "nps", "false") => {}
+                ("append", "false") => self.truncate_pgn = true,
+                ("append", "true") => {}
+                _ => self.warnings.add(format!(
+                    "{} {key}={value}: ignored: not written by the arena",
+                    g.spelled
+                )),
+            }
+        }
+        if self.run.pgnout.is_none() {
+            self.run.pgnout = Some(PathBuf::from(format!(
+                "fastchess_{}.pgn",
+                chrono::Local::now().format("%Y%m%d_%H%M%S")
+            )));
+        }
+        Ok(())
+    }
+
+    fn epdout(&mut self, g: &Given) -> Result<(), String> {
+        for param in &g.params {
+            match param.split_once('=') {
+                Some(("file", file)) => self.run.epdout = Some(PathBuf::from(file)),
+                Some(("append", "true")) => {}
+                Some(("append", "false")) => self.truncate_epd = true,
+                None => self.run.epdout = Some(PathBuf::from(param)),
+                Some((key, value)) => {
+                    return Err(at(g, format!("unknown key {key}={value}")));
+                }
+            }
+        }
+        if self.run.epdout.is_none() {
+            self.run.epdout = Some(PathBuf::from(format!(
+                "fastchess_{}.epd",
+                chrono::Local::now().format("%Y%m%d_%H%M%S")
+            )));
+        }
+        Ok(())
+    }
+
+    fn sprt(&mut self, g: &Given) -> Result<(), String> {
+        let mut keys = Vec::new();
+        for (key, value) in g.pairs()? {
+            match key {
+                "elo0" | "elo1" | "alpha" | "beta" => keys.push(format!("{key}={value}")),
+                "model" if value == "normalized" => {}
+                "model" if value == "logistic" || value == "bayesian" => {
+                    self.warnings.add(format!(
+                        "{} model={value}: ignored: the test is fishtest's normalized-Elo pentanomial GSPRT (model=normalized)",
+                        g.spelled
+                    ))
+                }
+                _ => return Err(at(g, format!("unknown key {key}={value}"))),
+            }
+        }
+        self.run.sprt = Some(keys.join(",").parse().map_err(|e| at(g, format!("{e}")))?);
+        Ok(())
+    }
+}

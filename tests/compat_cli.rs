@@ -1,0 +1,945 @@
+//! The fastchess / cutechess-cli command line end to end: the real binary, given the command
+//! lines fishtest's worker and OpenBench's client build (with real engines substituted: the
+//! built-in ones, run through a script as their `cmd=`, and Stockfish where installed), plays
+//! the games, prints the lines those managers parse, writes the files they read and its own
+//! results folder. Every option of README's "Coming from fastchess or cutechess-cli" table is
+//! run here.
+
+mod common;
+#[path = "common/managers.rs"]
+mod managers;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+use managers::*;
+
+/// An executable `name` in the scratch folder (or a folder in it) that runs a built-in engine,
+/// as a `cmd=` of the managers' command lines names an engine binary.
+fn engine_script(s: &Scratch, path: &str, builtin: &str) {
+    let file = s.path(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, format!("#!/bin/sh\nexec '{BIN}' engine {builtin}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `blitz-arena ARGS` (the compat grammar) in the scratch folder.
+fn compat(s: &Scratch, args: &[&str]) -> Output {
+    s.run(args)
+}
+
+/// The binary under another name (a symlink in the scratch folder), as `make` or a user's
+/// symlink installs it.
+fn as_named(s: &Scratch, name: &str, args: &[&str]) -> Output {
+    let link = s.path(name);
+    if !link.exists() {
+        std::os::unix::fs::symlink(BIN, &link).unwrap();
+    }
+    let mut renamed = Command::new(&link);
+    renamed.args(args).current_dir(&s.dir);
+    // The scratch folder's marker, so that leftover engines can be found.
+    for (k, v) in s.command(&[]).get_envs() {
+        if let Some(v) = v {
+            renamed.env(k, v);
+        }
+    }
+    renamed.output().unwrap()
+}
+
+#[track_caller]
+fn ok(out: &Output) -> (String, String) {
+    assert!(
+        out.status.success(),
+        "{:?}\n{}\n{}",
+        out.status,
+        stdout(out),
+        stderr(out)
+    );
+    (stdout(out), stderr(out))
+}
+
+/// The games of the only results folder under `results/`.
+fn results_rows(s: &Scratch) -> Vec<HashMap<String, String>> {
+    let dirs: Vec<_> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(dirs.len(), 1, "one results folder");
+    csv_rows(&dirs[0].path().join("games.csv"))
+}
+
+fn warnings(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.starts_with("blitz-arena: warning: "))
+        .collect()
+}
+
+/// fishtest's worker/games.py command line (official-stockfish/fishtest, `run_games`), with
+/// two built-in engines under fishtest's names: the games, fishtest's parse of the results
+/// block, the PGN it uploads, one warning line per option the arena does not need.
+#[test]
+fn fishtest_command_line_runs_as_fastchess() {
+    let s = Scratch::new("compat-fishtest");
+    engine_script(&s, "stockfish-new", "minimax");
+    engine_script(&s, "stockfish-base", "greedy");
+    s.write(
+        "book.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
+         rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n",
+    );
+    let args = [
+        "-testEnv",
+        "-recover",
+        "-repeat",
+        "-games",
+        "2",
+        "-rounds",
+        "2",
+        "-ratinginterval",
+        "1",
+        "-scoreinterval",
+        "1",
+        "-autosaveinterval",
+        "0",
+        "-report",
+        "penta=true",
+        "-pgnout",
+        "file=batch.pgn",
+        "append=false",
+        "-crc32",
+        "pgn=true",
+        "-site",
+        "https://tests.stockfishchess.org/tests/view/1",
+        "-event",
+        "Batch 7: New-abc vs Base-abc",
+        "-srand",
+        "42",
+        "-resign",
+        "movecount=3",
+        "score=600",
+        "-draw",
+        "movenumber=34",
+        "movecount=8",
+        "score=20",
+        "-variant",
+        "standard",
+        "-concurrency",
+        "2",
+        "-openings",
+        "file=book.epd",
+        "format=epd",
+        "order=random",
+        "plies=16",
+        "start=1",
+        "-check-mate-pvs",
+        "-engine",
+        "name=New-abc",
+        "tc=2+0.02",
+        "cmd=stockfish-new",
+        "dir=.",
+        "option.Hash=16",
+        "-engine",
+        "name=Base-abc",
+        "tc=2+0.02",
+        "cmd=stockfish-base",
+        "dir=.",
+        "-each",
+        "proto=uci",
+        "-maxmoves",
+        "20",
+    ];
+    // A previous batch's PGN is replaced (append=false).
+    s.write("batch.pgn", "[Event \"old\"]\n\n1. e4 *\n\n");
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 4);
+    // fishtest's parse: a block per pair, the last one holding all four games, its own
+    // consistency check (games == 2 * pairs) holding.
+    let parsed = parse(&s, &out);
+    let last = parsed.fishtest.blocks.last().expect("a results block");
+    assert_eq!(last[0], 4.0, "{out}");
+    let pairs: f64 = last[5..].iter().sum();
+    assert_eq!(last[0], 2.0 * pairs);
+    assert_eq!(parsed.fishtest.blocks.len(), 2, "a block per pair: {out}");
+    assert!(
+        out.contains("Results of New-abc vs Base-abc (2+0.02, NULL, 16MB - NULL, book.epd):"),
+        "{out}"
+    );
+    let pgn = pgn_games(&s.path("batch.pgn"));
+    assert_eq!(pgn.len(), 4, "only this batch's games");
+    for (tags, _) in &pgn {
+        assert_eq!(tags["Event"], "Batch 7: New-abc vs Base-abc");
+        assert_eq!(
+            tags["Site"],
+            "https://tests.stockfishchess.org/tests/view/1"
+        );
+    }
+    // One warning line per option it does not need, naming it.
+    let w = warnings(&err);
+    for option in [
+        "-testEnv",
+        "-recover",
+        "-autosaveinterval 0",
+        "-check-mate-pvs",
+        "plies=16",
+        "start=1",
+    ] {
+        assert!(
+            w.iter().any(|l| l.contains(option)),
+            "no warning for {option}: {err}"
+        );
+    }
+    assert_eq!(w.len(), 6, "{err}");
+    // fishtest uploads the PGN only if the last CRC line matches zlib.crc32 of the file.
+    let crc_lines: Vec<&str> = out.lines().filter(|l| l.contains("has CRC32:")).collect();
+    assert_eq!(crc_lines.len(), 4, "one per game: {out}");
+    let crc_line = crc_lines[3];
+    assert!(
+        crc_line.starts_with("File batch.pgn has CRC32: 0x"),
+        "{crc_line}"
+    );
+    let zlib = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zlib; print(hex(zlib.crc32(open(sys.argv[1], 'rb').read())))",
+        ])
+        .arg(s.path("batch.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        crc_line.split_whitespace().last().unwrap(),
+        stdout(&zlib).trim()
+    );
+}
+
+/// fishtest reads fastchess's stderr with its stdout and counts every line that says "stall"
+/// or "disconnect" as a crash, "on time" as a time loss: the arena's own lines on stderr must
+/// not count a game twice.
+#[test]
+fn fishtest_counts_each_stall_once_over_stdout_and_stderr() {
+    let s = Scratch::new("compat-stall");
+    s.write(
+        "hangs",
+        &format!("#!/bin/sh\nexec '{BIN}' engine faulty --hang-after 2\n"),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(s.path("hangs"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    engine_script(&s, "gr", "greedy");
+    let args = [
+        "-engine",
+        "cmd=./hangs",
+        "name=h",
+        "-engine",
+        "cmd=./gr",
+        "name=g",
+        "-each",
+        "tc=1+0.01",
+        "-rounds",
+        "1",
+        "-games",
+        "2",
+        "-concurrency",
+        "2",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    let stalls = rows
+        .iter()
+        .filter(|r| r["termination"] == "engine-stall")
+        .count();
+    assert_eq!(stalls, 2, "{rows:?}");
+    let parsed = parse(&s, &format!("{out}{err}"));
+    assert_eq!(parsed.fishtest.crashes, 2, "{out}{err}");
+    assert!(err.contains("summary.csv (blitz-arena stats"), "{err}");
+}
+
+/// OpenBench's Client/worker.py command line (`build_runner_command`), run as `fastchess-ob`
+/// as OpenBench names its runner: OpenBench's own `update_results` reads the pairs.
+#[test]
+fn openbench_command_line_runs_as_fastchess_ob() {
+    let s = Scratch::new("compat-openbench");
+    engine_script(&s, "Engines/Dev-1", "minimax");
+    engine_script(&s, "Engines/Base-1", "greedy");
+    std::fs::create_dir_all(s.path("Books")).unwrap();
+    std::fs::create_dir_all(s.path("PGNs")).unwrap();
+    s.write(
+        "Books/book.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    );
+    let command = "-recover -variant standard -testEnv -concurrency 2 -rounds 2 -games 2 \
+        -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10 \
+        -engine dir=Engines/ cmd=./Dev-1 proto=uci tc=2.00+0.02 timemargin=250 option.Hash=8 name=Eng-dev \
+        -engine dir=Engines/ cmd=./Base-1 proto=uci tc=2.00+0.02 timemargin=250 name=Eng-base \
+        -openings file=Books/book.epd format=epd order=random start=3 -srand 99 \
+        -pgnout file=PGNs/1.2.3.0.pgn seldepth=true nodes=true match_line=^info_string_pgncomment \
+        -maxmoves 20";
+    let args: Vec<&str> = command.split_whitespace().collect();
+    let (out, err) = ok(&as_named(&s, "fastchess-ob", &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 4);
+    let parsed = parse(&s, &out);
+    if let Some(ob) = parsed.openbench {
+        assert_eq!(ob.pentanomial.iter().sum::<u32>(), 2, "{out}");
+        assert_eq!(ob.pentanomial, pentanomial(&rows, "Eng-dev"));
+    }
+    let pgn = pgn_games(&s.path("PGNs/1.2.3.0.pgn"));
+    assert_eq!(pgn.len(), 4);
+    assert!(pgn.iter().all(|(h, _)| h.contains_key("Termination")));
+    assert!(err.contains("time margin 250 ms"), "{err}");
+    assert!(
+        warnings(&err).iter().any(|l| l.contains("match_line")),
+        "{err}"
+    );
+}
+
+/// Invoked as `cutechess-cli`: cutechess's defaults (one game, one round) and lines, its
+/// positional `-pgnout FILE`, `-epdout`, three engines as a round robin, `-maxmoves`.
+#[test]
+fn cutechess_cli_command_line_runs_with_its_lines() {
+    let s = Scratch::new("compat-cutechess");
+    for (name, builtin) in [("a", "greedy"), ("b", "random"), ("c", "instant")] {
+        engine_script(&s, name, builtin);
+    }
+    let args = [
+        "-engine",
+        "cmd=./a",
+        "name=A",
+        "-engine",
+        "cmd=./b",
+        "name=B",
+        "-engine",
+        "cmd=./c",
+        "name=C",
+        "-each",
+        "tc=2+0.02",
+        "proto=uci",
+        "-games",
+        "2",
+        "-repeat",
+        "-maxmoves",
+        "10",
+        "-pgnout",
+        "games.pgn",
+        "min",
+        "-epdout",
+        "games.epd",
+        "-concurrency",
+        "2",
+    ];
+    let (out, err) = ok(&as_named(&s, "cutechess-cli", &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 6, "3 pairings x 2 games");
+    assert!(
+        out.lines().any(|l| l.starts_with("Started game 1 of 6")),
+        "{out}"
+    );
+    assert!(out.contains("Finished match"), "{out}");
+    assert!(
+        !out.contains("Total Time"),
+        "cutechess prints no total time: {out}"
+    );
+    assert_eq!(pgn_games(&s.path("games.pgn")).len(), 6);
+    assert_eq!(
+        std::fs::read_to_string(s.path("games.epd"))
+            .unwrap()
+            .lines()
+            .count(),
+        6
+    );
+    assert!(err.contains("round-robin: A, B, C"), "{err}");
+}
+
+/// `tc=inf` with `nodes=` and `depth=` (OpenBench's N= and D= tests), `-output
+/// format=cutechess`, `-ratinginterval`, `-scoreinterval`, `-sprt`, `-tb`/`-tbpieces`,
+/// `-openings order=sequential`, a per-engine time control, `-log`, `-wait`, `-event`.
+#[test]
+fn fixed_nodes_sprt_tablebases_and_output_options() {
+    let s = Scratch::new("compat-options");
+    engine_script(&s, "mm", "minimax");
+    engine_script(&s, "gr", "greedy");
+    s.write(
+        "book.epd",
+        // White's king takes the rook that checks it: KRvK, which the tables hold.
+        "4k3/8/8/8/8/8/4r3/R3K3 w - - 0 1\n",
+    );
+    let tb = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    let tb = tb.to_str().unwrap();
+    let args = [
+        "-engine",
+        "cmd=./mm",
+        "name=mm",
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-each",
+        "tc=inf",
+        "nodes=2000",
+        "depth=3",
+        "-rounds",
+        "2",
+        "-output",
+        "format=cutechess",
+        "-ratinginterval",
+        "2",
+        "-scoreinterval",
+        "2",
+        "-sprt",
+        "elo0=0",
+        "elo1=10",
+        "alpha=0.05",
+        "beta=0.05",
+        "model=logistic",
+        "-tb",
+        tb,
+        "-tbpieces",
+        "3",
+        "-tbadjudicate",
+        "BOTH",
+        "-openings",
+        "file=book.epd",
+        "order=sequential",
+        "-log",
+        "file=log.txt",
+        "level=warn",
+        "-wait",
+        "100",
+        "-concurrency",
+        "1",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows.iter().all(|r| r["termination"] == "tablebase"),
+        "{rows:?}"
+    );
+    let score_lines = out
+        .lines()
+        .filter(|l| l.starts_with("Score of mm vs gr:"))
+        .count();
+    assert_eq!(score_lines, 2, "every 2 games: {out}");
+    assert!(out.contains("SPRT: llr"), "{out}");
+    assert!(err.contains("tablebases: "), "{err}");
+    for w in [
+        "model=logistic",
+        "-log file=log.txt level=warn",
+        "-wait 100",
+        "tc=inf",
+    ] {
+        assert!(
+            warnings(&err).iter().any(|l| l.contains(w)),
+            "no warning for {w}: {err}"
+        );
+    }
+    // The limits are the run's: sent with every go.
+    let dir = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let plan: String = std::fs::read_to_string(dir.join("run.json"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(
+        plan.contains(r#""limits":{"nodes":2000,"depth":3}"#),
+        "{plan}"
+    );
+}
+
+/// Engines with different clocks keep them (time odds); `-srand` makes the book's order
+/// the same in two runs; `-openings order=random` shuffles it.
+#[test]
+fn per_engine_time_controls_and_seeded_books() {
+    let s = Scratch::new("compat-odds");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    s.write(
+        "book.epd",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\n4k3/8/8/8/8/8/3P4/4K3 w - - 0 1\n4k3/8/8/8/8/8/2P5/4K3 w - - 0 1\n",
+    );
+    let run = || {
+        let args = [
+            "-engine",
+            "cmd=./gr",
+            "name=gr",
+            "tc=3+0.1",
+            "-engine",
+            "cmd=./rn",
+            "name=rn",
+            "tc=1:00+1",
+            "-rounds",
+            "3",
+            "-openings",
+            "file=book.epd",
+            "order=random",
+            "-srand",
+            "11",
+            "-maxmoves",
+            "4",
+            "-concurrency",
+            "1",
+        ];
+        let (_, err) = ok(&compat(&s, &args));
+        let rows = results_rows(&s);
+        std::fs::remove_dir_all(s.path("results")).unwrap();
+        (err, rows)
+    };
+    let (err, first) = run();
+    assert!(
+        err.contains(
+            "tc 3s+0.1s = 3 seconds + 0.1 seconds a move, rn 1+1 = 1 minute + 1 second a move"
+        ),
+        "{err}"
+    );
+    let (_, second) = run();
+    let fens = |rows: &[HashMap<String, String>]| -> Vec<String> {
+        rows.iter().map(|r| r["opening"].clone()).collect()
+    };
+    assert_eq!(fens(&first), fens(&second), "-srand seeds the book's order");
+    s.assert_no_engines_left();
+}
+
+/// `tc=4/10+0` (OpenBench's X/Y+Z): 10 s for every 4 moves, refilled after each 4th move.
+#[test]
+fn repeating_periods_refill_the_clock() {
+    let s = Scratch::new("compat-periods");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let args = [
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-engine",
+        "cmd=./rn",
+        "name=rn",
+        "-each",
+        "tc=4/10+0",
+        "-rounds",
+        "1",
+        "-games",
+        "1",
+        "-maxmoves",
+        "6",
+        "-pgnout",
+        "file=p.pgn",
+    ];
+    let (_, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(
+        err.contains("tc 4/10s+0 = 10 seconds for every 4 moves, no increment"),
+        "{err}"
+    );
+    let dir = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let game: serde_json::Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    // White's clock as each of its `go` was sent: the 5th starts a new period.
+    let white_go: Vec<i64> = game["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "go" && e["side"] == "white")
+        .map(|e| e["clock_us"].as_i64().unwrap())
+        .collect();
+    assert!(white_go.len() >= 5, "{white_go:?}");
+    assert!(
+        white_go[3] <= 10_000_000 && white_go[4] > white_go[3] + 5_000_000,
+        "{white_go:?}"
+    );
+    let pgn = pgn_games(&s.path("p.pgn"));
+    assert_eq!(pgn[0].0["TimeControl"], "4/10");
+}
+
+/// `st=0.5` (OpenBench's MT= tests): half a second for every move, none carried over; the
+/// engines are sent `go movetime 500`.
+#[test]
+fn a_fixed_time_per_move() {
+    let s = Scratch::new("compat-st");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let args = [
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-engine",
+        "cmd=./rn",
+        "name=rn",
+        "-each",
+        "st=0.5",
+        "timemargin=250",
+        "-rounds",
+        "1",
+        "-maxmoves",
+        "5",
+        "-pgnout",
+        "file=st.pgn",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(
+        err.contains("tc 0.5s/move = 0.5 seconds a move, fixed"),
+        "{err}"
+    );
+    assert!(
+        out.contains("Results of gr vs rn (0.5/move, NULL, NULL):"),
+        "{out}"
+    );
+    let dir = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    for line in events.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        for e in game["events"].as_array().unwrap() {
+            if e["event"] == "go" {
+                assert_eq!(e["clock_us"], 500_000, "every move starts with 0.5 s: {e}");
+            }
+        }
+    }
+    assert_eq!(pgn_games(&s.path("st.pgn"))[0].0["TimeControl"], "0.5/move");
+}
+
+/// Stockfish at fixed nodes under fishtest's grammar, with its real options (Threads, Hash).
+#[test]
+fn stockfish_under_the_fastchess_grammar() {
+    if !debian_engines(&["stockfish"]) {
+        return;
+    }
+    let s = Scratch::new("compat-stockfish");
+    let args = [
+        "-engine",
+        "cmd=/usr/games/stockfish",
+        "name=sf1",
+        "-engine",
+        "cmd=/usr/games/stockfish",
+        "name=sf2",
+        "-each",
+        "proto=uci",
+        "tc=inf",
+        "nodes=3000",
+        "option.Threads=1",
+        "option.Hash=16",
+        "-rounds",
+        "1",
+        "-games",
+        "2",
+        "-concurrency",
+        "2",
+        "-pgnout",
+        "file=sf.pgn",
+        "nodes=true",
+        "-maxmoves",
+        "40",
+    ];
+    let (out, _) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert_eq!(results_rows(&s).len(), 2);
+    let parsed = parse(&s, &out);
+    assert_eq!(parsed.fishtest.blocks.last().unwrap()[0], 2.0, "{out}");
+    // fastchess labels a tc=inf match by its node limit.
+    assert!(
+        out.contains("Results of sf1 vs sf2 (3000 nodes, 1t, 16MB):"),
+        "{out}"
+    );
+    let pgn = std::fs::read_to_string(s.path("sf.pgn")).unwrap();
+    assert!(
+        pgn.contains(" n="),
+        "nodes in the move comments: {}",
+        &pgn[..pgn.len().min(800)]
+    );
+}
+
+/// The rest of the table: `-tournament gauntlet` with three engines, `-pgnout notation=`,
+/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-variant
+/// fischerandom`, `-report penta=false` and `-engine restart=`.
+#[test]
+fn a_gauntlet_of_three_and_the_remaining_options() {
+    let s = Scratch::new("compat-rest");
+    for (name, builtin) in [("a", "greedy"), ("b", "random"), ("c", "instant")] {
+        engine_script(&s, name, builtin);
+    }
+    s.write("old.epd", "stale line\n");
+    let args = [
+        "-tournament",
+        "gauntlet",
+        "-engine",
+        "cmd=./a",
+        "name=A",
+        "restart=on",
+        "-engine",
+        "cmd=./b",
+        "name=B",
+        "-engine",
+        "cmd=./c",
+        "name=C",
+        "-each",
+        "tc=2+0.02",
+        "-rounds",
+        "1",
+        "-maxmoves",
+        "6",
+        "-pgnout",
+        "file=g.pgn",
+        "notation=uci",
+        "-epdout",
+        "file=old.epd",
+        "append=false",
+        "-resign",
+        "movecount=3",
+        "score=600",
+        "twosided=true",
+        "-variant",
+        "fischerandom",
+        "-report",
+        "penta=false",
+    ];
+    let (out, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(err.contains("gauntlet: A vs B, C | 4 games"), "{err}");
+    assert_eq!(results_rows(&s).len(), 4);
+    assert!(out.contains("Started game 1 of 4"), "{out}");
+    let epd = std::fs::read_to_string(s.path("old.epd")).unwrap();
+    assert_eq!(epd.lines().count(), 4, "emptied first: {epd}");
+    assert!(!epd.contains("stale"));
+    // UCI notation: squares, no SAN piece letters.
+    let (_, moves) = &pgn_games(&s.path("g.pgn"))[0];
+    let first = moves.split_whitespace().nth(1).unwrap();
+    assert!(
+        first.len() >= 4 && first.as_bytes()[0].is_ascii_lowercase(),
+        "{moves}"
+    );
+    for w in ["restart=on", "-variant fischerandom", "penta=false"] {
+        assert!(
+            warnings(&err).iter().any(|l| l.contains(w)),
+            "no warning for {w}: {err}"
+        );
+    }
+    for (bad, says) in [
+        (
+            &["-quick", "cmd=a", "cmd=b", "book=x.epd"][..],
+            "spell the match out",
+        ),
+        (&["-debug"][..], "events.jsonl"),
+        (
+            &["-engine", "conf=sf", "-engine", "conf=sf2"][..],
+            "engines.json",
+        ),
+    ] {
+        assert_usage_error(&compat(&s, bad), says);
+    }
+}
+
+/// Errors: an unknown option is a bad command line (exit 2, one line); an engine without
+/// `cmd=` is an error (exit 1, one line); forms the arena's clock lacks say so (exit 2).
+#[test]
+fn bad_command_lines_are_one_line_errors() {
+    let s = Scratch::new("compat-errors");
+    engine_script(&s, "gr", "greedy");
+    let e = [
+        "-engine", "cmd=./gr", "name=a", "-engine", "cmd=./gr", "name=b", "-each", "tc=1+0",
+    ];
+    let with = |more: &[&str]| {
+        let mut args = e.to_vec();
+        args.extend_from_slice(more);
+        compat(&s, &args)
+    };
+    assert_usage_error(&with(&["-bogus", "1"]), "unknown option -bogus");
+    assert_usage_error(&with(&["-concurrency"]), "-concurrency: expects a value");
+    assert_one_line_error(
+        &with(&["-each", "st=0.1"]),
+        "tc= and st= cannot go together",
+    );
+    assert_usage_error(&with(&["-config", "file=config.json"]), "--resume DIR");
+    assert_usage_error(&with(&["-each", "proto=xboard"]), "only uci");
+    assert_one_line_error(
+        &compat(
+            &s,
+            &[
+                "-engine", "name=a", "tc=1+0", "-engine", "cmd=./gr", "tc=1+0",
+            ],
+        ),
+        "engine a: no cmd=",
+    );
+    assert_one_line_error(
+        &compat(
+            &s,
+            &[
+                "-engine",
+                "cmd=./nope",
+                "tc=1+0",
+                "-engine",
+                "cmd=./gr",
+                "tc=1+0",
+            ],
+        ),
+        "not found",
+    );
+    assert!(!s.path("results").exists(), "nothing written");
+    s.assert_no_engines_left();
+}
+
+/// `-version` (and `--version` under the name `fastchess`) prints what OpenBench's client
+/// reads: the first `N.N.N` is blitz-arena's version. `-help` lists the options.
+#[test]
+fn version_and_help_as_openbench_reads_them() {
+    let s = Scratch::new("compat-version");
+    let version = format!("blitz-arena {}", env!("CARGO_PKG_VERSION"));
+    for out in [
+        compat(&s, &["-version"]),
+        as_named(&s, "fastchess", &["--version"]),
+        as_named(&s, "fastchess", &["-v"]),
+    ] {
+        let (text, _) = ok(&out);
+        assert!(text.starts_with(&version), "{text}");
+        // OpenBench's get_version: re.search(r'\d+\.\d+(\.\d+)?', stdout).group()
+        let first = text
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .find(|w| w.matches('.').count() == 2)
+            .unwrap();
+        assert_eq!(first, env!("CARGO_PKG_VERSION"));
+    }
+    let (help, _) = ok(&compat(&s, &["-help"]));
+    assert!(
+        help.contains("-engine") && help.contains("-testEnv"),
+        "{help}"
+    );
+    // blitz-arena's own --help is unchanged.
+    let (native, _) = ok(&compat(&s, &["--help"]));
+    assert!(native.contains("round-robin"), "{native}");
+}
+
+/// SIGINT stops a compat run as it stops fastchess: the games finished are kept, the engines
+/// are gone, `Finished match` is printed, and the exit code is fastchess's 1.
+#[test]
+fn sigint_stops_a_compat_run_with_exit_1() {
+    let s = Scratch::new("compat-sigint");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let child = s
+        .command(&[
+            "-engine",
+            "cmd=./gr",
+            "name=gr",
+            "-engine",
+            "cmd=./rn",
+            "name=rn",
+            "-each",
+            "tc=1+0",
+            "-rounds",
+            "200",
+            "-concurrency",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        let games = std::fs::read_dir(s.path("results"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("games.csv")).ok())
+            .map_or(0, |t| t.lines().count().saturating_sub(1));
+        if games >= 2 {
+            break;
+        }
+        assert!(start.elapsed().as_secs() < 120, "no games in 2 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    s.assert_no_engines_left();
+    assert!(stdout(&out).contains("Finished match"), "{}", stdout(&out));
+    let rows = results_rows(&s);
+    assert!(rows.len() >= 2 && rows.len() < 400);
+}
+
+/// `make` builds the binary as ./fastchess (dry run: the real build is this test's binary),
+/// and that binary, under the name `fastchess`, reads fastchess's command line.
+#[test]
+fn the_makefile_builds_fastchess() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("make")
+        .args(["-n", "-j", "CXX=g++"])
+        .current_dir(root)
+        .output();
+    let Ok(out) = out else {
+        eprintln!("SKIPPED: make is not installed");
+        return;
+    };
+    let plan = stdout(&out);
+    assert!(plan.contains("cargo build --release"), "{plan}");
+    assert!(
+        plan.contains("cp target/release/blitz-arena fastchess"),
+        "{plan}"
+    );
+    let s = Scratch::new("compat-make");
+    engine_script(&s, "gr", "greedy");
+    let (text, _) = ok(&as_named(
+        &s,
+        "fastchess",
+        &[
+            "-engine",
+            "cmd=./gr",
+            "name=a",
+            "-engine",
+            "cmd=./gr",
+            "name=b",
+            "-each",
+            "tc=2+0.02",
+            "-rounds",
+            "1",
+            "-maxmoves",
+            "5",
+        ],
+    ));
+    assert!(text.contains("Started game 1 of 2 (a vs b)"), "{text}");
+    assert!(text.contains("Finished match"), "{text}");
+}
+
+/// README's table names every option the compat front end knows.
+#[test]
+fn readme_lists_every_compat_option() {
+    let readme = include_str!("../README.md");
+    let start = readme
+        .find("## Coming from fastchess or cutechess-cli")
+        .expect("README section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let mut names: Vec<String> = blitz_arena::compat::OPTIONS
+        .iter()
+        .map(|(n, _)| format!("`-{n}"))
+        .collect();
+    names.extend(
+        blitz_arena::compat::IGNORED
+            .iter()
+            .map(|(n, _)| format!("`-{n}")),
+    );
+    names.extend(
+        blitz_arena::compat::WARN_KEYS
+            .iter()
+            .map(|(n, _)| format!("{n}=")),
+    );
+    for name in names {
+        assert!(section.contains(&name), "README's table lacks {name}");
+    }
+}
