@@ -185,15 +185,14 @@ fn fishtest_command_line_runs_as_fastchess() {
         "-recover",
         "-autosaveinterval 0",
         "-check-mate-pvs",
-        "plies=16",
-        "start=1",
+        "plies=16: ignored: an EPD book's positions have no moves to cut",
     ] {
         assert!(
             w.iter().any(|l| l.contains(option)),
             "no warning for {option}: {err}"
         );
     }
-    assert_eq!(w.len(), 6, "{err}");
+    assert_eq!(w.len(), 5, "{err}");
     // fishtest uploads the PGN only if the last CRC line matches zlib.crc32 of the file.
     let crc_lines: Vec<&str> = out.lines().filter(|l| l.contains("has CRC32:")).collect();
     assert_eq!(crc_lines.len(), 4, "one per game: {out}");
@@ -667,8 +666,8 @@ fn stockfish_under_the_fastchess_grammar() {
 }
 
 /// The rest of the table: `-tournament gauntlet` with three engines, `-pgnout notation=`,
-/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-variant
-/// fischerandom`, `-report penta=false` and `-engine restart=`.
+/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-report
+/// penta=false` and `-engine restart=`.
 #[test]
 fn a_gauntlet_of_three_and_the_remaining_options() {
     let s = Scratch::new("compat-rest");
@@ -705,8 +704,6 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         "movecount=3",
         "score=600",
         "twosided=true",
-        "-variant",
-        "fischerandom",
         "-report",
         "penta=false",
     ];
@@ -725,7 +722,7 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         first.len() >= 4 && first.as_bytes()[0].is_ascii_lowercase(),
         "{moves}"
     );
-    for w in ["restart=on", "-variant fischerandom", "penta=false"] {
+    for w in ["restart=on", "penta=false"] {
         assert!(
             warnings(&err).iter().any(|l| l.contains(w)),
             "no warning for {w}: {err}"
@@ -743,6 +740,137 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         ),
     ] {
         assert_usage_error(&compat(&s, bad), says);
+    }
+}
+
+/// The books and the variant: `-openings ... start= plies=` on a PGN book, cutechess-cli's
+/// `-each book=FILE bookdepth=N` (a Polyglot book; depth in full moves), `-variant
+/// fischerandom` with a Chess960 book, and cutechess-cli's bare `ponder`.
+#[test]
+fn books_variants_and_pondering() {
+    let s = Scratch::new("compat-books");
+    engine_script(&s, "mm", "minimax");
+    engine_script(&s, "gr", "greedy");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    std::fs::copy(format!("{data}/polyglot/book.bin"), s.path("book.bin")).unwrap();
+    std::fs::copy(
+        format!("{data}/chess960/chess960.epd"),
+        s.path("chess960.epd"),
+    )
+    .unwrap();
+    s.write(
+        "lines.pgn",
+        "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n[Event \"b\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *\n\n",
+    );
+    let engines = [
+        "-engine",
+        "cmd=./mm",
+        "name=mm",
+        "-engine",
+        "cmd=./gr",
+        "name=gr",
+        "-each",
+        "tc=10+0.1",
+        "-maxmoves",
+        "12",
+        "-rounds",
+        "1",
+        "-srand",
+        "7",
+    ];
+    let run = |name: &str, more: &[&str]| {
+        let pgnout = format!("file={name}.pgn");
+        let mut args = engines.to_vec();
+        args.extend_from_slice(more);
+        args.extend_from_slice(&["-pgnout", &pgnout]);
+        let (_, err) = ok(&compat(&s, &args));
+        s.assert_no_engines_left();
+        assert!(warnings(&err).is_empty(), "{err}");
+        let games = pgn_games(&s.path(&format!("{name}.pgn")));
+        assert_eq!(games.len(), 2, "{name}");
+        std::fs::remove_dir_all(s.path("results")).unwrap();
+        games
+    };
+    // A PGN book from its second game, cut at 4 plies: both games start after 1. d4 d5 2. c4 e6.
+    for (tags, _) in run(
+        "pgn",
+        &[
+            "-openings",
+            "file=lines.pgn",
+            "format=pgn",
+            "order=sequential",
+            "start=2",
+            "plies=4",
+        ],
+    ) {
+        assert_eq!(
+            tags["FEN"], "rnbqkbnr/ppp2ppp/4p3/3p4/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - 0 3",
+            "{tags:?}"
+        );
+    }
+    // A Polyglot book, 1 full move deep: each game starts after two plies from the book.
+    for (tags, _) in run("bin", &["-each", "book=book.bin", "bookdepth=1"]) {
+        // Two plies from the start: white to move again, at move 2.
+        let fen: Vec<&str> = tags["FEN"].split(' ').collect();
+        assert_eq!((fen[1], fen[5]), ("w", "2"), "{tags:?}");
+    }
+    // Chess960.
+    for (tags, _) in run(
+        "960",
+        &["-variant", "fischerandom", "-openings", "file=chess960.epd"],
+    ) {
+        assert_eq!(tags["Variant"], "Chess960", "{tags:?}");
+    }
+    // Pondering: minimax ponders (greedy declares no Ponder: a warning says so).
+    let mut args = engines.to_vec();
+    args.extend_from_slice(&["-each", "ponder"]);
+    let (_, err) = ok(&compat(&s, &args));
+    s.assert_no_engines_left();
+    assert!(
+        err.contains("engine gr has no UCI option Ponder: it plays without pondering"),
+        "{err}"
+    );
+    let dirs: Vec<_> = std::fs::read_dir(s.path("results"))
+        .unwrap()
+        .flatten()
+        .collect();
+    let events = std::fs::read_to_string(dirs[0].path().join("events.jsonl")).unwrap();
+    assert!(
+        events.contains("\"ponder\""),
+        "minimax pondered: {}",
+        &events[..events.len().min(2000)]
+    );
+    // Engines that name different books, and a depth without a book, are refused.
+    for (bad, says) in [
+        (
+            &[
+                "-engine",
+                "cmd=./mm",
+                "book=book.bin",
+                "-engine",
+                "cmd=./gr",
+                "-each",
+                "tc=1+0",
+            ][..],
+            "engines differ in book=",
+        ),
+        (
+            &[
+                "-engine",
+                "cmd=./mm",
+                "-engine",
+                "cmd=./gr",
+                "-each",
+                "tc=1+0",
+                "bookdepth=2",
+            ][..],
+            "bookdepth= needs book=FILE",
+        ),
+    ] {
+        let out = compat(&s, bad);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     }
 }
 

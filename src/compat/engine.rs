@@ -24,6 +24,13 @@ pub struct EngineSpec {
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
     pub timemargin: Option<u64>,
+    /// cutechess-cli's bare `ponder` (or `ponder=true`): it ponders (`--ponder`).
+    pub ponder: bool,
+    /// cutechess-cli's `book=FILE`: a Polyglot book (the arena's is the run's: every engine
+    /// must name the same).
+    pub book: Option<String>,
+    /// cutechess-cli's `bookdepth=N`, in full moves.
+    pub bookdepth: Option<u32>,
 }
 
 /// What an engine key does: set a field, or be accepted with a warning.
@@ -57,6 +64,34 @@ const KEYS: &[(&str, Setter)] = &[
     }),
     ("depth", set_depth),
     ("plies", set_depth),
+    ("ponder", |e, v| {
+        e.ponder = match v {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(format!(
+                    "ponder={v}: expected ponder, ponder=true or ponder=false"
+                ))
+            }
+        };
+        Ok(())
+    }),
+    ("book", |e, v| set(&mut e.book, v)),
+    ("bookdepth", |e, v| {
+        // cutechess counts full moves; the arena's --book-depth counts plies.
+        let moves: u32 = v
+            .parse()
+            .ok()
+            .filter(|m| (1..=crate::cli::limits::BOOK_DEPTH.max / 2).contains(m))
+            .ok_or_else(|| {
+                format!(
+                    "bookdepth={v}: expected full moves, 1 to {}",
+                    crate::cli::limits::BOOK_DEPTH.max / 2
+                )
+            })?;
+        e.bookdepth = Some(moves);
+        Ok(())
+    }),
     ("timemargin", |e, v| {
         let ms = crate::cli::limits::TIME_MARGIN
             .parse(v)
@@ -91,11 +126,6 @@ pub const WARN_KEYS: &[(&str, &str)] = &[
     (
         "initstr",
         "not sent; set UCI options with option.NAME=VALUE",
-    ),
-    // PENDING(ponder branch): cutechess's `ponder` engine key; wire it to `--ponder`.
-    (
-        "ponder",
-        "pondering is not supported on this build; engines do not ponder",
     ),
 ];
 
@@ -171,6 +201,7 @@ impl EngineSpec {
             env: BTreeMap::new(),
             options: self.options.clone(),
             tc: None,
+            ponder: self.ponder,
         })
     }
 }

@@ -25,6 +25,22 @@ impl Given {
             .collect()
     }
 
+    /// The parameters of `-engine` or `-each`: `key=value`, and cutechess-cli's bare `ponder`
+    /// (read as `ponder=true`).
+    pub fn engine_pairs(&self) -> Result<Vec<(&str, &str)>, String> {
+        self.params
+            .iter()
+            .map(|p| match p.split_once('=') {
+                Some(pair) => Ok(pair),
+                None if p == "ponder" => Ok(("ponder", "true")),
+                None => Err(format!(
+                    "{}: expected key=value parameters, got {p:?}",
+                    self.spelled
+                )),
+            })
+            .collect()
+    }
+
     /// The one parameter of an option that takes exactly one.
     pub fn single(&self) -> Result<&str, String> {
         match self.params.as_slice() {

@@ -22,7 +22,7 @@ use crate::tournament::Format;
 
 pub use engine::{EngineSpec, WARN_KEYS};
 pub use grammar::Given;
-pub use options::{IGNORED, OPTIONS, PENDING};
+pub use options::{IGNORED, OPTIONS};
 
 /// Which tool's command line, and so which defaults (games, rounds, output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub struct Builder {
 impl Builder {
     fn engine(&mut self, g: &Given) -> Result<(), String> {
         let mut spec = EngineSpec::default();
-        for (key, value) in g.pairs()? {
+        for (key, value) in g.engine_pairs()? {
             spec.apply(key, value, &mut self.warnings)
                 .map_err(|e| format!("{}: {e}", g.spelled))?;
         }
@@ -169,7 +169,7 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
         }
     }
     for each in std::mem::take(&mut b.each) {
-        let pairs = each.pairs().map_err(usage)?;
+        let pairs = each.engine_pairs().map_err(usage)?;
         for spec in &mut b.engines {
             for (key, value) in &pairs {
                 spec.apply(key, value, &mut b.warnings)
@@ -233,6 +233,7 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
     b.run.nodes = nodes;
     b.run.depth = depth;
     b.run.time_margin = margin;
+    polyglot_book(&mut b, cwd).map_err(invalid)?;
     // The clock: the run's is the first engine's; another engine's own only if it differs.
     let clocks: Vec<_> = b
         .engines
@@ -276,6 +277,38 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         warnings: b.warnings.0,
         truncate,
     })
+}
+
+/// cutechess-cli's per-engine `book=FILE bookdepth=N`: the arena plays one book for the
+/// run (each line with colours swapped), so every engine must name the same one.
+fn polyglot_book(b: &mut Builder, cwd: &Path) -> Result<(), String> {
+    let book = |e: &EngineSpec| (e.book.clone(), e.bookdepth);
+    let first = book(&b.engines[0]);
+    if b.engines.iter().any(|e| book(e) != first) {
+        return Err(
+            "engines differ in book=/bookdepth=: the arena plays one book for the whole run; give it once with -each book=FILE bookdepth=N"
+                .to_string(),
+        );
+    }
+    match first {
+        (None, None) => Ok(()),
+        (None, Some(_)) => Err("bookdepth= needs book=FILE".to_string()),
+        (Some(file), depth) => {
+            if b.run.openings.is_some() {
+                return Err(
+                    "book= and -openings both give the openings: give one of them".to_string(),
+                );
+            }
+            let path = cwd.join(&file);
+            if !path.is_file() {
+                return Err(format!("book={file}: no such file"));
+            }
+            b.run.openings = Some(path);
+            // cutechess's depth counts full moves; --book-depth counts plies.
+            b.run.book_depth = depth.map(|moves| moves * 2);
+            Ok(())
+        }
+    }
 }
 
 /// The value every engine gives for a run-wide limit; engines that differ are an error.
@@ -351,9 +384,6 @@ pub fn help_text() -> String {
     ));
     for (name, instead) in IGNORED {
         text.push_str(&format!("  -{name}: {instead}\n"));
-    }
-    for (name, warning) in PENDING {
-        text.push_str(&format!("  {name}: {warning}\n"));
     }
     text.push_str(
         "\nEvery option and what it maps to: README, \"Coming from fastchess or cutechess-cli\".",

@@ -1,7 +1,6 @@
 //! Every fastchess / cutechess-cli option and what it maps to: one line each in [`OPTIONS`]
-//! (mapped to blitz-arena's run options), [`IGNORED`] (accepted with a one-line warning that
-//! says what the arena does instead) or [`PENDING`] (features of other branches: accepted with
-//! a warning until they are wired). README's "Coming from fastchess or cutechess-cli" table
+//! (mapped to blitz-arena's run options) or [`IGNORED`] (accepted with a one-line warning that
+//! says what the arena does instead). README's "Coming from fastchess or cutechess-cli" table
 //! lists the same; `tests/compat_cli.rs` checks that every name here is in it.
 
 use std::path::PathBuf;
@@ -13,6 +12,7 @@ use crate::config::OpeningsOrder;
 use crate::report::compat_console::OutputFormat;
 use crate::report::pgnout::{Extra, Notation};
 use crate::tournament::Format;
+use crate::vocabulary::Variant;
 
 /// How an option is read into the run.
 pub type Handler = fn(&mut Builder, &Given) -> Result<(), String>;
@@ -122,12 +122,7 @@ pub const OPTIONS: &[(&str, Handler)] = &[
     ("variant", |b, g| match g.single()? {
         "standard" => Ok(()),
         "fischerandom" => {
-            // PENDING(openings branch): Chess960 is `--variant chess960` there; wire it here.
-            b.warnings.add(format!(
-                "{} fischerandom: {}",
-                g.spelled,
-                pending("variant fischerandom")
-            ));
+            b.run.variant = Some(Variant::Chess960);
             Ok(())
         }
         other => Err(at(
@@ -248,37 +243,6 @@ pub const IGNORED: &[(&str, &str)] = &[
     ("pgnin", "not read"),
 ];
 
-/// Features being added on other branches, accepted with a warning until they are wired
-/// here: (option or key, the warning). PENDING(openings, ponder): replace each line with a
-/// mapping in [`OPTIONS`] (or in `engine::KEYS`) when its branch lands.
-pub const PENDING: &[(&str, &str)] = &[
-    (
-        "openings start=",
-        "ignored: the book starts at its first opening (--openings-start is not on this build)",
-    ),
-    (
-        "openings plies=",
-        "ignored: a PGN opening is played to its end (--opening-plies is not on this build)",
-    ),
-    (
-        "openings format=",
-        "ignored: only EPD and PGN books are read on this build (Polyglot is not)",
-    ),
-    (
-        "variant fischerandom",
-        "not supported on this build: games are standard chess",
-    ),
-    ("engine ponder", "pondering is not supported on this build"),
-];
-
-/// A warning of [`PENDING`], by its key.
-pub fn pending(key: &str) -> &'static str {
-    PENDING
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map_or("ignored", |(_, w)| w)
-}
-
 fn at(g: &Given, message: String) -> String {
     format!("{} {}: {message}", g.spelled, g.params.join(" "))
 }
@@ -310,6 +274,7 @@ fn joined(g: &Given) -> Result<String, String> {
 
 impl Builder {
     fn openings(&mut self, g: &Given) -> Result<(), String> {
+        let (mut pgn, mut plies) = (None, None);
         for (key, value) in g.pairs()? {
             match key {
                 "file" => {
@@ -319,14 +284,10 @@ impl Builder {
                     }
                     self.run.openings = Some(path);
                 }
+                // The arena tells EPD, PGN and Polyglot books apart by their contents.
+                "format" if matches!(value, "epd" | "pgn") => pgn = Some(value == "pgn"),
                 "format" => {
-                    if value != "epd" && value != "pgn" {
-                        self.warnings.add(format!(
-                            "{} format={value}: {}",
-                            g.spelled,
-                            pending("openings format=")
-                        ));
-                    }
+                    return Err(at(g, format!("format={value}: expected epd or pgn")));
                 }
                 "order" => {
                     self.run.openings_order = Some(match value {
@@ -340,17 +301,29 @@ impl Builder {
                         }
                     })
                 }
-                "start" | "plies" => self.warnings.add(format!(
-                    "{} {key}={value}: {}",
-                    g.spelled,
-                    pending(&format!("openings {key}="))
-                )),
+                "start" => {
+                    self.run.openings_start =
+                        Some(limits::OPENINGS_START.parse(value).map_err(|m| at(g, m))?);
+                }
+                "plies" => {
+                    plies = Some(limits::OPENING_PLIES.parse(value).map_err(|m| at(g, m))?);
+                }
                 "policy" if value == "round" => {}
                 _ => return Err(at(g, format!("unknown key {key}={value}"))),
             }
         }
-        if self.run.openings.is_none() {
+        let Some(file) = &self.run.openings else {
             return Err(at(g, "give the book with file=".to_string()));
+        };
+        let pgn = pgn.unwrap_or_else(|| file.extension().is_some_and(|e| e == "pgn"));
+        match plies {
+            Some(plies) if pgn => self.run.opening_plies = Some(plies),
+            // fastchess cuts PGN games only; fishtest passes plies= with its EPD books.
+            Some(plies) => self.warnings.add(format!(
+                "{} plies={plies}: ignored: an EPD book's positions have no moves to cut",
+                g.spelled
+            )),
+            None => {}
         }
         Ok(())
     }
