@@ -422,7 +422,6 @@ fn new_plan(
     let tablebase = tablebase_spec(args, table)?;
     let seed = args.seed.or(table.seed).unwrap_or_else(rand::random);
     let variant = args.variant.or(table.variant).unwrap_or_default();
-    let mut engines = engines;
     if variant == Variant::Chess960 {
         // Every engine plays Chess960 castling: one that does not declare the option is
         // refused when it starts, before any game.
