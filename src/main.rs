@@ -103,27 +103,35 @@ fn in_runtime(job: Job) -> ExitCode {
 async fn async_main(job: Job) -> ExitCode {
     let (cancel_tx, cancel) = watch::channel(false);
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
-    let command = match job {
-        Job::Native(command) => command,
-        Job::Compat(run) => {
-            let result = app::tournament(run.format, run.names, run.run, cancel).await;
-            return match result {
-                Ok(Finish::Interrupted) => {
-                    // fastchess exits 1 when Ctrl-C stopped it; SIGTERM kills fastchess, and
-                    // stops blitz-arena cleanly with 143.
-                    let code = if signal_code.is_finished() {
-                        signal_code.await.unwrap_or(130)
-                    } else {
-                        130
-                    };
-                    ExitCode::from(if code == 130 { 1 } else { code })
-                }
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            };
-        }
+    let fastchess_exits = matches!(job, Job::Compat(_));
+    let result = match job {
+        Job::Compat(run) => app::tournament(run.format, run.names, run.run, cancel).await,
+        Job::Native(command) => native(command, cancel).await,
     };
-    let result = match command {
+    match result {
+        Ok(Finish::Done) => ExitCode::SUCCESS,
+        Ok(Finish::Failed) => ExitCode::from(3),
+        Ok(Finish::Interrupted) => {
+            let code = if signal_code.is_finished() {
+                signal_code.await.unwrap_or(130)
+            } else {
+                130
+            };
+            // fastchess exits 1 when Ctrl-C stopped it (SIGTERM kills fastchess; blitz-arena
+            // stops cleanly with 143 either way).
+            ExitCode::from(if fastchess_exits && code == 130 {
+                1
+            } else {
+                code
+            })
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+/// One of blitz-arena's own commands.
+async fn native(command: Command, cancel: watch::Receiver<bool>) -> anyhow::Result<Finish> {
+    match command {
         Command::Gauntlet { engine, vs, run } => {
             let names = std::iter::once(engine).chain(vs).collect();
             app::tournament(Format::Gauntlet, names, run, cancel).await
@@ -138,19 +146,6 @@ async fn async_main(job: Job) -> ExitCode {
         Command::Rules { ruleset } => app::rules(ruleset),
         Command::Adjudicate { results, ruleset } => app::adjudicate(&results, ruleset),
         Command::Engine { .. } => unreachable!("handled before the runtime starts"),
-    };
-    match result {
-        Ok(Finish::Done) => ExitCode::SUCCESS,
-        Ok(Finish::Failed) => ExitCode::from(3),
-        Ok(Finish::Interrupted) => {
-            let code = if signal_code.is_finished() {
-                signal_code.await.unwrap_or(130)
-            } else {
-                130
-            };
-            ExitCode::from(code)
-        }
-        Err(e) => fail(&e),
     }
 }
 
