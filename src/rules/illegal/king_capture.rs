@@ -1,0 +1,28 @@
+//! Taking the opponent's king, possible only after an illegal move stood (house H17/H18,
+//! USCF 7d).
+
+use shakmaty::uci::UciMove;
+use shakmaty::{attacks, Chess, Position, Role};
+
+/// Whether the engine's move takes the opponent's king: the mover's piece on the from-square
+/// attacks the king on the to-square by its rules. Possible only in an illegal position (the
+/// side not to move in check, after an illegal move stood). House H17/H18 and USCF 7d count it
+/// as a claim; [`check`](super::check) calls it unplayable.
+pub fn king_capture(pos: &Chess, text: &str) -> bool {
+    let Ok(UciMove::Normal { from, to, .. }) = UciMove::from_ascii(text.trim().as_bytes()) else {
+        return false;
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(piece) = board.piece_at(from).filter(|p| p.color == us) else {
+        return false;
+    };
+    if board.piece_at(to) != Some((!us).king()) {
+        return false;
+    }
+    let reach = match piece.role {
+        Role::Pawn => attacks::pawn_attacks(us, from),
+        _ => attacks::attacks(from, piece, board.occupied()),
+    };
+    reach.contains(to)
+}
