@@ -1,6 +1,6 @@
 //! Illegal positions (FIDE A.5.4): what makes one, and when the arbiter waits.
 
-use shakmaty::{attacks, Bitboard, Chess, Color, Position};
+use shakmaty::{attacks, Bitboard, Board, Chess, Color, Position};
 
 use super::pieces::in_check;
 
@@ -9,14 +9,13 @@ use super::pieces::in_check;
 /// side not to move in check.
 pub fn position_is_illegal(pos: &Chess) -> Option<&'static str> {
     let board = pos.board();
-    if (board.pawns() & Bitboard::BACKRANKS).any() {
+    if pawn_on_back_rank(board) {
         return Some("a pawn stands on the first or last rank");
     }
-    let (Some(white), Some(black)) = (board.king_of(Color::White), board.king_of(Color::Black))
-    else {
+    if Color::ALL.into_iter().any(|c| board.king_of(c).is_none()) {
         return Some("a side does not have exactly one king");
-    };
-    if attacks::king_attacks(white).contains(black) {
+    }
+    if kings_adjacent(pos) {
         return Some("the kings stand next to each other");
     }
     let mover_checked = in_check(board, pos.turn());
@@ -43,6 +42,11 @@ pub fn kings_adjacent(pos: &Chess) -> bool {
 /// (kings next to each other check each other), or a pawn on the first or last rank.
 pub fn arbiter_waits(pos: &Chess) -> bool {
     let board = pos.board();
+    pawn_on_back_rank(board) || (in_check(board, Color::White) && in_check(board, Color::Black))
+}
+
+/// A pawn on the first or last rank, where none can stand (FIDE 3.7: a pawn moves only
+/// forward and is exchanged on reaching the last rank).
+pub(super) fn pawn_on_back_rank(board: &Board) -> bool {
     (board.pawns() & Bitboard::BACKRANKS).any()
-        || (in_check(board, Color::White) && in_check(board, Color::Black))
 }

@@ -24,11 +24,12 @@
 //! first, never `to_move` alone.
 
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position,
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position,
     PositionError, PositionErrorKinds, Role, Setup, Square,
 };
 
 use super::pieces::role_name;
+use super::position::pawn_on_back_rank;
 use super::{BoardEffect, Illegal};
 
 /// Checks that `m` can be carried out on `pos`'s board without corrupting it.
@@ -138,7 +139,7 @@ pub fn play_illegal(pos: &Chess, illegal: &Illegal) -> Result<Chess, String> {
     let setup = after.to_setup(EnPassantMode::Always);
 
     let board = &setup.board;
-    if (board.pawns() & Bitboard::BACKRANKS).any() {
+    if pawn_on_back_rank(board) {
         return Err(format!(
             "{} cannot stand: a pawn would be on the first or last rank",
             illegal.uci
