@@ -1,7 +1,9 @@
 //! Castling attempts that are not legal: what counts as one (in Chess960 the king onto its
 //! own rook, FIDE Guidelines III.3) and why it fails (FIDE 3.8.2).
 
-use shakmaty::{attacks, CastlingMode, CastlingSide, Chess, Position, Role, Square};
+use shakmaty::{
+    attacks, Bitboard, CastlingMode, CastlingSide, Chess, Color, Position, Role, Square,
+};
 
 use super::pieces::last_rank;
 
@@ -41,7 +43,7 @@ pub(super) fn castling_attempt(
         }
         return None;
     }
-    let home = us.fold_wb(Square::E1, Square::E8);
+    let home = king_home(us);
     if promotion.is_some() || from != home || board.piece_at(from) != Some(us.king()) {
         return None;
     }
@@ -98,4 +100,35 @@ pub(super) fn castle_fault(pos: &Chess, king: Square, rook: Square, side: Castli
         why.push("castling is not allowed here".to_string());
     }
     format!("{} castling: {}", side_name(side), why.join(", "))
+}
+
+/// Every castling attempt of the side to move, legal or not, as UCI text (for generating a bad
+/// one): in Chess960 the king onto each of its own rooks on the back rank; otherwise the king
+/// on e1/e8 two files either way (whether a rook stands in the corner is left to
+/// [`castling_attempt`]).
+pub(super) fn castling_attempts(pos: &Chess) -> Vec<String> {
+    let us = pos.turn();
+    let board = pos.board();
+    let mut out = Vec::new();
+    if pos.castles().mode() == CastlingMode::Chess960 {
+        let back = Bitboard::from_rank(last_rank(!us));
+        if let Some(king) = board.king_of(us).filter(|k| back.contains(*k)) {
+            for rook in board.rooks() & board.by_color(us) & back {
+                out.push(format!("{king}{rook}"));
+            }
+        }
+        return out;
+    }
+    let home = king_home(us);
+    if board.piece_at(home) == Some(us.king()) {
+        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+            out.push(format!("{home}{}", side.king_to(us)));
+        }
+    }
+    out
+}
+
+/// The king's starting square in standard chess.
+fn king_home(us: Color) -> Square {
+    us.fold_wb(Square::E1, Square::E8)
 }

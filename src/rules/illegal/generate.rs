@@ -3,16 +3,16 @@
 //! A move drawn uniformly from the candidates of the kind that [`check`] classifies as that
 //! kind and [`play_illegal`] can stand on the board: `0000`; a legal queen promotion without
 //! its letter; castling in the two-square form with the king on e1/e8 and the rook in the
-//! corner; every pseudo-legal move (all four promotion letters) that exposes the king; a king
-//! step next to the other king (the kings must be two squares apart, or already adjacent in an
-//! illegal position); every from → to of one's own piece that breaks the piece's rules
-//! (without a letter; a pawn to its own first rank is left out since it cannot stand).
+//! corner (in Chess960: the king onto its own rook); every pseudo-legal move (all four
+//! promotion letters) that exposes the king; a king step next to the other king (the kings
+//! must be two squares apart, or already adjacent in an illegal position); every from → to of
+//! one's own piece that breaks the piece's rules (without a letter; a pawn to its own first
+//! rank is left out since it cannot stand).
 
 use rand::seq::SliceRandom;
-use shakmaty::{
-    attacks, Bitboard, CastlingMode, CastlingSide, Chess, Move, Position, Role, Square,
-};
+use shakmaty::{attacks, Chess, Move, Position, Role};
 
+use super::castling::castling_attempts;
 use super::classify::check;
 use super::pieces::{last_rank, playable_moves, pseudo_targets};
 use super::stand::play_illegal;
@@ -39,23 +39,7 @@ fn candidates(pos: &Chess, kind: IllegalKind) -> Vec<String> {
                 }
             }
         }
-        IllegalKind::BadCastle if pos.castles().mode() == CastlingMode::Chess960 => {
-            // Chess960: the king onto one of its own rooks on the back rank.
-            let back = Bitboard::from_rank(last_rank(!us));
-            if let Some(king) = board.king_of(us).filter(|k| back.contains(*k)) {
-                for rook in board.rooks() & ours & back {
-                    out.push(format!("{king}{rook}"));
-                }
-            }
-        }
-        IllegalKind::BadCastle => {
-            let home = us.fold_wb(Square::E1, Square::E8);
-            if board.piece_at(home) == Some(us.king()) {
-                for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
-                    out.push(format!("{home}{}", side.king_to(us)));
-                }
-            }
-        }
+        IllegalKind::BadCastle => out = castling_attempts(pos),
         IllegalKind::KingsAdjacent => {
             if let (Some(k), Some(t)) = (board.king_of(us), board.king_of(!us)) {
                 for sq in attacks::king_attacks(k) & attacks::king_attacks(t) & !ours {

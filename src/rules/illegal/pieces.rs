@@ -18,6 +18,11 @@ pub(super) fn last_rank(color: Color) -> Rank {
     color.fold_wb(Rank::Eighth, Rank::First)
 }
 
+/// The rank a pawn starts on, from which it may step two squares (FIDE 3.7.2).
+fn pawn_home_rank(color: Color) -> Rank {
+    color.fold_wb(Rank::Second, Rank::Seventh)
+}
+
 /// Whether `color`'s king is attacked (false if it has no single king).
 pub(super) fn in_check(board: &shakmaty::Board, color: Color) -> bool {
     board
@@ -63,7 +68,7 @@ pub(super) fn pseudo_targets(pos: &Chess, from: Square, piece: Piece) -> Bitboar
             let step = us.fold_wb(8, -8);
             if let Some(one) = from.offset(step).filter(|s| !occ.contains(*s)) {
                 t.add(one);
-                if from.rank() == us.fold_wb(Rank::Second, Rank::Seventh) {
+                if from.rank() == pawn_home_rank(us) {
                     if let Some(two) = one.offset(step).filter(|s| !occ.contains(*s)) {
                         t.add(two);
                     }
@@ -95,7 +100,7 @@ pub(super) fn rule_breach(pos: &Chess, from: Square, to: Square, piece: Piece) -
             } else if files == 0 && (ranks == 1 || ranks == 2) {
                 if occ.contains(to) {
                     "a pawn does not capture straight ahead".into()
-                } else if ranks == 2 && from.rank() != us.fold_wb(Rank::Second, Rank::Seventh) {
+                } else if ranks == 2 && from.rank() != pawn_home_rank(us) {
                     "a pawn steps two squares only from its starting square".into()
                 } else {
                     "a pawn does not jump over a piece".into()
