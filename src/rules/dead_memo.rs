@@ -106,15 +106,7 @@ impl DeadMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
-    use shakmaty::CastlingMode;
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
+    use crate::rules::test_position::position as pos;
 
     #[test]
     fn a_position_is_tested_once_and_its_answer_kept() {

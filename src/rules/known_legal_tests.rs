@@ -1,19 +1,13 @@
 //! The referee's shortcut for a move it already knows to be legal finds exactly what
 //! `illegal::check` finds.
 
+use crate::rules::test_position::position as pos;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position, Square};
+use shakmaty::{Chess, Position, Square};
 
 use super::super::illegal::{self, MoveCheck};
 use super::{Referee, RefereeSettings};
-
-fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
-}
 
 /// Every text a move could be written as: each from-to pair with and without a promotion
 /// letter, the legal moves in both castling notations, and some junk.

@@ -184,14 +184,8 @@ fn helpmate_exists(pos: &Chess, side: Color) -> MatingChance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{fen::Fen, CastlingMode};
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
+    use crate::rules::test_position::position as pos;
+    use shakmaty::fen::Fen;
 
     /// The board built square by square is the one chasolver got from the FEN before: the
     /// same pieces, side to move, castling rights and en passant square, over random games

@@ -8,6 +8,8 @@ mod referee;
 #[cfg(test)]
 mod referee_tests;
 #[cfg(test)]
+mod test_position;
+#[cfg(test)]
 mod tests;
 
 pub use cite::{cite, Situation};

@@ -2,19 +2,12 @@
 //! rulings that the tables of `tests.rs` leave open. Found by `cargo mutants` (README,
 //! "Development"): each test here fails with a mutant of `referee.rs` that the tables let live.
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use crate::rules::test_position::position;
+use shakmaty::Chess;
 
 use super::illegal::IllegalKind;
 use super::{Adjudication, Referee, RefereeSettings, Ruleset, Verdict};
 use crate::event::{Event, Score, SearchInfo, Side, Termination};
-
-fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
-}
 
 fn referee(ruleset: Ruleset, fen: &str) -> Referee {
     let settings = RefereeSettings {

@@ -11,8 +11,9 @@
 //! Events after the end are kept in the shared lists: they are what the other rulesets go on
 //! to see (a FIDE penalty and the retaken move), and the referee must ignore them.
 
+use crate::rules::test_position::position;
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode};
+use shakmaty::{Chess, EnPassantMode};
 
 use super::illegal::{IllegalKind, MoveCheck};
 use super::{
@@ -222,13 +223,6 @@ impl Expect {
         self.plies = Some(plies);
         self
     }
-}
-
-fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap_or_else(|e| panic!("{fen}: {e}"))
-        .into_position(CastlingMode::Standard)
-        .unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 
 fn fen_of(referee: &Referee) -> String {

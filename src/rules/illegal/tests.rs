@@ -2,17 +2,11 @@
 
 use super::pieces::playable_moves;
 use super::*;
+use crate::rules::test_position::position as pos;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, Role, Square};
-
-fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
-}
 
 fn fen(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
