@@ -272,8 +272,8 @@ pub struct RunArgs {
     /// --pgnout's move notation: san, lan or uci [default: san]
     #[arg(long, value_enum, value_name = "NOTATION")]
     pub pgnout_notation: Option<Notation>,
-    /// --pgnout's extra comment fields, comma-separated: nodes, nps, seldepth (not recorded:
-    /// accepted with a warning and left out)
+    /// --pgnout's extra comment fields, comma-separated: nodes (n=), seldepth (sd=), nps (nps=);
+    /// written in that order, as fastchess does
     #[arg(long, value_enum, value_name = "FIELD,...", value_delimiter = ',')]
     pub pgnout_extras: Vec<Extra>,
     /// Also append each finished game's final position to FILE as an EPD line, as fastchess does

@@ -338,6 +338,9 @@ pub struct SearchInfo {
     pub depth: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub nodes: Option<u64>,
+    /// The selective depth (`seldepth`), for `--pgnout-extras seldepth`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub seldepth: Option<u32>,
 }
 
 /// One thing that happened in a game. Times are microseconds since the game started.
@@ -664,5 +667,30 @@ impl GameRecord {
             .iter()
             .filter(|e| matches!(e, Event::IllegalMove { .. }))
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A move's info as events.jsonl holds it: `seldepth` only when the engine reported one,
+    /// so files written before it was recorded read the same and are written the same.
+    #[test]
+    fn search_info_leaves_out_what_was_not_reported() {
+        let old = r#"{"score":{"cp":25},"depth":12,"nodes":345}"#;
+        let info: SearchInfo = serde_json::from_str(old).unwrap();
+        assert_eq!(info.seldepth, None);
+        assert_eq!(serde_json::to_string(&info).unwrap(), old);
+        let info = SearchInfo {
+            seldepth: Some(18),
+            ..info
+        };
+        let text = serde_json::to_string(&info).unwrap();
+        assert_eq!(
+            text,
+            r#"{"score":{"cp":25},"depth":12,"nodes":345,"seldepth":18}"#
+        );
+        assert_eq!(serde_json::from_str::<SearchInfo>(&text).unwrap(), info);
     }
 }

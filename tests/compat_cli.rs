@@ -295,6 +295,17 @@ fn openbench_command_line_runs_as_fastchess_ob() {
         warnings(&err).iter().any(|l| l.contains("match_line")),
         "{err}"
     );
+    // seldepth=true is honoured, no warning: fastchess's `sd=` follows `n=` although asked
+    // first (the built-in engines report no seldepth: 0, as fastchess writes it).
+    assert!(
+        !err.lines()
+            .any(|l| l.contains("warning") && l.contains("seldepth")),
+        "{err}"
+    );
+    for (_, movetext) in &pgn {
+        assert!(movetext.contains(", n=0, sd=0"), "{movetext}");
+        assert!(!movetext.contains("sd=0, n="), "{movetext}");
+    }
 }
 
 /// Invoked as `cutechess-cli`: cutechess's defaults (one game, one round) and lines, its
@@ -644,6 +655,7 @@ fn stockfish_under_the_fastchess_grammar() {
         "-pgnout",
         "file=sf.pgn",
         "nodes=true",
+        "seldepth=true",
         "-maxmoves",
         "40",
     ];
@@ -661,6 +673,21 @@ fn stockfish_under_the_fastchess_grammar() {
     assert!(
         pgn.contains(" n="),
         "nodes in the move comments: {}",
+        &pgn[..pgn.len().min(800)]
+    );
+    // Stockfish's seldepth, from its last info line, in every move's comment.
+    let selective: Vec<Option<u32>> = pgn
+        .split('{')
+        .skip(1)
+        .map(|comment| {
+            let sd = comment.split_once(", sd=")?.1;
+            sd.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        })
+        .collect();
+    assert!(selective.len() > 10, "{}", &pgn[..pgn.len().min(800)]);
+    assert!(
+        selective.iter().all(|sd| sd.is_some_and(|sd| sd > 0)),
+        "{selective:?}: {}",
         &pgn[..pgn.len().min(800)]
     );
 }

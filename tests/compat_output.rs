@@ -294,8 +294,9 @@ fn stockfish_at_fixed_nodes_in_fastchess_format() {
 }
 
 /// `--pgnout` and `--epdout`: python-chess reads every game of the fastchess-format PGN to its
-/// end, with fastchess's Termination names and a `{score/depth time, n=.., nps=..}` comment on
-/// every move; each EPD line is the final position of its game.
+/// end, with fastchess's Termination names and a `{score/depth time, n=.., sd=0, nps=..}` comment
+/// on every move (the built-in engines report no seldepth); each EPD line is the final position
+/// of its game.
 #[test]
 fn pgnout_and_epdout_are_read_back_by_python_chess() {
     if !python_chess() {
@@ -324,7 +325,7 @@ fn pgnout_and_epdout_are_read_back_by_python_chess() {
             "--pgnout",
             "fc.pgn",
             "--pgnout-extras",
-            "nodes,nps",
+            "nodes,nps,seldepth",
             "--epdout",
             "fc.epd",
             "--out",
@@ -341,7 +342,7 @@ with open(sys.argv[1]) as f:
             break
         assert not g.errors, g.errors
         comments = [n.comment for n in g.mainline()]
-        assert all(re.fullmatch(r"([+-]?(\d+\.\d\d|M\d+))?/\d+ \d+\.\d{3}s, n=\d+, nps=\d+(, .+)?", c) for c in comments), comments
+        assert all(re.fullmatch(r"([+-]?(\d+\.\d\d|M\d+))?/\d+ \d+\.\d{3}s, n=\d+, sd=0, nps=\d+(, .+)?", c) for c in comments), comments
         b = g.end().board()
         games.append([g.headers["Round"], g.headers["Result"], g.headers["Termination"], len(comments), b.epd(hmvc=b.halfmove_clock, fmvn=b.fullmove_number)])
 print(json.dumps(games))
@@ -395,4 +396,107 @@ print(json.dumps(games))
         // python-chess writes `hmvc 0; fmvn 8;` as fastchess does.
         assert_eq!(epd[k], final_epd, "game {round}");
     }
+}
+
+/// `--pgnout-extras seldepth`: each move's comment carries fastchess's `sd=`, the `seldepth`
+/// of the engine's last scored `info` line (faulty's third flood line: depth 3, seldepth 7,
+/// cp -28), after `n=` and before `nps=` whatever the order asked; an engine that reports none
+/// (greedy prints no `info`) gets `sd=0`, as fastchess writes it. events.jsonl records the
+/// seldepth of faulty's moves and leaves the key out of greedy's.
+#[test]
+fn pgnout_writes_the_selective_depth() {
+    if !python_chess() {
+        eprintln!("SKIPPED: python-chess is not installed");
+        return;
+    }
+    let s = Scratch::new("compat-seldepth");
+    s.write(
+        "engines.toml",
+        r#"
+[engines.flooder]
+builtin = "faulty"
+args = ["--flood-info", "3", "--seed", "5"]
+[engines.greedy]
+builtin = "greedy"
+options = { Seed = 1 }
+"#,
+    );
+    let (_, rows) = run(
+        &s,
+        &[
+            "gauntlet",
+            "flooder",
+            "--vs",
+            "greedy",
+            "--games",
+            "2",
+            "--tc",
+            "10s+0.1s",
+            "--pgnout",
+            "fc.pgn",
+            "--pgnout-extras",
+            "nps,seldepth,nodes",
+            "--out",
+            "r",
+        ],
+    );
+    assert_eq!(rows.len(), 2);
+    let check = r#"
+import chess.pgn, json, re, sys
+counts = [0, 0]
+with open(sys.argv[1]) as f:
+    while True:
+        g = chess.pgn.read_game(f)
+        if g is None:
+            break
+        assert not g.errors, g.errors
+        for n in g.mainline():
+            mover = g.headers["White"] if n.parent.board().turn else g.headers["Black"]
+            if mover == "flooder":
+                counts[0] += 1
+                shape = r"-0\.28/3 \d+\.\d{3}s, n=2000, sd=7, nps=\d+(, .+)?"
+            else:
+                counts[1] += 1
+                shape = r"/0 \d+\.\d{3}s, n=0, sd=0, nps=0(, .+)?"
+            assert re.fullmatch(shape, n.comment), (mover, n.comment)
+print(json.dumps(counts))
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(check)
+        .arg(s.path("fc.pgn"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts: Vec<usize> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(counts[0] > 0 && counts[1] > 0, "{counts:?}");
+    // events.jsonl: faulty's moves record seldepth 7; greedy's record no info at all.
+    let events = std::fs::read_to_string(s.path("r/events.jsonl")).unwrap();
+    let mut flooder_moves = 0;
+    for line in events.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        for e in game["events"].as_array().unwrap() {
+            if e["event"] != "move" {
+                continue;
+            }
+            let white = e["side"] == "white";
+            let mover = if white {
+                &game["white"]
+            } else {
+                &game["black"]
+            };
+            if mover == "flooder" {
+                flooder_moves += 1;
+                assert_eq!(e["info"]["seldepth"], 7, "{e}");
+                assert_eq!(e["info"]["depth"], 3, "{e}");
+            } else {
+                assert!(e["info"].get("seldepth").is_none(), "{e}");
+            }
+        }
+    }
+    assert_eq!(flooder_moves, counts[0]);
 }

@@ -142,12 +142,6 @@ pub async fn tournament(
         .transpose()?;
     let progress =
         Progress::new(planned, args.verbose).with_output(compat_settings(&plan, &args, sprt));
-    if args
-        .pgnout_extras
-        .contains(&report::pgnout::Extra::Seldepth)
-    {
-        note!("warning: --pgnout-extras seldepth: the arena does not record selective depth; sd= is left out");
-    }
     let mut progress = progress.with_files(
         report::pgnout::CompatFiles::open(
             args.pgnout.as_deref(),

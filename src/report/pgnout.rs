@@ -14,7 +14,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::compat_console::{fastchess_time, reason, OutputFormat};
-use crate::event::{Event, GameRecord, Score, Termination};
+use crate::event::{Event, GameRecord, Score, SearchInfo, Termination};
 
 /// How moves are written: `san` (Nf3), `lan` (Ng1-f3), `uci` (g1f3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -30,8 +30,7 @@ pub enum Notation {
 pub enum Extra {
     /// `n=`: the nodes the engine reported.
     Nodes,
-    /// `sd=`: selective depth. The arena does not record it: accepted and left out, with a
-    /// warning (so fastchess command lines that ask for it still run).
+    /// `sd=`: the selective depth the engine reported.
     Seldepth,
     /// `nps=`: nodes per second of its think time.
     Nps,
@@ -296,29 +295,11 @@ pub fn fastchess_pgn(
             notation_text
         };
         if let Event::Move { think_us, info, .. } = &record.events[*at] {
-            let mut parts = vec![format!(
-                "{}/{} {:.3}s",
-                score_text(info.score),
-                info.depth.unwrap_or(0),
-                *think_us as f64 / 1e6
-            )];
-            for extra in extras {
-                match extra {
-                    Extra::Nodes => parts.push(format!("n={}", info.nodes.unwrap_or(0))),
-                    Extra::Nps => {
-                        let nps = match (info.nodes, *think_us) {
-                            (Some(n), us) if us > 0 => n * 1_000_000 / us as u64,
-                            _ => 0,
-                        };
-                        parts.push(format!("nps={nps}"));
-                    }
-                    Extra::Seldepth => {}
-                }
-            }
-            if k + 1 == moves.len() {
-                parts.push(ending.clone());
-            }
-            text.push_str(&format!(" {{{}}}", parts.join(", ")));
+            let last = (k + 1 == moves.len()).then_some(ending.as_str());
+            text.push_str(&format!(
+                " {{{}}}",
+                move_comment(info, *think_us, extras, last)
+            ));
         }
         texts.push(text);
         if !white {
@@ -342,6 +323,39 @@ pub fn fastchess_pgn(
     }
     out.push_str("\n\n");
     out
+}
+
+/// A move's comment without its braces, as fastchess's `createComment` writes it:
+/// `score/depth time`, then the extras asked for in fastchess's fixed order (`n=`, `sd=`,
+/// `nps=`, whatever order they were asked in; a value the engine did not report is 0, as
+/// fastchess writes it), then the game's ending on the last move.
+fn move_comment(
+    info: &SearchInfo,
+    think_us: i64,
+    extras: &[Extra],
+    ending: Option<&str>,
+) -> String {
+    let mut parts = vec![format!(
+        "{}/{} {:.3}s",
+        score_text(info.score),
+        info.depth.unwrap_or(0),
+        think_us as f64 / 1e6
+    )];
+    if extras.contains(&Extra::Nodes) {
+        parts.push(format!("n={}", info.nodes.unwrap_or(0)));
+    }
+    if extras.contains(&Extra::Seldepth) {
+        parts.push(format!("sd={}", info.seldepth.unwrap_or(0)));
+    }
+    if extras.contains(&Extra::Nps) {
+        let nps = match (info.nodes, think_us) {
+            (Some(n), us) if us > 0 => n * 1_000_000 / us as u64,
+            _ => 0,
+        };
+        parts.push(format!("nps={nps}"));
+    }
+    parts.extend(ending.map(str::to_string));
+    parts.join(", ")
 }
 
 /// Long algebraic notation as fastchess writes it (`moveToLan` of its chess library): `Ng1f3`,
@@ -431,6 +445,36 @@ mod tests {
         assert_eq!(
             game_start_time("2026-11-24T01:36:58.931Z").as_deref(),
             Some("2026-11-24T01:36:58 +0000")
+        );
+    }
+
+    #[test]
+    fn move_comments_as_fastchess_writes_them() {
+        let info = SearchInfo {
+            score: Some(Score::Cp(25)),
+            depth: Some(12),
+            seldepth: Some(18),
+            nodes: Some(12_345),
+        };
+        let all = [Extra::Nps, Extra::Seldepth, Extra::Nodes];
+        // Every extra, in fastchess's order whatever the order asked: n=, sd=, nps=.
+        assert_eq!(
+            move_comment(&info, 123_450, &all, None),
+            "+0.25/12 0.123s, n=12345, sd=18, nps=100000"
+        );
+        assert_eq!(
+            move_comment(&info, 123_450, &all, Some("White mates")),
+            "+0.25/12 0.123s, n=12345, sd=18, nps=100000, White mates"
+        );
+        assert_eq!(
+            move_comment(&info, 123_450, &[Extra::Seldepth], None),
+            "+0.25/12 0.123s, sd=18"
+        );
+        assert_eq!(move_comment(&info, 123_450, &[], None), "+0.25/12 0.123s");
+        // Nothing reported: fastchess writes 0s (`value_or(0)`).
+        assert_eq!(
+            move_comment(&SearchInfo::default(), 0, &all, None),
+            "/0 0.000s, n=0, sd=0, nps=0"
         );
     }
 }
