@@ -341,6 +341,9 @@ pub struct SearchInfo {
     /// The selective depth (`seldepth`), for `--pgnout-extras seldepth`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub seldepth: Option<u32>,
+    /// The nodes per second the engine reported (`nps`), for `--pgnout-extras nps`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub nps: Option<u64>,
 }
 
 /// One thing that happened in a game. Times are microseconds since the game started.

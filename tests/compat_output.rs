@@ -454,7 +454,7 @@ with open(sys.argv[1]) as f:
             mover = g.headers["White"] if n.parent.board().turn else g.headers["Black"]
             if mover == "flooder":
                 counts[0] += 1
-                shape = r"-0\.28/3 \d+\.\d{3}s, n=2000, sd=7, nps=\d+(, .+)?"
+                shape = r"-0\.28/3 \d+\.\d{3}s, n=2000, sd=7, nps=1000000(, .+)?"
             else:
                 counts[1] += 1
                 shape = r"/0 \d+\.\d{3}s, n=0, sd=0, nps=0(, .+)?"

@@ -69,7 +69,7 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     result
 }
 
-/// The score, depth, selective depth and nodes of an `info` line; `None` if it has none of them or is not an
+/// The score, depth, selective depth, nodes and nps of an `info` line; `None` if it has none of them or is not an
 /// info line. Read by hand: vampirc-uci truncates numbers past 12 digits (`nodes
 /// 1000000000000` became 100000000000) and panics on a depth past 255. A number too large for
 /// its field is dropped, a score is clamped to +-1,000,000 cp or mate in +-127; everything else
@@ -90,6 +90,11 @@ pub fn parse_info(line: &str) -> Option<SearchInfo> {
             "seldepth" => {
                 if let Some(n) = tokens.next().and_then(|t| t.parse::<u32>().ok()) {
                     info.seldepth = Some(n);
+                }
+            }
+            "nps" => {
+                if let Some(n) = tokens.next().and_then(|t| t.parse::<u64>().ok()) {
+                    info.nps = Some(n);
                 }
             }
             "nodes" => {
@@ -351,6 +356,7 @@ mod tests {
         let info = parse_info("info depth 12 seldepth 20 multipv 1 score mate -3 upperbound nodes 5 nps 9 time 3 pv e2e4 zzz").unwrap();
         assert_eq!(info.score, Some(Score::Mate(-3)));
         assert_eq!((info.depth, info.seldepth), (Some(12), Some(20)));
+        assert_eq!((info.nodes, info.nps), (Some(5), Some(9)));
         // No seldepth, or one that is not a number: none recorded.
         assert_eq!(
             parse_info("info depth 5 score cp 1").unwrap().seldepth,

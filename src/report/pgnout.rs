@@ -32,7 +32,7 @@ pub enum Extra {
     Nodes,
     /// `sd=`: the selective depth the engine reported.
     Seldepth,
-    /// `nps=`: nodes per second of its think time.
+    /// `nps=`: the nodes per second the engine reported.
     Nps,
 }
 
@@ -348,11 +348,7 @@ fn move_comment(
         parts.push(format!("sd={}", info.seldepth.unwrap_or(0)));
     }
     if extras.contains(&Extra::Nps) {
-        let nps = match (info.nodes, think_us) {
-            (Some(n), us) if us > 0 => n * 1_000_000 / us as u64,
-            _ => 0,
-        };
-        parts.push(format!("nps={nps}"));
+        parts.push(format!("nps={}", info.nps.unwrap_or(0)));
     }
     parts.extend(ending.map(str::to_string));
     parts.join(", ")
@@ -455,6 +451,7 @@ mod tests {
             depth: Some(12),
             seldepth: Some(18),
             nodes: Some(12_345),
+            nps: Some(100_000),
         };
         let all = [Extra::Nps, Extra::Seldepth, Extra::Nodes];
         // Every extra, in fastchess's order whatever the order asked: n=, sd=, nps=.
