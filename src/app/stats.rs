@@ -101,7 +101,9 @@ mod tests {
 
     #[test]
     fn a_folder_is_counted_with_its_events_and_a_games_csv_without() {
-        let dir = std::env::temp_dir().join(format!("blitz-arena-stats-{}", std::process::id()));
+        // Not `blitz-arena-stats-PID`: report::stats's tests write there at the same time.
+        let dir =
+            std::env::temp_dir().join(format!("blitz-arena-app-stats-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         ResultsDir::create(&dir)
             .unwrap()

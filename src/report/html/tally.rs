@@ -248,8 +248,12 @@ mod tests {
             "{}\n{game},{pair},{white},{black},startpos,fide,5+0,5+0,{result},checkmate,FIDE 5.1.1,10,1,1,,,0,,1,1,5,5,1,1,,\n",
             crate::report::COLUMNS.join(",")
         );
+        // A folder of its own per call: tests run in parallel and ask for the same game
+        // numbers.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
-            "blitz-arena-html-series-{}-{game}",
+            "blitz-arena-html-series-{}-{call}",
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).unwrap();
