@@ -198,9 +198,15 @@ impl Engine {
 
     /// Whether the engine declared the UCI option `name` (not case sensitive).
     pub fn declares(&self, name: &str) -> bool {
+        self.declared(name).is_some()
+    }
+
+    /// The engine's declaration of the UCI option `name`; UCI option names are not case
+    /// sensitive.
+    fn declared(&self, name: &str) -> Option<&UciOption> {
         self.options
             .iter()
-            .any(|o| o.name.eq_ignore_ascii_case(name))
+            .find(|o| o.name.eq_ignore_ascii_case(name))
     }
 
     /// Whether the engine was told it may ponder (`setoption name Ponder value true`).
@@ -234,12 +240,7 @@ impl Engine {
     }
 
     async fn set_option(&mut self, option: &str, value: &str) -> Result<(), EngineError> {
-        // UCI: option names are not case sensitive.
-        let Some(known) = self
-            .options
-            .iter()
-            .find(|o| o.name.eq_ignore_ascii_case(option))
-        else {
+        let Some(known) = self.declared(option) else {
             if option.eq_ignore_ascii_case(CHESS960_OPTION) {
                 return Err(EngineError::NoChess960 {
                     name: self.name.clone(),
@@ -343,7 +344,11 @@ impl Engine {
                             .expect("info slot lock")
                             .take();
                         let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
-                        self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
+                        // Kept only for an engine that may ponder: most never do, and
+                        // this runs at every move.
+                        if self.ponders {
+                            self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
+                        }
                         return Reply::BestMove {
                             text: mv.to_string(),
                             at,
@@ -401,11 +406,7 @@ impl Engine {
     /// Sends `stop` and waits for the `bestmove` that ends the search; false if the engine
     /// did not answer within the stop timeout (it has hung and must be restarted).
     pub async fn stop(&mut self) -> bool {
-        if self.send("stop\n").await.is_err() {
-            return false;
-        }
-        let deadline = Instant::now() + self.timeouts.stop;
-        matches!(self.bestmove(deadline).await, Reply::BestMove { .. })
+        matches!(self.stop_search().await, Reply::BestMove { .. })
     }
 
     /// A one-line description of how the process ended, with the end of its stderr.
