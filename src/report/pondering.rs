@@ -13,20 +13,15 @@ pub struct PonderTally(BTreeMap<String, (u32, u32)>);
 impl PonderTally {
     /// Counts one more game.
     pub fn add(&mut self, record: &GameRecord) {
-        let name = |side: Side| match side {
-            Side::White => &record.white,
-            Side::Black => &record.black,
-        };
         for event in &record.events {
+            let name = |side: Side| record.engine(side).to_string();
             match event {
-                Event::Ponder { side, .. } => {
-                    self.0.entry(name(*side).clone()).or_default().0 += 1;
-                }
+                Event::Ponder { side, .. } => self.0.entry(name(*side)).or_default().0 += 1,
                 Event::Go {
                     side,
                     ponderhit: true,
                     ..
-                } => self.0.entry(name(*side).clone()).or_default().1 += 1,
+                } => self.0.entry(name(*side)).or_default().1 += 1,
                 _ => {}
             }
         }
