@@ -142,23 +142,18 @@ pub async fn tournament(
         .transpose()?;
     let progress =
         Progress::new(planned, args.verbose).with_output(compat_settings(&plan, &args, sprt));
-    let mut progress = progress.with_files(
-        report::pgnout::CompatFiles::open(
-            args.pgnout.as_deref(),
-            args.epdout.as_deref(),
-            args.pgnout_notation.unwrap_or_default(),
-            args.pgnout_extras.clone(),
-        )?
-        .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()))
-        .map(|files| {
-            if args.pgnout_crc {
-                files.with_crc()
-            } else {
-                Ok(files)
-            }
-        })
-        .transpose()?,
-    );
+    let files = report::pgnout::CompatFiles::open(
+        args.pgnout.as_deref(),
+        args.epdout.as_deref(),
+        args.pgnout_notation.unwrap_or_default(),
+        args.pgnout_extras.clone(),
+    )?
+    .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()));
+    let files = match files {
+        Some(files) if args.pgnout_crc => Some(files.with_crc()?),
+        files => files,
+    };
+    let mut progress = progress.with_files(files);
     let compat = progress.is_compat();
     // With another tool's lines on stdout, blitz-arena's own closing lines go to stderr, and
     // its tables only to the results folder: fishtest reads stderr with stdout and counts
