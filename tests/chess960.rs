@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::*;
 
@@ -44,13 +43,7 @@ with open(sys.argv[1]) as f:
             board.push(move)
 print(games, castles)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(pgn)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = python(script, [pgn]);
     let mut numbers = text.split_whitespace().map(|n| n.parse().unwrap());
     (numbers.next().unwrap(), numbers.next().unwrap())
 }

@@ -201,18 +201,11 @@ fn fishtest_command_line_runs_as_fastchess() {
         crc_line.starts_with("File batch.pgn has CRC32: 0x"),
         "{crc_line}"
     );
-    let zlib = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, zlib; print(hex(zlib.crc32(open(sys.argv[1], 'rb').read())))",
-        ])
-        .arg(s.path("batch.pgn"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        crc_line.split_whitespace().last().unwrap(),
-        stdout(&zlib).trim()
+    let zlib = python(
+        "import sys, zlib; print(hex(zlib.crc32(open(sys.argv[1], 'rb').read())))",
+        [s.path("batch.pgn")],
     );
+    assert_eq!(crc_line.split_whitespace().last().unwrap(), zlib.trim());
 }
 
 /// fishtest reads fastchess's stderr with its stdout and counts every line that says "stall"

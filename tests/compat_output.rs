@@ -347,19 +347,8 @@ with open(sys.argv[1]) as f:
         games.append([g.headers["Round"], g.headers["Result"], g.headers["Termination"], len(comments), b.epd(hmvc=b.halfmove_clock, fmvn=b.fullmove_number)])
 print(json.dumps(games))
 "#;
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(check)
-        .arg(s.path("fc.pgn"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let games: Vec<(String, String, String, usize, String)> =
-        serde_json::from_slice(&out.stdout).unwrap();
+        serde_json::from_str(&python(check, [s.path("fc.pgn")])).unwrap();
     assert_eq!(games.len(), rows.len());
     // pgn-extract (Debian's package, where installed) checks every game too.
     let pgn_extract = Path::new("/usr/games/pgn-extract");
@@ -461,18 +450,7 @@ with open(sys.argv[1]) as f:
             assert re.fullmatch(shape, n.comment), (mover, n.comment)
 print(json.dumps(counts))
 "#;
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(check)
-        .arg(s.path("fc.pgn"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let counts: Vec<usize> = serde_json::from_slice(&out.stdout).unwrap();
+    let counts: Vec<usize> = serde_json::from_str(&python(check, [s.path("fc.pgn")])).unwrap();
     assert!(counts[0] > 0 && counts[1] > 0, "{counts:?}");
     // events.jsonl: faulty's moves record seldepth 7; greedy's record no info at all.
     let events = std::fs::read_to_string(s.path("r/events.jsonl")).unwrap();

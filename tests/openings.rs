@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use blitz_arena::openings::polyglot::{self, PolyglotBook};
 use common::*;
@@ -98,14 +97,10 @@ with chess.polyglot.open_reader(book) as reader:
         count += sum(1 for _ in entries.split())
 print(count)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(book_path())
-        .arg(&ours_file)
-        .output()
+    let checked: usize = python(script, [book_path(), ours_file.clone()])
+        .trim()
+        .parse()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let checked: usize = stdout(&out).trim().parse().unwrap();
     assert!(ours.len() > 50, "only {} positions", ours.len());
     assert!(checked >= ours.len(), "{checked} entries checked");
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::common::Scratch;
+use super::common::{python, Scratch};
 
 /// fishtest, worker/games.py, `pattern_WLD` (official-stockfish/fishtest, commit
 /// b8eecff220b562a0dc2c4e68d1fa02521e06d72c).
@@ -115,21 +115,14 @@ pub fn parse(s: &Scratch, stdout: &str) -> Parsed {
     if worker.is_none() {
         eprintln!("SKIPPED OpenBench's update_results: set OPENBENCH_WORKER=.../Client/worker.py");
     }
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(PARSE)
-        .arg(&out_path)
-        .arg(FISHTEST_WLD)
-        .arg(FISHTEST_PTNML)
-        .arg(worker.map(|p| p.display().to_string()).unwrap_or_default())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let worker = worker.map(|p| p.display().to_string()).unwrap_or_default();
+    let args = [
+        out_path.display().to_string(),
+        FISHTEST_WLD.to_string(),
+        FISHTEST_PTNML.to_string(),
+        worker,
+    ];
+    serde_json::from_str(&python(PARSE, args)).unwrap()
 }
 
 pub fn python3() -> bool {

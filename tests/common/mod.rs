@@ -290,6 +290,22 @@ pub fn python_chess() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// `python3 -c SCRIPT ARGS...`: what it printed. A script that fails fails the test, with
+/// what it printed on stderr (an assertion's message).
+#[track_caller]
+pub fn python<A: AsRef<std::ffi::OsStr>>(
+    script: &str,
+    args: impl IntoIterator<Item = A>,
+) -> String {
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    stdout(&out)
+}
+
 /// No process started by this test's arena runs is left: asserted the instant the arena has
 /// exited, since the arena kills and reaps every engine before it exits.
 pub fn assert_no_leftovers(s: &Scratch) {
