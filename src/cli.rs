@@ -1,25 +1,23 @@
 //! The command line (DESIGN.md "Command line"): clap definitions, and the ranges of the
 //! numeric options ([`limits`]).
 
-pub mod limits;
-
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{
-    ClaimDraws, FlagMode, FlagNoticeAfter, IllegalNoticeAfter, OpeningsOrder, Roster,
-};
-use crate::inject::MsRange;
+use crate::config::Roster;
 use crate::report::compat_console::OutputFormat;
 use crate::report::pgnout::{Extra, Notation};
 use crate::report::Sprt;
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
+use crate::settings::limits;
+use crate::settings::{
+    ClaimDraws, FlagNoticeAfter, IllegalNoticeAfter, MsRange, OpeningsOrder, Shard,
+};
 use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
-use crate::tournament::plan::Shard;
-use crate::vocabulary::Variant;
+use crate::vocabulary::{FlagMode, Variant};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -5,60 +5,20 @@
 //! number, and is drawn in the order the game's moves arrive, so the same engines playing the
 //! same moves get the same injections run after run.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
-use crate::config::FlagMode;
 use crate::event::Side;
 use crate::rules::illegal::{self, IllegalKind};
+use crate::settings::MsRange;
+use crate::vocabulary::FlagMode;
 
-/// An inclusive range of milliseconds: `--flag-overshoot-ms 50..500` (or one number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MsRange {
-    pub low: u64,
-    pub high: u64,
-}
-
-impl MsRange {
-    fn draw(self, rng: &mut StdRng) -> u64 {
-        rng.random_range(self.low..=self.high)
-    }
-}
-
-impl FromStr for MsRange {
-    type Err = String;
-    fn from_str(s: &str) -> Result<MsRange, String> {
-        let bad =
-            || format!("bad range {s:?}: expected MS or LOW..HIGH in milliseconds, e.g. 50..500");
-        let number = |t: &str| t.trim().parse::<u64>().map_err(|_| bad());
-        let (low, high) = match s.split_once("..") {
-            Some((a, b)) => (number(a)?, number(b.trim_start_matches('='))?),
-            None => {
-                let n = number(s)?;
-                (n, n)
-            }
-        };
-        if low > high {
-            return Err(bad());
-        }
-        Ok(MsRange { low, high })
-    }
-}
-
-impl fmt::Display for MsRange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.low == self.high {
-            write!(f, "{}", self.low)
-        } else {
-            write!(f, "{}..{}", self.low, self.high)
-        }
-    }
+/// A number of milliseconds drawn uniformly from `range`, both ends included.
+fn draw_ms(range: MsRange, rng: &mut StdRng) -> u64 {
+    rng.random_range(range.low..=range.high)
 }
 
 /// What to inject, from the run options.
@@ -155,15 +115,15 @@ impl GameInjector {
                 FlagMode::Stall => FlagPlan::Stall {
                     side,
                     at_move,
-                    overshoot_ms: config.overshoot_ms.draw(&mut rng),
+                    overshoot_ms: draw_ms(config.overshoot_ms, &mut rng),
                 },
                 FlagMode::Both => FlagPlan::Both {
                     first: side,
                     at_move,
-                    gap_ms: config.gap_ms.draw(&mut rng),
+                    gap_ms: draw_ms(config.gap_ms, &mut rng),
                 },
                 FlagMode::AtMate => FlagPlan::AtMate {
-                    overshoot_ms: config.overshoot_ms.draw(&mut rng),
+                    overshoot_ms: draw_ms(config.overshoot_ms, &mut rng),
                 },
             }
         });

@@ -17,6 +17,7 @@ pub mod invariants;
 pub mod openings;
 pub mod report;
 pub mod rules;
+pub mod settings;
 pub mod tablebase;
 pub mod timecontrol;
 pub mod tournament;

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Output, Stdio};
 
-use blitz_arena::cli::limits;
+use blitz_arena::settings::limits;
 use common::*;
 
 const README: &str = include_str!("../README.md");

@@ -18,12 +18,12 @@ use anyhow::bail;
 use shakmaty::Chess;
 
 use super::{say, Finish};
-use crate::config::{IllegalNoticeAfter, NoticeAt};
 use crate::event::{Claimable, Event, Fault, GameRecord, Side};
 use crate::game::Watchers;
 use crate::report::{self, EVENTS_JSONL};
 use crate::rules::illegal::MoveCheck;
 use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
+use crate::settings::{IllegalNoticeAfter, NoticeAt};
 use crate::tournament::plan::{RunPlan, RUN_JSON};
 
 /// A recorded game re-ruled under another ruleset.

@@ -11,8 +11,8 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::{note, say, usage, Finish, UsageError};
-use crate::cli::{limits, RunArgs};
-use crate::config::{self, ClaimDraws, EngineConfig, OpeningsOrder, Roster, RunTable};
+use crate::cli::RunArgs;
+use crate::config::{self, Roster, RunTable};
 use crate::engine::CHESS960_OPTION;
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
@@ -20,9 +20,11 @@ use crate::inject::InjectConfig;
 use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
+use crate::settings::limits;
+use crate::settings::{ClaimDraws, EngineConfig, OpeningsOrder, Shard};
 use crate::tablebase::{TablebaseSpec, Tablebases, TbPaths};
 use crate::timecontrol::TimeControl;
-use crate::tournament::plan::{self, RunPlan, Shard, RUN_JSON};
+use crate::tournament::plan::{self, RunPlan, RUN_JSON};
 use crate::tournament::{self, Format, Progress, Run};
 use crate::vocabulary::Variant;
 

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::tc;
 use super::Warnings;
-use crate::config::{EngineConfig, Launch};
+use crate::settings::limits;
+use crate::settings::{EngineConfig, Launch};
 use crate::timecontrol::TimeControl;
 
 /// An engine as the command line describes it.
@@ -56,7 +57,7 @@ const KEYS: &[(&str, Setter)] = &[
     }),
     ("nodes", |e, v| {
         e.nodes = Some(
-            crate::cli::limits::NODES
+            limits::NODES
                 .parse(v)
                 .map_err(|m| format!("nodes={v}: {m}"))?,
         );
@@ -82,18 +83,18 @@ const KEYS: &[(&str, Setter)] = &[
         let moves: u32 = v
             .parse()
             .ok()
-            .filter(|m| (1..=crate::cli::limits::BOOK_DEPTH.max / 2).contains(m))
+            .filter(|m| (1..=limits::BOOK_DEPTH.max / 2).contains(m))
             .ok_or_else(|| {
                 format!(
                     "bookdepth={v}: expected full moves, 1 to {}",
-                    crate::cli::limits::BOOK_DEPTH.max / 2
+                    limits::BOOK_DEPTH.max / 2
                 )
             })?;
         e.bookdepth = Some(moves);
         Ok(())
     }),
     ("timemargin", |e, v| {
-        let ms = crate::cli::limits::TIME_MARGIN
+        let ms = limits::TIME_MARGIN
             .parse(v)
             .map_err(|m| format!("timemargin={v}: {m}"))?;
         e.timemargin = Some(ms);
@@ -136,7 +137,7 @@ fn set(field: &mut Option<String>, value: &str) -> Result<(), String> {
 
 fn set_depth(e: &mut EngineSpec, v: &str) -> Result<(), String> {
     e.depth = Some(
-        crate::cli::limits::DEPTH
+        limits::DEPTH
             .parse(v)
             .map_err(|m| format!("depth={v}: {m}"))?,
     );

@@ -352,11 +352,11 @@ fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
     let total = u64::from(games) * u64::from(rounds);
     u32::try_from(total)
         .ok()
-        .filter(|t| *t <= crate::cli::limits::GAMES.max)
+        .filter(|t| *t <= crate::settings::limits::GAMES.max)
         .ok_or_else(|| {
             format!(
                 "-games {games} x -rounds {rounds} is {total} games per pairing; at most {}",
-                crate::cli::limits::GAMES.max
+                crate::settings::limits::GAMES.max
             )
         })
 }

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use super::grammar::Given;
 use super::Builder;
-use crate::cli::limits;
-use crate::config::OpeningsOrder;
 use crate::report::compat_console::OutputFormat;
 use crate::report::pgnout::{Extra, Notation};
+use crate::settings::limits;
+use crate::settings::OpeningsOrder;
 use crate::tournament::Format;
 use crate::vocabulary::Variant;
 

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use tokio::time::{sleep_until, Instant};
 
-use crate::config::{EngineConfig, Launch};
 use crate::event::SearchInfo;
+use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
 use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process};

@@ -16,15 +16,15 @@ use shakmaty::{EnPassantMode, Position};
 use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
-use crate::config::EngineConfig;
-use crate::config::{FlagMode, FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
 use crate::engine::{Engine, EngineError, Reply, Timeouts};
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
+use crate::settings::{EngineConfig, FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
 use crate::timecontrol::TimeControl;
+use crate::vocabulary::FlagMode;
 
 mod ponder;
 #[cfg(test)]

@@ -9,10 +9,10 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode};
 
 use super::scripted::{self, mv, Log, Step};
 use super::*;
-use crate::config::Launch;
 use crate::engine::Process;
 use crate::event::{GameResult, Termination};
 use crate::rules::Ruleset;
+use crate::settings::Launch;
 
 pub(super) const MS: i64 = 1000;
 const S: i64 = 1_000_000;
@@ -748,7 +748,7 @@ async fn injected_both_flags_fall_under_every_ruleset_with_watchers() {
         flag_mode: FlagMode::Both,
         ..InjectConfig::default()
     };
-    inject.gap_ms = crate::inject::MsRange {
+    inject.gap_ms = crate::settings::MsRange {
         low: 1500,
         high: 1500,
     };

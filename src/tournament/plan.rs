@@ -3,61 +3,23 @@
 //! from it (and checks every game on disk against it), and `merge` checks that the folders it
 //! joins are shards of one run.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
-use super::schedule::{self, Format, OpeningsOrder, Pairing};
-use crate::config::EngineConfig;
+use super::schedule::{self, Format, Pairing};
 use crate::event::{GameRecord, OpeningRecord};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
 use crate::openings::{self, Opening};
 use crate::report::folder;
 use crate::rules::RefereeSettings;
+use crate::settings::{EngineConfig, OpeningsOrder, Shard};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::Variant;
 
 pub use crate::report::folder::RUN_JSON;
-
-/// `--shard K/N`: the K-th (1-based) of N disjoint slices of the schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
-impl Shard {
-    /// Whether a game belongs to this shard. Slices are made of whole pairs (both colours of
-    /// an opening stay together, for pentanomial statistics), dealt round-robin so every shard
-    /// gets every encounter.
-    pub fn holds(&self, pairing: &Pairing) -> bool {
-        (pairing.pair - 1) % u64::from(self.count) == u64::from(self.index - 1)
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("bad --shard {s:?}: expected K/N with 1 <= K <= N, e.g. 2/8");
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: u32 = k.trim().parse().map_err(|_| bad())?;
-        let count: u32 = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
 
 /// Everything that decides a run's games. Two plans that are `same_run` play the same games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -129,7 +91,7 @@ impl RunPlan {
     pub fn schedule(&self, book_len: usize) -> Vec<Pairing> {
         let mut games = self.full_schedule(book_len);
         if let Some(shard) = self.shard {
-            games.retain(|p| shard.holds(p));
+            games.retain(|p| shard.holds(p.pair));
         }
         games
     }
@@ -344,17 +306,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shard_syntax() {
-        assert_eq!(
-            "2/8".parse::<Shard>().unwrap(),
-            Shard { index: 2, count: 8 }
-        );
-        for bad in ["0/3", "4/3", "1/0", "x", "1-3", "/3"] {
-            assert!(bad.parse::<Shard>().unwrap_err().contains("K/N"), "{bad}");
-        }
-    }
-
-    #[test]
     fn shards_split_the_schedule_into_disjoint_slices_of_whole_pairs() {
         let all = schedule::build(
             Format::Gauntlet,
@@ -370,7 +321,10 @@ mod tests {
         let shards: Vec<Vec<Pairing>> = (1..=3)
             .map(|k| {
                 let shard = Shard { index: k, count: 3 };
-                all.iter().filter(|p| shard.holds(p)).copied().collect()
+                all.iter()
+                    .filter(|p| shard.holds(p.pair))
+                    .copied()
+                    .collect()
             })
             .collect();
         let mut joined: Vec<u64> = shards.iter().flatten().map(|p| p.game).collect();

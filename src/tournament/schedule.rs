@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-pub use crate::config::OpeningsOrder;
+use crate::settings::OpeningsOrder;
 
 /// One scheduled game. Players are indices into the run's engine list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

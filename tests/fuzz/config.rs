@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use blitz_arena::config::{parse_roster, Launch, BUILTIN_ENGINES};
+use blitz_arena::config::parse_roster;
+use blitz_arena::settings::{Launch, BUILTIN_ENGINES};
 use blitz_arena::timecontrol::TimeControl;
 use proptest::prelude::*;
 use proptest::sample::select;

@@ -9,9 +9,8 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use crate::inject::MsRange;
+use super::{MsRange, Shard};
 use crate::rules::{DrawAdjudication, ResignAdjudication};
-use crate::tournament::plan::Shard;
 
 /// An inclusive range of allowed values for one option.
 #[derive(Clone, Copy, Debug)]

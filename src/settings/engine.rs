@@ -1,0 +1,43 @@
+//! How an engine is started and set up: one `[engines.NAME]` table of engines.toml, or one
+//! `-engine` of a fastchess command line, once it has been read and checked.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::timecontrol::TimeControl;
+
+/// The built-in engines `blitz-arena engine NAME` can run.
+pub const BUILTIN_ENGINES: &[&str] =
+    &["random", "instant", "greedy", "minimax", "faulty", "script"];
+
+/// How an engine process is started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Launch {
+    /// An external program, run directly (never through a shell). `cmd` is absolute when it
+    /// was written with a `/`; a bare name is looked up in `PATH` when it is started.
+    Program { cmd: PathBuf, args: Vec<String> },
+    /// The arena's own executable: `blitz-arena engine NAME ARGS...`.
+    Builtin { name: String, args: Vec<String> },
+}
+
+/// One `[engines.NAME]` table, validated.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    pub name: String,
+    pub launch: Launch,
+    /// Working directory (absolute), `None` to inherit the arena's.
+    pub dir: Option<PathBuf>,
+    /// Extra environment variables, added to the arena's environment.
+    pub env: BTreeMap<String, String>,
+    /// UCI options to set after the handshake: (name, value as text; booleans as
+    /// `true`/`false`), in the order the TOML file gives them.
+    pub options: Vec<(String, String)>,
+    /// This engine's own time control (time odds); `None` = the run's `tc`.
+    pub tc: Option<TimeControl>,
+    /// `ponder = true` (or `--ponder`): it ponders on the opponent's time (`go ponder`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ponder: bool,
+}
