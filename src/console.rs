@@ -7,6 +7,12 @@
 
 use std::io::Write;
 
+/// A command line that cannot run although clap parsed it (options that contradict each
+/// other, a shard with no games, too many games): exit code 2, like clap's own errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
 /// Writes `line` and a newline on stdout, ignoring a closed or failing stdout.
 pub fn out_line(line: &str) {
     let mut stdout = std::io::stdout().lock();

@@ -24,17 +24,12 @@ pub use run::tournament;
 pub use stats::stats;
 
 pub(crate) use crate::console::{note, say};
-
-/// A command line that cannot run although clap parsed it (options that contradict each
-/// other, a shard with no games, too many games): exit code 2, like clap's own errors.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+pub use crate::console::UsageError;
 
 /// Returns a [`UsageError`] from the enclosing function.
 macro_rules! usage {
     ($($arg:tt)*) => {
-        return Err($crate::app::UsageError(format!($($arg)*)).into())
+        return Err($crate::console::UsageError(format!($($arg)*)).into())
     };
 }
 pub(crate) use usage;

@@ -30,7 +30,7 @@ pub const NAMES: &[&str] = &["random", "instant", "greedy", "minimax", "faulty",
 /// `args` are the extra command-line args (used by `faulty` and `script`).
 pub fn run(name: &str, args: &[String]) -> anyhow::Result<()> {
     // A bad name or flag is a bad command line (exit code 2).
-    let usage = |e: anyhow::Error| crate::app::UsageError(format!("{e:#}"));
+    let usage = |e: anyhow::Error| crate::console::UsageError(format!("{e:#}"));
     if name == "script" {
         script::Options::parse(args).map_err(usage)?;
         // It reads its input itself first (its `id name`, its positions).
