@@ -23,8 +23,8 @@ pub use rules::rules;
 pub use run::tournament;
 pub use stats::stats;
 
-pub(crate) use crate::console::{note, say};
 pub use crate::console::UsageError;
+pub(crate) use crate::console::{note, say};
 
 /// Returns a [`UsageError`] from the enclosing function.
 macro_rules! usage {

@@ -4,6 +4,7 @@
 pub mod janitor;
 mod lines;
 mod process;
+mod seat;
 pub mod uci;
 
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
 use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process};
+pub use seat::Seat;
 pub use uci::UciOption;
 
 /// The UCI option that switches an engine to Chess960 castling (king takes own rook).
@@ -177,6 +179,10 @@ impl Engine {
         }
         engine.wait_ready().await?;
         Ok(engine)
+    }
+
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
     }
 
     pub fn name(&self) -> &str {

@@ -16,13 +16,13 @@ use shakmaty::{EnPassantMode, Position};
 use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
-use crate::engine::{Engine, EngineError, Reply, Timeouts};
+use crate::engine::{Reply, Seat};
 use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
-use crate::settings::{EngineConfig, FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
+use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::FlagMode;
 
@@ -79,10 +79,6 @@ pub struct GameSetup {
     pub pair: u64,
     /// Engine names, white first.
     pub names: [String; 2],
-    /// Engine configurations, white first: an engine that crashes on an illegal position is
-    /// restarted within the game when the rules play on (FIDE 7.5.5).
-    pub engines: [EngineConfig; 2],
-    pub timeouts: Timeouts,
     pub opening: Opening,
     /// Time controls, white first.
     pub tc: [TimeControl; 2],
@@ -96,12 +92,11 @@ pub struct GameSetup {
     pub tablebase: Option<std::sync::Arc<crate::tablebase::Tablebases>>,
 }
 
-/// A finished game, and which engines must be restarted before their next game (they
-/// crashed or hung).
+/// A finished game. The engines it gave up on (they crashed or hung) are retired on their
+/// seats ([`Seat::retire`]).
 #[derive(Debug)]
 pub struct Played {
     pub record: GameRecord,
-    pub restart: [bool; 2],
 }
 
 impl Played {
@@ -307,7 +302,6 @@ struct Game<'a> {
     /// The last clock press: when, and by whom. The opponent's clock runs from then when its
     /// engine is not asked to move at once (a claim in progress, a game waiting).
     pressed: Option<(Instant, Side)>,
-    restart: [bool; 2],
     notes: Vec<String>,
     /// An illegal move stood and the position command was rebuilt from a FEN.
     rebased: bool,
@@ -889,7 +883,6 @@ impl Game<'_> {
             claim: None,
             queued: Vec::new(),
             pressed: None,
-            restart: [false; 2],
             notes: Vec::new(),
             rebased: false,
             base_illegal: false,
@@ -930,7 +923,10 @@ impl Game<'_> {
             ponder::Resolved::Died(e) => Err(e),
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
                 let go = go_command(self.setup, &self.clock, turn, Instant::now());
-                let sent = engines[turn.index()].go(&self.position.text, &go).await;
+                let sent = engines[turn.index()]
+                    .engine()
+                    .go(&self.position.text, &go)
+                    .await;
                 sent.map(|started| (started, false))
             }
         };
@@ -960,8 +956,8 @@ impl Game<'_> {
             }
             Err(e) => {
                 // The engine died while it was not its turn; its pipe is closed.
-                self.restart[turn.index()] = true;
-                let (status, _) = engines[turn.index()].exit_report().await;
+                engines[turn.index()].retire();
+                let (status, _) = engines[turn.index()].engine().exit_report().await;
                 let t_us = self.us(Instant::now());
                 let verdict = self.record(Event::EngineFault {
                     t_us,
@@ -987,7 +983,7 @@ impl Game<'_> {
                     || Instant::now() + Duration::from_secs(86_400),
                     |(at, _)| at,
                 );
-                let reply = engines[side.index()].bestmove(deadline).await;
+                let reply = engines[side.index()].engine().bestmove(deadline).await;
                 self.record_strays(side, engines);
                 Ok(reply)
             }
@@ -1009,7 +1005,7 @@ impl Game<'_> {
     /// Records the `bestmove` lines `side`'s engine sent before the `go` they would answer
     /// (issue 8.2): discarded, each placed in the record at the instant it was read.
     fn record_strays(&mut self, side: Side, engines: &mut Engines<'_>) {
-        for (at, line) in engines[side.index()].take_stray() {
+        for (at, line) in engines[side.index()].engine().take_stray() {
             let t_us = self.us(at);
             let index = self
                 .events
@@ -1051,7 +1047,7 @@ impl Game<'_> {
                         Reply::BestMove { .. } => self.thinking = None,
                         Reply::Exited { .. } => {
                             self.thinking = None;
-                            self.restart[side.index()] = true;
+                            engines[side.index()].retire();
                         }
                         Reply::Deadline => {}
                     }
@@ -1061,8 +1057,8 @@ impl Game<'_> {
             // A claim started by the thinking side: its engine stops to claim.
             if let (Some(side), Some((_, by, _))) = (self.thinking, self.claim) {
                 if side == by && reply_at.is_none() {
-                    if !engines[side.index()].stop().await {
-                        self.restart[side.index()] = true;
+                    if !engines[side.index()].engine().stop().await {
+                        engines[side.index()].retire();
                     }
                     self.record_strays(side, engines);
                     self.thinking = None;
@@ -1103,8 +1099,8 @@ impl Game<'_> {
         self.thinking = None;
         self.clock.stop(at);
         self.pressed = None;
-        self.restart[side.index()] = true;
-        let (status, report) = engines[side.index()].exit_report().await;
+        engines[side.index()].retire();
+        let (status, report) = engines[side.index()].engine().exit_report().await;
         let t_us = self.us(at);
         if !self.referee.can_claim_standing_illegal(side) {
             let verdict = self.record(Event::EngineFault {
@@ -1130,12 +1126,8 @@ impl Game<'_> {
             return Some(ending);
         }
         // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
-        match restart_engine(self.setup, side).await {
-            Ok(fresh) => {
-                *engines[side.index()] = fresh;
-                self.restart[side.index()] = false;
-                return None;
-            }
+        match engines[side.index()].restart().await {
+            Ok(_) => return None,
             Err(e) => self
                 .notes
                 .push(format!("{} could not be restarted: {e}", side.name())),
@@ -1154,10 +1146,10 @@ impl Game<'_> {
         // An engine still thinking is stopped, so it is in step for its next game; one that
         // ignores `stop` has hung and is replaced.
         if let Some(side) = self.thinking.take() {
-            let answered = engines[side.index()].stop().await;
+            let answered = engines[side.index()].engine().stop().await;
             self.record_strays(side, engines);
             if !answered {
-                self.restart[side.index()] = true;
+                engines[side.index()].retire();
                 let t_us = self.us(Instant::now());
                 self.record(Event::EngineFault {
                     t_us,
@@ -1190,20 +1182,12 @@ impl Game<'_> {
         self.events.push(end_event(t_us, &ending, clocks));
         Played {
             record: self.setup.record(self.started_utc.clone(), self.events),
-            restart: self.restart,
         }
     }
 }
 
-/// The two engines of a game, white first.
-type Engines<'e> = [&'e mut Engine; 2];
-
-/// Starts `side`'s engine afresh and prepares it for a game.
-async fn restart_engine(setup: &GameSetup, side: Side) -> Result<Engine, EngineError> {
-    let mut fresh = Engine::start(&setup.engines[side.index()], setup.timeouts).await?;
-    fresh.new_game().await?;
-    Ok(fresh)
-}
+/// The seats of a game's two engines, white first.
+type Engines<'e> = [&'e mut Seat; 2];
 
 /// Prepares both engines for a new game. An engine that died while idle since its last game
 /// is restarted (issue 8.5), and the game's notes say so; only when the restart fails does
@@ -1211,24 +1195,20 @@ async fn restart_engine(setup: &GameSetup, side: Side) -> Result<Engine, EngineE
 async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<String>, Played> {
     let mut notes = Vec::new();
     for side in [Side::White, Side::Black] {
-        let Err(e) = engines[side.index()].new_game().await else {
+        let Err(e) = engines[side.index()].engine().new_game().await else {
             continue;
         };
-        match restart_engine(setup, side).await {
-            Ok(fresh) => {
-                *engines[side.index()] = fresh;
+        match engines[side.index()].restart().await {
+            Ok(_) => {
                 notes.push(format!(
                     "{}'s engine had died while idle ({e}): restarted",
                     side.name()
                 ));
             }
             Err(again) => {
-                let mut restart = [false; 2];
-                restart[side.index()] = true;
                 let detail = format!("{e}; restart failed: {again}");
                 return Err(Played {
                     record: forfeit(setup, side, detail),
-                    restart,
                 });
             }
         }
@@ -1236,10 +1216,10 @@ async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<St
     Ok(notes)
 }
 
-/// Plays one game between two started engines, white first: a loop of phases (ask for a
-/// move, wait for the reply or the next timer, fire the timers due, act on the reply) until
+/// Plays one game on two seats whose engines are ready, white first: a loop of phases (ask for
+/// a move, wait for the reply or the next timer, fire the timers due, act on the reply) until
 /// the game is over, then finish the record.
-pub async fn play(setup: &GameSetup, white: &mut Engine, black: &mut Engine) -> Played {
+pub async fn play(setup: &GameSetup, white: &mut Seat, black: &mut Seat) -> Played {
     let mut engines: Engines = [white, black];
     let notes = match new_game(setup, &mut engines).await {
         Ok(notes) => notes,

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::scripted::{self, mv, Step};
-use super::tests::{setup, Game, BLACK, MS, WHITE};
+use super::tests::{seat, setup, Game, BLACK, MS, WHITE};
 use super::*;
 use crate::event::Termination;
 use crate::rules::Ruleset;
@@ -13,12 +13,14 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// Plays `setup` in virtual time: white's engine may ponder, black's may not.
 async fn play_pondering(setup: &GameSetup, white: Vec<Step>, black: Vec<Step>) -> Game {
-    let (mut w, wlog) = scripted::pondering_engine("w", white).await;
-    let (mut b, blog) = scripted::engine("b", black).await;
+    let (w, wlog) = scripted::pondering_engine("w", white).await;
+    let (b, blog) = scripted::engine("b", black).await;
+    let (mut w, mut b) = (seat("w", w), seat("b", b));
     let played = play(setup, &mut w, &mut b).await;
     Game {
         played,
         logs: [wlog, blog],
+        retired: [w.is_retired(), b.is_retired()],
     }
 }
 
@@ -102,7 +104,7 @@ async fn a_ponderhit_starts_the_clock_at_the_hit_and_the_ponder_time_is_free() {
         .contains(&format!("position fen {START} moves e2e4 e7e5")));
     assert_eq!(log.starting_with("ponderhit").len(), 1);
     assert!(log.starting_with("stop").is_empty());
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
 }
 
 /// A miss: black plays d7d5, not e7e5. White is stopped at black's move, its answer is
@@ -134,7 +136,7 @@ async fn a_miss_stops_the_ponder_search_and_the_clock_starts_at_the_new_go() {
     assert!(log
         .starting_with("position")
         .contains(&format!("position fen {START} moves e2e4 d7d5")));
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
 }
 
 /// Black's flag falls while white ponders: the flag decides, white's clock never ran after
@@ -160,7 +162,7 @@ async fn a_flag_falling_while_the_opponent_ponders_ends_the_game_and_stops_the_p
         ]
     );
     assert_eq!(g.logs[0].starting_with("stop").len(), 1);
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
 }
 
 /// A hit, then a mate while white ponders on the mating move: the game ends at the mate,
@@ -194,7 +196,7 @@ async fn a_mate_while_the_opponent_ponders_ends_the_game_and_stops_the_ponderer(
         ]
     );
     assert_eq!(g.end_clocks(), [850 * MS, 700 * MS]);
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
 }
 
 /// A ponderer that does not answer `stop` on a miss has hung: a stall, ruled as any stall
@@ -218,7 +220,7 @@ async fn a_ponderer_that_ignores_stop_on_a_miss_is_a_stalled_engine() {
         .expect("a fault");
     assert_eq!(stall.t_us(), 1300 * MS, "{stall:?}");
     assert_eq!(g.end_clocks(), [900 * MS, 800 * MS]);
-    assert_eq!(g.played.restart, [true, false]);
+    assert_eq!(g.retired, [true, false]);
 }
 
 /// A ponderer that dies while pondering is found dead at its ponderhit and loses by
@@ -238,7 +240,7 @@ async fn a_ponderer_that_dies_while_pondering_loses_by_crash_at_its_turn() {
         (g.ending().0, g.ending().1),
         (BLACK, Termination::EngineCrash)
     );
-    assert_eq!(g.played.restart, [true, false]);
+    assert_eq!(g.retired, [true, false]);
     assert!(!g.events().iter().any(|e| matches!(
         e,
         Event::Go {
@@ -252,8 +254,9 @@ async fn a_ponderer_that_dies_while_pondering_loses_by_crash_at_its_turn() {
 /// never sent `go ponder`.
 #[tokio::test(start_paused = true)]
 async fn an_engine_not_told_to_ponder_never_ponders() {
-    let (mut w, wlog) = scripted::engine("w", vec![mv("e2e4 ponder e7e5", 100)]).await;
-    let (mut b, _) = scripted::engine("b", vec![mv("e7e5", 5000)]).await;
+    let (w, wlog) = scripted::engine("w", vec![mv("e2e4 ponder e7e5", 100)]).await;
+    let (b, _) = scripted::engine("b", vec![mv("e7e5", 5000)]).await;
+    let (mut w, mut b) = (seat("w", w), seat("b", b));
     let played = play(&tc_1s(), &mut w, &mut b).await;
     assert!(wlog.starting_with("go ponder").is_empty());
     assert!(!played

@@ -9,10 +9,10 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode};
 
 use super::scripted::{self, mv, Log, Step};
 use super::*;
-use crate::engine::Process;
+use crate::engine::{Engine, Process, Timeouts};
 use crate::event::{GameResult, Termination};
 use crate::rules::Ruleset;
-use crate::settings::Launch;
+use crate::settings::{EngineConfig, Launch};
 
 pub(super) const MS: i64 = 1000;
 const S: i64 = 1_000_000;
@@ -48,7 +48,7 @@ fn opening(fen: &str) -> Opening {
     }
 }
 
-fn config(name: &str) -> EngineConfig {
+pub(super) fn config(name: &str) -> EngineConfig {
     EngineConfig {
         name: name.to_string(),
         launch: Launch::Builtin {
@@ -73,8 +73,6 @@ pub(super) fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
         game: 1,
         pair: 1,
         names: ["w".to_string(), "b".to_string()],
-        engines: [config("w"), config("b")],
-        timeouts: Timeouts::default(),
         opening: opening(fen),
         tc: [tc, tc],
         settings: RefereeSettings {
@@ -90,20 +88,29 @@ pub(super) fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
     }
 }
 
-/// A played game, its engines' command logs, and helpers to read its record.
+/// A seat for an in-process engine: a restart starts the `script` engine named `name`.
+pub(super) fn seat(name: &str, engine: Engine) -> Seat {
+    Seat::with_engine(config(name), Timeouts::default(), engine)
+}
+
+/// A played game, its engines' command logs, which seats it retired (white first), and helpers
+/// to read its record.
 pub(super) struct Game {
     pub(super) played: Played,
     pub(super) logs: [Log; 2],
+    pub(super) retired: [bool; 2],
 }
 
 /// Plays `setup` between two scripted engines in virtual time.
 async fn play_scripts(setup: &GameSetup, white: Vec<Step>, black: Vec<Step>) -> Game {
-    let (mut w, wlog) = scripted::engine("w", white).await;
-    let (mut b, blog) = scripted::engine("b", black).await;
+    let (w, wlog) = scripted::engine("w", white).await;
+    let (b, blog) = scripted::engine("b", black).await;
+    let (mut w, mut b) = (seat("w", w), seat("b", b));
     let played = play(setup, &mut w, &mut b).await;
     Game {
         played,
         logs: [wlog, blog],
+        retired: [w.is_retired(), b.is_retired()],
     }
 }
 
@@ -210,7 +217,7 @@ async fn a_flag_falls_the_instant_the_time_is_up_and_is_claimed_at_once() {
         assert_eq!(g.end_clocks(), [450 * MS, 0], "{ruleset:?}");
         // Black was still thinking: it is stopped, answers, and is kept for the next game.
         assert_eq!(g.logs[1].starting_with("stop").len(), 1);
-        assert_eq!(g.played.restart, [false, false]);
+        assert_eq!(g.retired, [false, false]);
         if result == DRAW {
             assert!(g.detail().contains("white cannot mate"), "{}", g.detail());
         }
@@ -484,7 +491,7 @@ async fn a_reply_at_the_instant_of_the_flag_loses_on_time_and_is_no_fault() {
     assert_eq!(g.flag(Side::White), Some(500 * MS));
     assert!(g.faults().is_empty(), "{:?}", g.faults());
     assert_eq!(g.played.record.moves().count(), 0);
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
     assert_eq!(g.played.record.outcome().unwrap().t_us, 500 * MS);
 }
 
@@ -499,7 +506,7 @@ async fn a_hung_engine_is_stalled_one_second_after_stop() {
     assert_eq!(g.flag(Side::Black), Some(600 * MS));
     assert_eq!(g.faults().len(), 1);
     assert_eq!(g.faults()[0].t_us(), 1600 * MS);
-    assert_eq!(g.played.restart, [false, true]);
+    assert_eq!(g.retired, [false, true]);
     // The clocks stop when the claim decided the game, not when the stall was given up on.
     assert_eq!(g.end_clocks(), [400 * MS, 0]);
 }
@@ -519,7 +526,7 @@ async fn an_engine_that_answers_late_after_stop_is_kept() {
         (WHITE, Termination::Flag, "FIDE 6.9".to_string())
     );
     assert!(g.faults().is_empty());
-    assert_eq!(g.played.restart, [false, false]);
+    assert_eq!(g.retired, [false, false]);
     assert_eq!(g.played.record.outcome().unwrap().t_us, 1500 * MS);
 }
 
@@ -538,7 +545,7 @@ async fn an_engine_that_crashes_while_thinking_loses_at_the_crash() {
     assert_eq!((result, termination), (WHITE, Termination::EngineCrash));
     assert_eq!(g.faults().len(), 1);
     assert_eq!(g.faults()[0].t_us(), 350 * MS);
-    assert_eq!(g.played.restart, [false, true]);
+    assert_eq!(g.retired, [false, true]);
     assert_eq!(g.end_clocks(), [400 * MS, 250 * MS]);
 }
 
@@ -660,12 +667,8 @@ async fn a_stray_bestmove_is_discarded_and_recorded() {
 /// with 0 moves, and the detail says it died and that the restart failed (issue 8.5).
 #[tokio::test(start_paused = true)]
 async fn an_engine_dead_between_games_forfeits_only_when_its_restart_fails() {
-    let mut s = setup("r3k3/8/8/8/8/8/8/4K1N1 w - - 0 1", 1000, Ruleset::Fide);
-    s.engines[1].launch = Launch::Program {
-        cmd: "/nonexistent/engine".into(),
-        args: Vec::new(),
-    };
-    let (mut w, _) = scripted::engine("w", vec![mv("g1f3", 10)]).await;
+    let s = setup("r3k3/8/8/8/8/8/8/4K1N1 w - - 0 1", 1000, Ruleset::Fide);
+    let (w, _) = scripted::engine("w", vec![mv("g1f3", 10)]).await;
     let (process, peer) = Process::in_memory();
     let responder = tokio::spawn(async move {
         let mut peer = peer;
@@ -681,10 +684,19 @@ async fn an_engine_dead_between_games_forfeits_only_when_its_restart_fails() {
             }
         }
     });
-    let mut b = Engine::connect("b", process, Timeouts::default(), &[])
+    let b = Engine::connect("b", process, Timeouts::default(), &[])
         .await
         .expect("handshake");
     responder.await.unwrap();
+    let mut unstartable = config("b");
+    unstartable.launch = Launch::Program {
+        cmd: "/nonexistent/engine".into(),
+        args: Vec::new(),
+    };
+    let (mut w, mut b) = (
+        seat("w", w),
+        Seat::with_engine(unstartable, Timeouts::default(), b),
+    );
     let played = play(&s, &mut w, &mut b).await;
     let o = played.record.outcome().unwrap();
     assert_eq!((o.result, o.termination), (WHITE, Termination::EngineCrash));
@@ -696,7 +708,7 @@ async fn an_engine_dead_between_games_forfeits_only_when_its_restart_fails() {
         "{}",
         o.detail
     );
-    assert_eq!(played.restart, [false, true]);
+    assert_eq!([w.is_retired(), b.is_retired()], [false, true]);
 }
 
 /// A 1.5 s move on a 1 s clock against a 2 s claim (the timeline `blitz-arena adjudicate`'s

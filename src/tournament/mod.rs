@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::engine::{Engine, Timeouts};
+use crate::engine::{Seat, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
@@ -54,8 +54,6 @@ impl Run {
             game: pairing.game,
             pair: pairing.pair,
             names: [white.name.clone(), black.name.clone()],
-            engines: [white.clone(), black.clone()],
-            timeouts: self.timeouts,
             watchers: plan.watchers,
             inject: plan.inject.clone(),
             opening: self.openings[pairing.opening].clone(),
@@ -253,13 +251,14 @@ enum Report {
     Finished(Box<GameRecord>),
 }
 
-/// Plays games from the shared schedule until it is exhausted or the run is cancelled. Owns
-/// its engine processes: started on first use, reused across games (options are sent once),
-/// replaced after a crash or a hang, and shut down at the end.
 /// How long a game whose engine died of SIGTERM, SIGINT or SIGHUP waits for the arena's own
 /// stop before it is recorded as lost by that crash.
 const OUTSIDE_STOP_GRACE: Duration = Duration::from_secs(2);
 
+/// Plays games from the shared schedule until it is exhausted or the run is cancelled. Holds
+/// one [`Seat`] per player it has met: the seat starts its engine on first use, keeps it across
+/// games (options are sent once), replaces it after a crash or a hang, and shuts it down at the
+/// end.
 async fn worker(
     run: Arc<Run>,
     next: Arc<AtomicUsize>,
@@ -267,7 +266,7 @@ async fn worker(
     tx: mpsc::Sender<Report>,
     mut cancel: watch::Receiver<bool>,
 ) {
-    let mut engines: HashMap<usize, Engine> = HashMap::new();
+    let mut seats: HashMap<usize, Seat> = HashMap::new();
     loop {
         if *cancel.borrow() || stop_taking.load(Ordering::SeqCst) {
             break;
@@ -277,42 +276,29 @@ async fn worker(
             break;
         };
         let setup = run.setup(pairing);
-        let players = [pairing.white, pairing.black];
-        let mut pair: [Option<Engine>; 2] = [None, None];
-        let mut failed = None;
-        for (k, side) in [Side::White, Side::Black].into_iter().enumerate() {
-            let player = players[k];
-            pair[k] = match engines.remove(&player) {
-                Some(engine) => Some(engine),
-                None => {
-                    let start = Engine::start(&run.plan.engines[player], run.timeouts);
-                    let started = tokio::select! {
-                        started = start => Some(started),
-                        _ = cancel.wait_for(|c| *c) => None,
-                    };
-                    match started {
-                        None => break,
-                        Some(Ok(engine)) => Some(engine),
-                        Some(Err(e)) => {
-                            failed.get_or_insert((side, e.to_string()));
-                            None
-                        }
-                    }
-                }
-            };
-        }
-        if *cancel.borrow() {
-            stash(&mut engines, players, pair);
+        // A player never meets itself, so the game's two seats are two seats of the map.
+        let [mut white, mut black] = [pairing.white, pairing.black].map(|player| {
+            seats
+                .remove(&player)
+                .unwrap_or_else(|| Seat::new(run.plan.engines[player].clone(), run.timeouts))
+        });
+        let failed = tokio::select! {
+            failed = ready(&mut white, &mut black) => Some(failed),
+            _ = cancel.wait_for(|c| *c) => None,
+        };
+        let Some(failed) = failed else {
+            seats.insert(pairing.white, white);
+            seats.insert(pairing.black, black);
             break;
-        }
-        let [Some(mut white), Some(mut black)] = pair else {
-            let (side, detail) = failed.expect("an engine failed to start");
-            stash(&mut engines, players, pair);
+        };
+        if let Some((side, detail)) = failed {
+            seats.insert(pairing.white, white);
+            seats.insert(pairing.black, black);
             let forfeit = game::forfeit(&setup, side, detail);
             let _ = tx.send(Report::Started(i)).await;
             let _ = tx.send(Report::Finished(Box::new(forfeit))).await;
             continue;
-        };
+        }
         let _ = tx.send(Report::Started(i)).await;
         let played = tokio::select! {
             played = game::play(&setup, &mut white, &mut black) => Some(played),
@@ -338,13 +324,10 @@ async fn worker(
             black.kill().await;
             break;
         };
-        for (k, engine) in [white, black].into_iter().enumerate() {
-            if played.restart[k] {
-                engine.kill().await;
-            } else {
-                engines.insert(players[k], engine);
-            }
-        }
+        white.release().await;
+        black.release().await;
+        seats.insert(pairing.white, white);
+        seats.insert(pairing.black, black);
         if tx
             .send(Report::Finished(Box::new(played.record)))
             .await
@@ -353,15 +336,18 @@ async fn worker(
             break;
         }
     }
-    for (_, engine) in engines.drain() {
-        engine.shutdown().await;
+    for (_, seat) in seats.drain() {
+        seat.shutdown().await;
     }
 }
 
-fn stash(engines: &mut HashMap<usize, Engine>, players: [usize; 2], pair: [Option<Engine>; 2]) {
-    for (player, engine) in players.into_iter().zip(pair) {
-        if let Some(engine) = engine {
-            engines.insert(player, engine);
+/// Gets both seats' engines ready, white first; the first that cannot start, and why, if one
+/// cannot (its side forfeits the game).
+async fn ready(white: &mut Seat, black: &mut Seat) -> Option<(Side, String)> {
+    for (side, seat) in [(Side::White, white), (Side::Black, black)] {
+        if let Err(e) = seat.ready().await {
+            return Some((side, e.to_string()));
         }
     }
+    None
 }
