@@ -1,5 +1,6 @@
-//! The command line (DESIGN.md "Command line"): clap definitions, and the ranges of the
-//! numeric options ([`limits`]).
+//! The command line: clap definitions of the commands and their options, parsed into the
+//! plain values of [`crate::settings`] (the ranges of the numeric options are
+//! [`crate::settings::limits`]).
 
 use std::path::PathBuf;
 

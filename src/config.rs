@@ -1,4 +1,4 @@
-//! engines.toml -> typed, validated config (DESIGN.md, "engines.toml").
+//! engines.toml -> typed, validated config (README, "engines.toml").
 //!
 //! ```toml
 //! [run]                 # optional: any run option, named as on the command line

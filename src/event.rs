@@ -137,7 +137,7 @@ impl std::str::FromStr for GameResult {
     }
 }
 
-/// How a game ended: the fixed vocabulary of the `termination` CSV column (DESIGN.md).
+/// How a game ended: the fixed vocabulary of the `termination` CSV column (docs/rulesets.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Termination {
@@ -240,7 +240,7 @@ impl std::fmt::Display for Termination {
     }
 }
 
-/// A fault the arena injected on purpose (RULES.md §5).
+/// A fault the arena injected on purpose (docs/architecture.md, "Fault injection").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "injection")]
 pub enum Injection {
@@ -396,7 +396,7 @@ pub enum Event {
         think_us: i64,
         clock_us: i64,
         reason: String,
-        /// The kind of illegal move (RULES.md §5); absent for text that is no move at all.
+        /// The kind of illegal move (docs/architecture.md, "Fault injection"); absent for text that is no move at all.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         kind: Option<IllegalKind>,
     },

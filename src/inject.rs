@@ -1,4 +1,4 @@
-//! Fault injection (RULES.md §5): seeded decisions of which engine moves are replaced by
+//! Fault injection (docs/architecture.md, "Fault injection"): seeded decisions of which engine moves are replaced by
 //! illegal ones and which games see a flag fall on purpose, and how.
 //!
 //! Every decision comes from one random stream per game, seeded by the run's seed and the game

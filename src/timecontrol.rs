@@ -1,6 +1,6 @@
 //! Time controls: the `--tc` syntax, and the PGN `TimeControl` tag.
 //!
-//! Accepted forms (DESIGN.md):
+//! Accepted forms:
 //! - `M+S`: minutes plus a Fischer increment in seconds (`5+0`, `3+2`, `0.5+0.1`);
 //! - `G/M`: sudden death in M minutes (`G/5`);
 //! - `G/M;dS`: sudden death with a simple (US) delay of S seconds (`G/5;d2`);

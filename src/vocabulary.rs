@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// A named blitz code (RULES.md). `fide` is the default.
+/// A named blitz code (docs/rulesets.md). `fide` is the default.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
 )]
@@ -103,7 +103,7 @@ impl Variant {
     }
 }
 
-/// The kinds of illegal move (RULES.md §5).
+/// The kinds of illegal move the injector can make (docs/architecture.md, "Fault injection").
 #[derive(
     Clone,
     Copy,

@@ -4,7 +4,7 @@
 //! Each step races the thinking engine's reply against the earliest timer: the running side's
 //! flag fall (a deadline at the exact instant its time reaches zero), a watcher noticing a
 //! fallen flag, a claim completing. While a flag is down and unnoticed, play goes on in real
-//! time on a negative clock (RULES.md §1).
+//! time on a negative clock (docs/architecture.md, "The model").
 
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ pub struct SearchLimits {
     pub depth: Option<u32>,
 }
 
-/// The watchers: the arena's eyes for each side (RULES.md §1). Seeded per game.
+/// The watchers: the arena's eyes for each side (docs/architecture.md, "The model"). Seeded per game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Watchers {
     /// Mean delay before a fallen flag is noticed, in ms (exponential); 0 = at once.
@@ -311,7 +311,7 @@ struct Game<'a> {
     /// The instant the game was decided (the move that mated, the claim that completed, the
     /// crash): the clocks at the end are read at this instant.
     ended_at: Option<Instant>,
-    /// Fault injection (RULES.md §5).
+    /// Fault injection (docs/architecture.md, "Fault injection").
     injector: GameInjector,
     /// Moves each side has completed in this game (legal or not), for the flag plan.
     moves_made: [u32; 2],
@@ -457,7 +457,7 @@ impl Game<'_> {
 
     /// Acts on a verdict given at `at`.
     /// The opponent's watcher notices `side`'s fallen flag after an exponential delay from
-    /// `from` (RULES.md §1).
+    /// `from` (docs/architecture.md, "The model").
     fn schedule_notice(&mut self, side: Side, from: Instant) {
         let watcher = side.other();
         // `--flag-notice-after`: an exact notice, no random draw.
@@ -652,7 +652,7 @@ impl Game<'_> {
             Verdict::Continue => None,
             Verdict::End(ending) => {
                 // Fix: the clocks stop when the game is decided (a claim completing stops the
-                // clocks, RULES.md §1), not when the loop has finished stopping the engine that
+                // clocks, docs/architecture.md, "The model"), not when the loop has finished stopping the engine that
                 // was thinking; the end clocks used to include that (1-5 ms, more for a slow
                 // `stop`), and a claimant's clock started at the press ran on meanwhile.
                 self.ended_at.get_or_insert(at);
@@ -675,7 +675,7 @@ impl Game<'_> {
             }
             Verdict::IllegalCompleted { offender } => {
                 let by = offender.other();
-                // A move no board can hold counts as noticed (RULES.md §3).
+                // A move no board can hold counts as noticed (docs/rulesets.md).
                 let cannot_stand = self.referee.pending_cannot_stand();
                 let noticed = cannot_stand
                     || match self.setup.watchers.illegal_notice_after {
@@ -761,7 +761,8 @@ impl Game<'_> {
         }
         let t_us = self.us(at);
         if self.referee.is_king_capture(&text) {
-            // RULES.md §5: capturing the king the opponent left in check is a claim.
+            // Capturing the king the opponent left in check is a claim of the illegal move
+            // (docs/architecture.md, "Fault injection").
             self.notes
                 .push(format!("{} captured the king with {text}", side.name()));
             let verdict = self.record(Event::Claim {
@@ -1111,8 +1112,8 @@ impl Game<'_> {
             });
             return self.act(verdict, at);
         }
-        // RULES.md §5: an engine that crashes on the illegal position it was handed has
-        // noticed the illegal move: its claim.
+        // An engine that crashes on the illegal position it was handed has noticed the
+        // illegal move: its claim (docs/architecture.md, "Fault injection").
         self.notes.push(format!(
             "{} crashed on the illegal position ({report}): taken as its claim",
             side.name()

@@ -1,7 +1,6 @@
 //! `games.csv`: one row per finished game.
 //!
-//! Columns, in order (DESIGN.md "Results folder", plus per-side move counts and think times,
-//! the start time and the ending's detail):
+//! Columns, in order:
 //!
 //! | column | meaning |
 //! |---|---|

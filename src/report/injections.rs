@@ -1,4 +1,4 @@
-//! The injection summary (RULES.md §5): what was injected, how the games it touched were
+//! The injection summary (docs/architecture.md, "Fault injection"): what was injected, how the games it touched were
 //! ruled (termination and citation), per ruleset, and how often the watchers noticed.
 
 use std::collections::BTreeMap;

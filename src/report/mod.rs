@@ -1,4 +1,4 @@
-//! Everything the results folder holds (DESIGN.md, "Results folder"): the PGN of each game,
+//! Everything the results folder holds: the PGN of each game,
 //! `games.csv`, `events.jsonl`, and the statistics printed at the end and written to
 //! `summary.csv`.
 

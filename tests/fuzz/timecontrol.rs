@@ -9,7 +9,7 @@ use proptest::sample::select;
 
 use super::{assert_one_line, check, mutated_one_of};
 
-/// Spellings from README and DESIGN.md.
+/// Spellings README and the options reference show.
 const EXAMPLES: &[&str] = &[
     "5+0",
     "3+2",
