@@ -577,22 +577,63 @@ fn engine_config(
 
     let dir = raw.dir.map(|d| anchor(folder, &expand_home(d.get_ref())));
 
-    let launch = match (raw.cmd, raw.builtin) {
-        (Some(_), Some(builtin)) => {
-            return Err(invalid(
-                builtin.span(),
-                "has both `cmd` and `builtin`; keep one".into(),
-            ))
-        }
-        (None, None) => {
-            return Err(invalid(
-                name_span,
-                format!(
-                    "needs `cmd` (a program to run) or `builtin` (one of: {})",
-                    BUILTIN_ENGINES.join(", ")
-                ),
-            ));
-        }
+    let launch = launch(
+        raw.cmd,
+        raw.builtin,
+        raw.args,
+        dir.as_deref(),
+        folder,
+        name_span,
+        &invalid,
+    )?;
+    let env = environment(raw.env, &invalid)?;
+    let uci_options = uci_options(raw.options, &invalid)?;
+    let tc = match raw.tc {
+        None => None,
+        Some(tc) => Some(
+            tc.get_ref()
+                .parse::<TimeControl>()
+                .map_err(|e| invalid(tc.span(), e.to_string()))?,
+        ),
+    };
+
+    Ok(EngineConfig {
+        name,
+        launch,
+        dir,
+        env,
+        options: uci_options,
+        tc,
+        ponder: raw.ponder,
+    })
+}
+
+/// Why an engine's table is refused, at a span of the file.
+type Invalid<'a> = &'a dyn Fn(std::ops::Range<usize>, String) -> ConfigError;
+
+/// How the engine starts: its `cmd` (anchored to `dir`, else the file's folder, when it has a
+/// `/`) or its `builtin`, exactly one of them.
+fn launch(
+    cmd: Option<Spanned<String>>,
+    builtin: Option<Spanned<String>>,
+    args: Vec<String>,
+    dir: Option<&Path>,
+    folder: &Path,
+    name_span: std::ops::Range<usize>,
+    invalid: Invalid,
+) -> Result<Launch, ConfigError> {
+    match (cmd, builtin) {
+        (Some(_), Some(builtin)) => Err(invalid(
+            builtin.span(),
+            "has both `cmd` and `builtin`; keep one".into(),
+        )),
+        (None, None) => Err(invalid(
+            name_span,
+            format!(
+                "needs `cmd` (a program to run) or `builtin` (one of: {})",
+                BUILTIN_ENGINES.join(", ")
+            ),
+        )),
         (Some(cmd), None) => {
             let text = cmd.get_ref().trim();
             if text.is_empty() {
@@ -603,14 +644,14 @@ fn engine_config(
             }
             let cmd_path = expand_home(cmd.get_ref());
             let cmd_path = if cmd_path.components().count() > 1 || cmd_path.is_absolute() {
-                anchor(dir.as_deref().unwrap_or(folder), &cmd_path)
+                anchor(dir.unwrap_or(folder), &cmd_path)
             } else {
                 cmd_path
             };
-            Launch::Program {
+            Ok(Launch::Program {
                 cmd: cmd_path,
-                args: raw.args,
-            }
+                args,
+            })
         }
         (None, Some(builtin)) => {
             let b = builtin.get_ref();
@@ -623,15 +664,21 @@ fn engine_config(
                     ),
                 ));
             }
-            Launch::Builtin {
+            Ok(Launch::Builtin {
                 name: b.clone(),
-                args: raw.args,
-            }
+                args,
+            })
         }
-    };
+    }
+}
 
+/// The `env` table: names without `=` or NUL, scalar values without NUL.
+fn environment(
+    raw: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    invalid: Invalid,
+) -> Result<BTreeMap<String, String>, ConfigError> {
     let mut env = BTreeMap::new();
-    for (key, value) in raw.env {
+    for (key, value) in raw {
         let k = key.get_ref();
         if k.is_empty() || k.contains(['=', '\0']) {
             return Err(invalid(
@@ -653,9 +700,16 @@ fn engine_config(
         }
         env.insert(k.clone(), v);
     }
+    Ok(env)
+}
 
-    let mut options: Vec<(Spanned<String>, Spanned<toml::Value>)> =
-        raw.options.into_iter().collect();
+/// The `options` table in the file's order: names given once (UCI option names ignore case),
+/// scalar values on one line.
+fn uci_options(
+    raw: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    invalid: Invalid,
+) -> Result<Vec<(String, String)>, ConfigError> {
+    let mut options: Vec<(Spanned<String>, Spanned<toml::Value>)> = raw.into_iter().collect();
     options.sort_by_key(|(k, _)| k.span().start);
     let mut uci_options: Vec<(String, String)> = Vec::with_capacity(options.len());
     for (key, value) in options {
@@ -685,25 +739,7 @@ fn engine_config(
         }
         uci_options.push((k.clone(), v));
     }
-
-    let tc = match raw.tc {
-        None => None,
-        Some(tc) => Some(
-            tc.get_ref()
-                .parse::<TimeControl>()
-                .map_err(|e| invalid(tc.span(), e.to_string()))?,
-        ),
-    };
-
-    Ok(EngineConfig {
-        name,
-        launch,
-        dir,
-        env,
-        options: uci_options,
-        tc,
-        ponder: raw.ponder,
-    })
+    Ok(uci_options)
 }
 
 /// A UCI option or environment value as text; `None` for arrays, tables and datetimes.

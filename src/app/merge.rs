@@ -14,72 +14,14 @@ use crate::report::{EVENTS_JSONL, GAMES_CSV};
 use crate::tournament::plan::RunPlan;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
-    let plans: Vec<RunPlan> = dirs
-        .iter()
-        .map(|d| RunPlan::load(d))
-        .collect::<anyhow::Result<_>>()?;
-    let first = &plans[0];
-    for (dir, plan) in dirs.iter().zip(&plans).skip(1) {
-        if let Err(why) = first.same_run(plan) {
-            bail!(
-                "{} and {} are not shards of one run: {why}",
-                dirs[0].display(),
-                dir.display()
-            );
-        }
-    }
-    let mut seen_shards = HashMap::new();
-    for (dir, plan) in dirs.iter().zip(&plans) {
-        let key = plan.shard.map(|s| s.index);
-        if let Some(other) = seen_shards.insert(key, dir) {
-            bail!(
-                "{} and {} hold the same {}",
-                other.display(),
-                dir.display(),
-                plan.shard
-                    .map_or("run".to_string(), |s| format!("shard {s}"))
-            );
-        }
-    }
+    let plans = shard_plans(dirs)?;
     folder::check_free(out)?;
+    let Sources {
+        indexes: sources,
+        games,
+    } = index_games(dirs)?;
 
-    // Only the games in each folder's games.csv count (it is written last). The records stay on
-    // disk: an index says where each one is, and they are copied one at a time.
-    let mut sources = Vec::with_capacity(dirs.len());
-    let mut games: Vec<(u64, usize)> = Vec::new();
-    let mut origin: HashMap<u64, usize> = HashMap::new();
-    for (k, dir) in dirs.iter().enumerate() {
-        let (rows, torn) = read_rows_reporting(dir)?;
-        if torn > 0 {
-            note!(
-                "warning: {}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
-                dir.display()
-            );
-        }
-        let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
-        if !index.notes.is_empty() {
-            note!(
-                "warning: {}: {EVENTS_JSONL}: {}",
-                dir.display(),
-                index.notes.join("; ")
-            );
-        }
-        for row in rows {
-            if let Some(other) = origin.insert(row.game, k) {
-                bail!(
-                    "game {} is in both {} and {}",
-                    row.game,
-                    dirs[other].display(),
-                    dir.display()
-                );
-            }
-            games.push((row.game, k));
-        }
-        sources.push(index);
-    }
-    games.sort_unstable();
-
-    let mut merged = first.clone();
+    let mut merged = plans[0].clone();
     merged.shard = None;
     let book = merged.load_book()?;
     let planned = merged.full_schedule(book.len()).len();
@@ -136,4 +78,87 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         );
     }
     Ok(Finish::Done)
+}
+
+/// The folders' plans, once each is known to be a different shard of one and the same run.
+fn shard_plans(dirs: &[PathBuf]) -> anyhow::Result<Vec<RunPlan>> {
+    let plans: Vec<RunPlan> = dirs
+        .iter()
+        .map(|d| RunPlan::load(d))
+        .collect::<anyhow::Result<_>>()?;
+    let first = &plans[0];
+    for (dir, plan) in dirs.iter().zip(&plans).skip(1) {
+        if let Err(why) = first.same_run(plan) {
+            bail!(
+                "{} and {} are not shards of one run: {why}",
+                dirs[0].display(),
+                dir.display()
+            );
+        }
+    }
+    let mut seen_shards = HashMap::new();
+    for (dir, plan) in dirs.iter().zip(&plans) {
+        let key = plan.shard.map(|s| s.index);
+        if let Some(other) = seen_shards.insert(key, dir) {
+            bail!(
+                "{} and {} hold the same {}",
+                other.display(),
+                dir.display(),
+                plan.shard
+                    .map_or("run".to_string(), |s| format!("shard {s}"))
+            );
+        }
+    }
+    Ok(plans)
+}
+
+/// Where the shards' games are: each folder's index of its records, and every finished game
+/// as (game, index of its folder), in the order of the schedule.
+struct Sources {
+    indexes: Vec<EventsIndex>,
+    games: Vec<(u64, usize)>,
+}
+
+/// Each folder's index of its records, and every finished game, in the order of the
+/// schedule. Only the games in each folder's games.csv count (it is written
+/// last). The records stay on disk: an index says where each one is, and they are copied one
+/// at a time.
+fn index_games(dirs: &[PathBuf]) -> anyhow::Result<Sources> {
+    let mut sources = Vec::with_capacity(dirs.len());
+    let mut games: Vec<(u64, usize)> = Vec::new();
+    let mut origin: HashMap<u64, usize> = HashMap::new();
+    for (k, dir) in dirs.iter().enumerate() {
+        let (rows, torn) = read_rows_reporting(dir)?;
+        if torn > 0 {
+            note!(
+                "warning: {}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
+                dir.display()
+            );
+        }
+        let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
+        if !index.notes.is_empty() {
+            note!(
+                "warning: {}: {EVENTS_JSONL}: {}",
+                dir.display(),
+                index.notes.join("; ")
+            );
+        }
+        for row in rows {
+            if let Some(other) = origin.insert(row.game, k) {
+                bail!(
+                    "game {} is in both {} and {}",
+                    row.game,
+                    dirs[other].display(),
+                    dir.display()
+                );
+            }
+            games.push((row.game, k));
+        }
+        sources.push(index);
+    }
+    games.sort_unstable();
+    Ok(Sources {
+        indexes: sources,
+        games,
+    })
 }
