@@ -11,7 +11,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::eval::evaluate;
-use super::tt::{pack, Bound, Tt};
+use super::tt::{pack, Bound, Entry, Tt};
 use crate::builtin::engine::{material_gain, value, Game};
 use crate::builtin::uci::hash;
 
@@ -192,26 +192,8 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = ply;
         let pv_node = beta - alpha > 1;
         if ply > 0 {
-            // Draws: repetition (one is enough inside the search), dead
-            // material, and the fifty-move rule unless this is mate.
-            if self.is_repetition(pos.halfmoves()) || pos.is_insufficient_material() {
-                return 0;
-            }
-            if pos.halfmoves() >= 100 {
-                return if pos.is_checkmate() {
-                    -MATE + ply as i32
-                } else {
-                    0
-                };
-            }
-            // Mate distance pruning: no line from here beats a shorter mate.
-            alpha = alpha.max(-MATE + ply as i32);
-            beta = beta.min(MATE - ply as i32 - 1);
-            if alpha >= beta {
-                return alpha;
-            }
-            if ply >= MAX_PLY {
-                return evaluate(pos);
+            if let Some(score) = self.settled_below_root(pos, ply, &mut alpha, &mut beta) {
+                return score;
             }
         }
         let in_check = pos.is_check();
@@ -226,18 +208,8 @@ impl<'a> Searcher<'a> {
         }
 
         let entry = self.tt.probe(key);
-        if let Some(e) = entry {
-            if !pv_node && e.depth >= depth {
-                let s = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
-            }
+        if let Some(s) = entry.and_then(|e| tt_cutoff(e, pv_node, depth, alpha, beta, ply)) {
+            return s;
         }
         // At the root, the previous iteration's best move goes first.
         let tt_move = if ply == 0 {
@@ -255,28 +227,8 @@ impl<'a> Searcher<'a> {
             && has_pieces(pos, pos.turn())
             && evaluate(pos) >= beta
         {
-            if let Ok(null) = pos.clone().swap_turn() {
-                let r = if depth >= 6 { 3 } else { 2 };
-                let null_key = hash(&null);
-                self.path.push(null_key);
-                let saved = std::mem::replace(&mut self.floor, self.path.len() - 1);
-                let score = -self.negamax(
-                    &null,
-                    null_key,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    false,
-                );
-                self.floor = saved;
-                self.path.pop();
-                if self.aborted {
-                    return 0;
-                }
-                if score >= beta {
-                    return if score >= MATE_BOUND { beta } else { score };
-                }
+            if let Some(score) = self.null_move_cut(pos, depth, beta, ply) {
+                return score;
             }
         }
 
@@ -286,10 +238,7 @@ impl<'a> Searcher<'a> {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let turn = pos.turn();
-        let mut scores = [0i32; 256];
-        for (s, &m) in scores.iter_mut().zip(moves.iter()) {
-            *s = self.order(m, tt_move, ply, turn);
-        }
+        let mut scores = self.ordering(&moves, tt_move, ply, turn);
 
         let alpha_orig = alpha;
         let mut best_score = -INF;
@@ -297,11 +246,7 @@ impl<'a> Searcher<'a> {
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let child_key = pos
-                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
-                .map_or_else(|| hash(&child), |z| z.0);
+            let (child, child_key) = play(pos, key, m);
             let quiet = !m.is_capture() && m.promotion().is_none();
             let killer = self.killers[ply].contains(&pack(m));
             self.path.push(child_key);
@@ -317,30 +262,7 @@ impl<'a> Searcher<'a> {
                     (true, false) => 1,
                     (true, true) => 2,
                 };
-                let mut s = -self.negamax(
-                    &child,
-                    child_key,
-                    depth - 1 - r,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    true,
-                );
-                if s > alpha && r > 0 {
-                    s = -self.negamax(
-                        &child,
-                        child_key,
-                        depth - 1,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        true,
-                    );
-                }
-                if s > alpha && s < beta {
-                    s = -self.negamax(&child, child_key, depth - 1, -beta, -alpha, ply + 1, true);
-                }
-                s
+                self.late_move_score(&child, child_key, depth, r, alpha, beta, ply)
             };
             self.path.pop();
             if self.aborted {
@@ -374,6 +296,118 @@ impl<'a> Searcher<'a> {
         self.tt
             .store(key, best_move, to_tt(best_score, ply), depth, bound);
         best_score
+    }
+
+    /// Each move's ordering score (see `order`), in the moves' order.
+    fn ordering(&self, moves: &[Move], tt_move: u16, ply: usize, turn: Color) -> [i32; 256] {
+        let mut scores = [0i32; 256];
+        for (s, &m) in scores.iter_mut().zip(moves.iter()) {
+            *s = self.order(m, tt_move, ply, turn);
+        }
+        scores
+    }
+
+    /// A node below the root that needs no search: a draw (repetition, one being enough inside
+    /// the search; dead material; the fifty-move rule unless this is mate), a window that mate
+    /// distance pruning closed (no line from here beats a shorter mate), or the deepest ply.
+    /// Narrows the window otherwise.
+    fn settled_below_root(
+        &self,
+        pos: &Chess,
+        ply: usize,
+        alpha: &mut i32,
+        beta: &mut i32,
+    ) -> Option<i32> {
+        if self.is_repetition(pos.halfmoves()) || pos.is_insufficient_material() {
+            return Some(0);
+        }
+        if pos.halfmoves() >= 100 {
+            return Some(if pos.is_checkmate() {
+                -MATE + ply as i32
+            } else {
+                0
+            });
+        }
+        *alpha = (*alpha).max(-MATE + ply as i32);
+        *beta = (*beta).min(MATE - ply as i32 - 1);
+        if *alpha >= *beta {
+            return Some(*alpha);
+        }
+        if ply >= MAX_PLY {
+            return Some(evaluate(pos));
+        }
+        None
+    }
+
+    /// Null move: if passing still beats beta, a real move will too. The score to return when
+    /// it does (0 when the search was aborted), `None` to search on.
+    fn null_move_cut(&mut self, pos: &Chess, depth: i32, beta: i32, ply: usize) -> Option<i32> {
+        let null = pos.clone().swap_turn().ok()?;
+        let r = if depth >= 6 { 3 } else { 2 };
+        let null_key = hash(&null);
+        self.path.push(null_key);
+        let saved = std::mem::replace(&mut self.floor, self.path.len() - 1);
+        let score = -self.negamax(
+            &null,
+            null_key,
+            depth - 1 - r,
+            -beta,
+            -beta + 1,
+            ply + 1,
+            false,
+        );
+        self.floor = saved;
+        self.path.pop();
+        if self.aborted {
+            return Some(0);
+        }
+        if score < beta {
+            None
+        } else if score >= MATE_BOUND {
+            Some(beta)
+        } else {
+            Some(score)
+        }
+    }
+
+    /// A move after the first: searched with a null window, `reduction` plies shallower, then
+    /// again in full depth if it beat alpha while reduced, and with the full window if it
+    /// still falls inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn late_move_score(
+        &mut self,
+        child: &Chess,
+        child_key: u64,
+        depth: i32,
+        reduction: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        let mut s = -self.negamax(
+            child,
+            child_key,
+            depth - 1 - reduction,
+            -alpha - 1,
+            -alpha,
+            ply + 1,
+            true,
+        );
+        if s > alpha && reduction > 0 {
+            s = -self.negamax(
+                child,
+                child_key,
+                depth - 1,
+                -alpha - 1,
+                -alpha,
+                ply + 1,
+                true,
+            );
+        }
+        if s > alpha && s < beta {
+            s = -self.negamax(child, child_key, depth - 1, -beta, -alpha, ply + 1, true);
+        }
+        s
     }
 
     /// Only captures and queen promotions (all moves when in check), so that
@@ -515,4 +549,36 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
+}
+
+/// The position after `m`, and its key, updated from `key` where the move allows it.
+fn play(pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
+    let mut child = pos.clone();
+    child.play_unchecked(m);
+    let child_key = pos
+        .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+        .map_or_else(|| hash(&child), |z| z.0);
+    (child, child_key)
+}
+
+/// The score a transposition table entry settles this node with: one searched deep enough,
+/// off the principal variation, whose bound decides the window.
+fn tt_cutoff(
+    e: Entry,
+    pv_node: bool,
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+) -> Option<i32> {
+    if pv_node || e.depth < depth {
+        return None;
+    }
+    let s = from_tt(e.score, ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
 }
