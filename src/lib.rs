@@ -19,6 +19,8 @@ pub mod report;
 pub mod rules;
 pub mod settings;
 pub mod tablebase;
+#[cfg(test)]
+mod test_support;
 pub mod timecontrol;
 pub mod tournament;
 pub mod vocabulary;

@@ -198,19 +198,12 @@ impl Tablebases {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
-    use shakmaty::CastlingMode;
 
     fn data() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy")
     }
 
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
+    use crate::test_support::position as pos;
 
     fn tables() -> Tablebases {
         Tablebases::open(&[data()], None).unwrap()

@@ -128,12 +128,18 @@ fn upward_imports() -> Vec<(String, String)> {
         if own == "main" || own == "lib" {
             continue;
         }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let named = named_modules(&production_code(&path, &text));
+        if own == "test_support" {
+            // The unit tests' helpers (`#[cfg(test)]`): test code, like the test modules.
+            continue;
+        }
         let own_layer = *layers
             .get(&own)
             .unwrap_or_else(|| panic!("src/{relative}: module {own} is not in the layer table"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        for module in named_modules(&production_code(&path, &text)) {
-            if module == own || module == "self" {
+        for module in named {
+            // `test_support` holds the unit tests' helpers; only `#[cfg(test)]` code names it.
+            if module == own || module == "self" || module == "test_support" {
                 continue;
             }
             let layer = *layers.get(&module).unwrap_or_else(|| {

@@ -60,12 +60,7 @@ fn create(name: &str, args: &[String]) -> anyhow::Result<Box<dyn Engine>> {
 
 /// The position a FEN describes, for the built-in engines' unit tests.
 #[cfg(test)]
-pub(crate) fn position(fen: &str) -> shakmaty::Chess {
-    fen.parse::<shakmaty::fen::Fen>()
-        .expect("fen")
-        .into_position(shakmaty::CastlingMode::Standard)
-        .expect("position")
-}
+pub(crate) use crate::test_support::position;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode};
+use shakmaty::EnPassantMode;
 
 use super::scripted::{self, mv, Log, Step};
 use super::*;
@@ -35,11 +35,7 @@ fn notice_at(from_us: i64, mean_ms: f64) -> i64 {
 }
 
 fn opening(fen: &str) -> Opening {
-    let root: Chess = fen
-        .parse::<Fen>()
-        .expect("a FEN")
-        .into_position(CastlingMode::Standard)
-        .expect("a legal position");
+    let root = crate::test_support::position(fen);
     Opening {
         name: "test".to_string(),
         root_fen: Some(Fen::from_position(&root, EnPassantMode::Legal).to_string()),

@@ -203,15 +203,9 @@ fn line_rng(seed: u64, n: u64) -> StdRng {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
 
-    fn position(fen: &str) -> Chess {
-        Fen::from_ascii(fen.as_bytes())
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
+    use crate::test_support::position;
 
     /// The keys the Polyglot book format specification lists for its example positions.
     #[test]

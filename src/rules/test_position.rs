@@ -1,13 +1,3 @@
-//! The position of a FEN, for the rules' tests (standard castling).
+//! The position of a FEN, for the rules' tests: the library's one test helper for it.
 
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
-
-/// The position `fen` describes; panics, naming the FEN, if it is not one.
-#[track_caller]
-pub(crate) fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap_or_else(|e| panic!("{fen}: {e}"))
-        .into_position(CastlingMode::Standard)
-        .unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
+pub(crate) use crate::test_support::position;
