@@ -1,6 +1,6 @@
 //! The overhead harness (`benches/overhead.py`) runs, so it cannot rot: a tiny configuration
 //! of each arena-only part, with the real binary. Nothing here is timed; the figures are for
-//! people, in README's speed section.
+//! people, in docs/performance.md.
 
 use std::process::Command;
 

@@ -1,7 +1,8 @@
-//! The command line as README writes it: every command form runs; every numeric option has a
-//! range that `--help` and README show and that is enforced with one line and exit code 2;
-//! a bad `[run]` value is a config error with its file:line; UCI option values are checked
-//! against what the engine declares; the `faulty` example runs as README shows it.
+//! The command line as README and docs/options.md write it: every command form runs; every
+//! numeric option has a range that `--help` and docs/options.md show and that is enforced with
+//! one line and exit code 2; a bad `[run]` value is a config error with its file:line; UCI
+//! option values are checked against what the engine declares; the `faulty` example runs as
+//! docs/engines.md shows it.
 
 mod common;
 
@@ -14,6 +15,9 @@ use blitz_arena::settings::limits;
 use common::*;
 
 const README: &str = include_str!("../README.md");
+/// The options reference, which holds the table of every option with its range.
+const OPTIONS: &str = include_str!("../docs/options.md");
+const ENGINES: &str = include_str!("../docs/engines.md");
 
 const BUILTINS: &str = r#"
 [engines.instant]
@@ -24,9 +28,12 @@ builtin = "random"
 builtin = "greedy"
 "#;
 
-/// The arguments of a command README shows, checked to be in README word for word.
+/// The arguments of a command README or docs/ show, checked to be there word for word.
 fn readme_command(line: &str) -> Vec<&str> {
-    assert!(README.contains(line), "README no longer shows: {line}");
+    assert!(
+        [README, OPTIONS, ENGINES].iter().any(|p| p.contains(line)),
+        "neither README nor docs/ shows: {line}"
+    );
     line.strip_prefix("blitz-arena ")
         .expect("a blitz-arena command")
         .split_whitespace()
@@ -289,14 +296,39 @@ fn help_of(help: &str, flag: &str) -> String {
     words[start..end].join(" ")
 }
 
-/// README's row of the option table for `--flag`.
+/// The row for `--flag` of a page's option table.
+fn option_row(page: &'static str, flag: &str) -> Option<&'static str> {
+    page.lines().find(|l| {
+        l.starts_with(&format!("| `--{flag} ")) || l.starts_with(&format!("| `--{flag}`"))
+    })
+}
+
+/// docs/options.md's row of the option table for `--flag`, which states its range.
 fn readme_row(flag: &str) -> &'static str {
-    README
-        .lines()
-        .find(|l| {
-            l.starts_with(&format!("| `--{flag} ")) || l.starts_with(&format!("| `--{flag}`"))
-        })
-        .unwrap_or_else(|| panic!("README's option table has no row for --{flag}"))
+    option_row(OPTIONS, flag)
+        .unwrap_or_else(|| panic!("docs/options.md's option table has no row for --{flag}"))
+}
+
+/// The last cell of a table row.
+fn last_cell(row: &str) -> &str {
+    row.trim_end_matches('|')
+        .rsplit(" | ")
+        .next()
+        .unwrap()
+        .trim()
+}
+
+/// README's short table of the options people use first: each is in docs/options.md's table,
+/// with the same default.
+#[test]
+fn readme_s_first_options_are_the_reference_s() {
+    let rows: Vec<&str> = README.lines().filter(|l| l.starts_with("| `--")).collect();
+    assert_eq!(rows.len(), 10, "the ten options people use first: {rows:?}");
+    for row in rows {
+        let flag = row[3..].split([' ', '`']).next().unwrap();
+        let full = readme_row(flag.trim_start_matches("--"));
+        assert_eq!(last_cell(row), last_cell(full), "the default of {flag}");
+    }
 }
 
 #[test]
@@ -314,7 +346,7 @@ fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enfo
         );
         assert!(
             readme_row(case.flag).contains(&case.range),
-            "README's row for {flag} does not say {}",
+            "docs/options.md's row for {flag} does not say {}",
             case.range
         );
         // In range: parsed, and the run then stops at the unknown engine (exit 2).
@@ -368,7 +400,10 @@ fn every_numeric_option_has_a_range_that_help_and_readme_show_and_the_arena_enfo
         ("sprt", "-200 to 200"),
     ] {
         assert!(help_of(&help, flag).contains(says), "--help of --{flag}");
-        assert!(readme_row(flag).contains(says), "README's row of --{flag}");
+        assert!(
+            readme_row(flag).contains(says),
+            "docs/options.md's row of --{flag}"
+        );
     }
     assert!(!s.path("results").exists(), "no run started");
 }
@@ -652,13 +687,13 @@ options = {{ "King Safety Curve" = "Cubic" }}
 }
 
 #[test]
-fn the_faulty_example_runs_as_readme_shows_it() {
+fn the_faulty_example_runs_as_docs_engines_md_shows_it() {
     let s = Scratch::new("faulty-example");
-    let toml = README
+    let toml = ENGINES
         .split("cat > faulty.toml <<'TOML'\n")
         .nth(1)
         .and_then(|rest| rest.split("TOML\n").next())
-        .expect("README's faulty.toml");
+        .expect("docs/engines.md's faulty.toml");
     s.write("faulty.toml", toml);
     let fide = s.run(&readme_command(
         "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --max-moves 20 --ruleset fide --out faulty-fide",

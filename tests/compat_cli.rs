@@ -2,8 +2,7 @@
 //! lines fishtest's worker and OpenBench's client build (with real engines substituted: the
 //! built-in ones, run through a script as their `cmd=`, and Stockfish where installed), plays
 //! the games, prints the lines those managers parse, writes the files they read and its own
-//! results folder. Every option of README's "Coming from fastchess or cutechess-cli" table is
-//! run here.
+//! results folder. Every option of docs/fastchess.md's table is run here.
 
 mod common;
 #[path = "common/managers.rs"]
@@ -1064,15 +1063,10 @@ fn the_makefile_builds_fastchess() {
     assert!(text.contains("Finished match"), "{text}");
 }
 
-/// README's table names every option the compat front end knows.
+/// docs/fastchess.md's table names every option the compat front end knows.
 #[test]
-fn readme_lists_every_compat_option() {
-    let readme = include_str!("../README.md");
-    let start = readme
-        .find("## Coming from fastchess or cutechess-cli")
-        .expect("README section");
-    let section = &readme[start..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+fn docs_list_every_compat_option() {
+    let section = include_str!("../docs/fastchess.md");
     let mut names: Vec<String> = blitz_arena::compat::OPTIONS
         .iter()
         .map(|(n, _)| format!("`-{n}"))
@@ -1088,6 +1082,9 @@ fn readme_lists_every_compat_option() {
             .map(|(n, _)| format!("{n}=")),
     );
     for name in names {
-        assert!(section.contains(&name), "README's table lacks {name}");
+        assert!(
+            section.contains(&name),
+            "docs/fastchess.md's table lacks {name}"
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! README's surface end to end: each test runs the real binary the way README shows it and
-//! checks what README promises. Scripted engines make every game exact.
+//! README's and docs/' surface end to end: each test runs the real binary the way README or a
+//! page of docs/ shows it and checks what it promises. Scripted engines make every game exact.
 
 mod common;
 
@@ -454,16 +454,16 @@ fn a_command_engine_gets_its_dir_and_env() {
     assert_eq!(only_row(&s, "res")["plies"], "2");
 }
 
-/// README, "The claimant's own flag falls while its claim completes: exact timings": the shell
-/// block run exactly as written (in an empty folder, `blitz-arena` on the PATH), and each
-/// ruling and detail of the table under it, its instants within 0.1 s (the tenth README gives).
+/// docs/watchers.md, "The claimant's own flag falls while its claim completes: exact
+/// timings": the shell block run exactly as written (in an empty folder, `blitz-arena` on the
+/// PATH), and each ruling and detail of the table under it, its instants within 0.1 s (the
+/// tenth the page gives).
 #[test]
 fn readme_exact_timing_race_runs_as_written() {
     const HEADING: &str =
         "**The claimant's own flag falls while its claim completes: exact timings.**";
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let after = &readme[readme.find(HEADING).expect("README has the example")..];
+    let doc = page("docs/watchers.md");
+    let after = &doc[doc.find(HEADING).expect("docs/watchers.md has the example")..];
     let block = after
         .split("```sh\n")
         .nth(1)
@@ -528,10 +528,13 @@ fn readme_exact_timing_race_runs_as_written() {
             let (got, got_t) = instants(&row["detail"]);
             assert_eq!(got, want, "{ruleset}");
             // Black's flag instant follows the moment white's reply arrived (a script that
-            // sleeps 1.5 s, late by whatever the machine's load adds): README gives it to the
+            // sleeps 1.5 s, late by whatever the machine's load adds): the page gives it to the
             // tenth of a second, and the ruling rests on 300 ms between the flag and the claim.
             for (g, w) in got_t.iter().zip(&want_t) {
-                assert!((g - w).abs() <= 0.1, "{ruleset}: {g} s, README says {w} s");
+                assert!(
+                    (g - w).abs() <= 0.1,
+                    "{ruleset}: {g} s, docs/watchers.md says {w} s"
+                );
             }
         } else {
             // "the same facts": the detail of the line above it, read under another ruleset.
@@ -543,45 +546,116 @@ fn readme_exact_timing_race_runs_as_written() {
     }
 }
 
-// ---- Every README example, run as written ---------------------------------------------------
+// ---- Every example of README and docs/, run as written --------------------------------------
 
-const README: &str = include_str!("../README.md");
+/// The pages whose code blocks are run: README, every page of docs/ and deploy/README.md.
+const PAGES: [(&str, &str); 12] = [
+    ("README.md", include_str!("../README.md")),
+    (
+        "docs/architecture.md",
+        include_str!("../docs/architecture.md"),
+    ),
+    (
+        "docs/contributing.md",
+        include_str!("../docs/contributing.md"),
+    ),
+    ("docs/engines.md", include_str!("../docs/engines.md")),
+    ("docs/fastchess.md", include_str!("../docs/fastchess.md")),
+    ("docs/options.md", include_str!("../docs/options.md")),
+    (
+        "docs/performance.md",
+        include_str!("../docs/performance.md"),
+    ),
+    ("docs/play.md", include_str!("../docs/play.md")),
+    ("docs/results.md", include_str!("../docs/results.md")),
+    ("docs/rulesets.md", include_str!("../docs/rulesets.md")),
+    ("docs/watchers.md", include_str!("../docs/watchers.md")),
+    ("deploy/README.md", include_str!("../deploy/README.md")),
+];
 
-/// A fenced code block of README: its language and its text.
+/// The text of one of `PAGES`.
+fn page(name: &str) -> &'static str {
+    PAGES.iter().find(|(n, _)| *n == name).expect(name).1
+}
+
+/// A fenced code block of a page: the page, its language and its text.
 struct Block {
+    page: &'static str,
     lang: &'static str,
     text: &'static str,
 }
 
 fn code_blocks() -> Vec<Block> {
     let mut blocks = Vec::new();
-    let mut rest = README;
-    while let Some(open) = rest.find("\n```") {
-        let after = &rest[open + 4..];
-        let (lang, body) = after.split_once('\n').unwrap();
-        let close = body.find("\n```").expect("a closed code block");
-        blocks.push(Block {
-            lang: lang.trim(),
-            text: &body[..close + 1],
-        });
-        rest = &body[close + 4..];
+    for (page, text) in PAGES {
+        let mut rest = text;
+        while let Some(open) = rest.find("\n```") {
+            let after = &rest[open + 4..];
+            let (lang, body) = after.split_once('\n').unwrap();
+            let close = body.find("\n```").expect("a closed code block");
+            blocks.push(Block {
+                page,
+                lang: lang.trim(),
+                text: &body[..close + 1],
+            });
+            rest = &body[close + 4..];
+        }
     }
     blocks
 }
 
-/// The repository's engines.toml, with Debian's engines uncommented when `real` is true.
-fn roster(real: bool) -> String {
-    let text = include_str!("../engines.toml");
-    if !real {
-        return text.to_string();
+/// Every page of docs/ is one whose blocks run: a new page cannot go untested.
+#[test]
+fn every_docs_page_has_its_examples_run() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/docs");
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            let name = format!("docs/{name}");
+            assert!(
+                PAGES.iter().any(|(n, _)| *n == name),
+                "{name}: add it to PAGES in tests/readme.rs"
+            );
+        }
     }
-    let start = text.find("# [engines.stockfish]").unwrap();
-    let tail: String = text[start..]
-        .lines()
-        .map(|l| l.strip_prefix("# ").unwrap_or(l.trim_start_matches('#')))
+}
+
+/// README is a front door: at most 250 lines; the rest is in docs/.
+#[test]
+fn readme_is_at_most_250_lines() {
+    let lines = page("README.md").lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines: move some into docs/"
+    );
+}
+
+/// A roster of the built-in engines and, when `real`, Debian's engines, as README tells a user
+/// to write it. The test's own: no test reads the repository's engines.toml, which README
+/// tells users to edit.
+fn roster(real: bool) -> String {
+    let mut text = String::from(
+        "[engines.minimax]\nbuiltin = \"minimax\"\n[engines.greedy]\nbuiltin = \"greedy\"\n\
+         [engines.random]\nbuiltin = \"random\"\n[engines.instant]\nbuiltin = \"instant\"\n",
+    );
+    if real {
+        text.push_str(
+            "[engines.stockfish]\ncmd = \"/usr/games/stockfish\"\n\
+             options = { Hash = 16, Threads = 1 }\n\
+             [engines.glaurung]\ncmd = \"/usr/games/glaurung\"\n\
+             [engines.toga2]\ncmd = \"/usr/games/toga2\"\noptions = { Hash = 16 }\n",
+        );
+    }
+    text
+}
+
+/// The lines of a block but those that install something (the install step is the build this
+/// test runs from; the Debian packages are there when `debian_engines` says so).
+fn without_installs(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("cargo install") && !l.starts_with("sudo apt-get install"))
         .collect::<Vec<_>>()
-        .join("\n");
-    format!("{}{tail}\n", &text[..start])
+        .join("\n")
 }
 
 /// A shell in the scratch folder, with `blitz-arena` on its PATH as the README's install step
@@ -714,212 +788,248 @@ fn stop_when(s: &Scratch, script: &str, dir: &str, planned_only: bool) -> String
     err
 }
 
-/// Every code block of README runs as written (a block no policy below knows fails the test,
-/// so a new example cannot go untested). Short examples run to their end; examples of hundreds
-/// of games are started as written and stopped after their first game; the install step is the
-/// build this test runs from; the Kubernetes manifest needs a cluster, and the commands in it
-/// are the Slurm script's, which runs here. Real engines are used where they are installed.
+/// Every code block of README and docs/ runs as written (a block no policy below knows fails
+/// the test, so a new example cannot go untested). Short examples run to their end; examples
+/// of hundreds of games are started as written and stopped after their first game; the install
+/// step is the build this test runs from; the Kubernetes manifest needs a cluster, and the
+/// commands in it are the Slurm script's, which runs here. Real engines are used where they are
+/// installed.
 #[test]
-fn every_readme_example_runs_as_written() {
+fn every_example_of_readme_and_docs_runs_as_written() {
     let real = debian_engines(&["stockfish", "glaurung", "toga2"]);
-    let blocks = code_blocks();
     let mut worked_examples = Scratch::new("readme-worked");
     let mut ran = 0;
-    for block in &blocks {
-        let text = block.text;
+    for block in &code_blocks() {
         let s = Scratch::new("readme-example");
-        s.write("engines.toml", &roster(real));
-        if text.contains("cargo install --path .") {
-            // The install step is this build; the gauntlet runs as written.
-            let script: String = text
-                .lines()
-                .filter(|l| !l.starts_with("cargo install"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let out = run_to_end(&s, &script);
-            let err = stderr(&out);
-            assert!(
-                err.lines()
-                    .next()
-                    .unwrap_or("")
-                    .contains("tc 5s+0.05s = 5 seconds + 0.05 seconds a move"),
-                "{err}"
-            );
-            assert_eq!(only_results_rows(&s), 4);
-        } else if block.lang.is_empty() && text.starts_with("blitz-arena gauntlet ENGINE") {
-            // The command synopsis: every command it lists has its help.
-            for line in text.lines() {
-                let command = line.split_whitespace().nth(1).unwrap();
-                s.run_ok(&[command, "--help"]);
-            }
-        } else if block.lang == "toml" {
-            // The engines.toml example: `check` starts every engine it names.
-            if !real {
-                continue;
-            }
-            s.write("engines.toml", text);
-            s.run_ok(&["check"]);
-        } else if text.starts_with("mkdir ex && cd ex") {
-            // The worked examples share one folder: the second adds to the first's roster.
-            worked_examples = Scratch::new("readme-worked");
-            run_to_end(&worked_examples, text);
-        } else if text.starts_with("cat >> engines.toml") {
-            run_to_end(&worked_examples, &format!("cd ex\n{text}"));
-            let row = only_row(&worked_examples, "ex/mate-house");
-            assert_eq!(ruling(&row).0, "0-1", "{row:?}");
-        } else if text.contains("--games 200") || text.contains("--games 2000") {
-            start_and_stop(&s, text.trim(), "results");
-        } else if text.contains("--resume results/20261120T221500Z-gauntlet") {
-            // An interrupted run in that folder first, then the example finishes it.
-            let dir = "results/20261120T221500Z-gauntlet";
-            s.run_ok(&[
-                "gauntlet",
-                "minimax",
-                "--vs",
-                "greedy,random",
-                "--tc",
-                "2s+0.02s",
-                "--games",
-                "2",
-                "--max-moves",
-                "10",
-                "--shard",
-                "1/2",
-                "--out",
-                dir,
-            ]);
-            let before = csv_rows(&s.path(&format!("{dir}/games.csv"))).len();
-            // Drop the shard's last game, as a kill would have.
-            let csv = std::fs::read_to_string(s.path(&format!("{dir}/games.csv"))).unwrap();
-            let kept: Vec<&str> = csv.lines().take(before).collect();
-            std::fs::write(s.path(&format!("{dir}/games.csv")), kept.join("\n") + "\n").unwrap();
-            run_to_end(&s, text);
-            assert_eq!(csv_rows(&s.path(&format!("{dir}/games.csv"))).len(), before);
-        } else if block.lang == "yaml" {
-            // Needs a Kubernetes cluster: its two commands are the Slurm script's.
-            assert!(text.contains(
-                "exec blitz-arena gauntlet stockfish --vs glaurung,toga2 --resume \"$out\""
-            ));
-            continue;
-        } else if text.starts_with("#!/bin/bash\n# A gauntlet as a Slurm job array") {
-            // deploy/slurm/gauntlet.sh: tests/slurm.rs checks that README's copy is that file
-            // and runs it on a one-node Slurm cluster (sbatch, scancel, resume, merge).
-            continue;
-        } else if text.starts_with("cat > faulty.toml") {
-            run_to_end(&s, text);
-            let fide = csv_rows(&s.path("faulty-fide/games.csv"));
-            assert!(fide.iter().all(|r| r["illegal_moves"] == "1"), "{fide:?}");
-            let house = csv_rows(&s.path("faulty-house/games.csv"));
-            assert!(
-                house.iter().all(|r| r["termination"] == "illegal-move"),
-                "{house:?}"
-            );
-        } else if text.starts_with("cat > bench.toml") {
-            if !real {
-                continue;
-            }
-            let out = run_to_end(&s, text);
-            assert!(stdout(&out).contains("arena overhead:"), "{}", stdout(&out));
-        } else if text.contains("--openings book.bin --book-depth 8") {
-            // The repository's Polyglot book, as README's example names it.
-            let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/polyglot/book.bin");
-            std::fs::copy(book, s.path("book.bin")).unwrap();
-            run_to_end(&s, text);
-            let mut rows = csv_rows(&s.path("polyglot/games.csv"));
-            assert_eq!(rows.len(), 4);
-            rows.sort_by_key(|r| r["game"].parse::<u32>().unwrap());
-            for pair in rows.chunks(2) {
-                // One line per pair, named by its number, colours swapped.
-                assert_eq!(pair[0]["opening"], pair[1]["opening"], "{pair:?}");
-                assert!(pair[0]["opening"].starts_with('#'), "{pair:?}");
-                assert_eq!(pair[0]["white"], pair[1]["black"], "{pair:?}");
-            }
-            let plan = std::fs::read_to_string(s.path("polyglot/run.json")).unwrap();
-            let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
-            for line in plan["book"].as_array().unwrap() {
-                let plies = line["moves"].as_array().unwrap().len();
-                assert!((1..=8).contains(&plies), "{line}");
-            }
-        } else if text.contains("--variant chess960 --openings chess960.epd") {
-            // The repository's Chess960 positions, as README's example names them.
-            let book = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/chess960/chess960.epd"
-            );
-            std::fs::copy(book, s.path("chess960.epd")).unwrap();
-            run_to_end(&s, text);
-            let rows = csv_rows(&s.path("c960/games.csv"));
-            assert_eq!(rows.len(), 4);
-            assert!(
-                rows.iter().all(|r| r["opening"].starts_with("960-")),
-                "{rows:?}"
-            );
-            let pgn = std::fs::read_to_string(s.path("c960/games.pgn")).unwrap();
-            assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 4, "{pgn}");
-        } else if text.starts_with("blitz-arena -engine cmd=blitz-arena") {
-            // "Coming from fastchess or cutechess-cli": fastchess's command line, its lines on
-            // stdout, its PGN, and blitz-arena's results folder.
-            let out = run_to_end(&s, text);
-            let lines = stdout(&out);
-            assert!(
-                lines.contains("Started game 1 of 4 (minimax vs greedy)"),
-                "{lines}"
-            );
-            assert!(lines.contains("Games: 4, Wins: "), "{lines}");
-            assert!(lines.contains("Finished match"), "{lines}");
-            assert_eq!(pgn_games(&s.path("games.pgn")).len(), 4);
-            assert_eq!(only_results_rows(&s), 4);
-        } else if text.starts_with("make\n./fastchess -version") {
-            // The build is this test's binary: `make`'s plan is checked (it builds it and
-            // copies it to ./fastchess), and the binary runs under that name as written.
-            match std::process::Command::new("make")
-                .arg("-n")
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .output()
-            {
-                Ok(plan) => {
-                    let plan = stdout(&plan);
-                    assert!(plan.contains("cargo build --release"), "{plan}");
-                    assert!(
-                        plan.contains("cp target/release/blitz-arena fastchess"),
-                        "{plan}"
-                    );
-                }
-                Err(_) => eprintln!("SKIPPED the Makefile's plan: make is not installed"),
-            }
-            std::os::unix::fs::symlink(BIN, s.path("fastchess")).unwrap();
-            let script: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-            let out = run_to_end(&s, &script);
-            assert!(
-                stdout(&out).starts_with(&format!("blitz-arena {} ", env!("CARGO_PKG_VERSION"))),
-                "{}",
-                stdout(&out)
-            );
-        } else if block.lang == "json" && text.contains("fastchess_min_version") {
-            // OpenBench's server configuration: the minimum version is this build's.
-            assert!(
-                text.contains(&format!(
-                    "\"fastchess_min_version\" : \"{}\"",
-                    env!("CARGO_PKG_VERSION")
-                )),
-                "{text}"
-            );
-            continue;
-        } else if block.lang == "text" {
-            // Output shown to the reader, not a command.
-            continue;
-        } else if text.contains("echo 'r3k3/8/8/8/8/8/8/R3K3 w - - 0 1' > race.fen") {
-            // Run as written, its table checked, by `readme_exact_timing_race_runs_as_written`.
-            continue;
-        } else if text.starts_with("cargo build --release\npython3 benches/overhead.py") {
-            // The full harness takes 20-40 minutes; tests/benches.rs runs it with `--quick`.
-            continue;
-        } else {
-            panic!("README example with no test: add it here:\n{text}");
+        if run_block(block, &s, real, &mut worked_examples) {
+            ran += 1;
         }
-        ran += 1;
     }
-    assert!(ran >= 8, "only {ran} examples ran");
+    assert!(ran >= 12, "only {ran} examples ran");
+}
+
+/// Runs one block by its policy; false when it could not run here (and says why in the code).
+fn run_block(block: &Block, s: &Scratch, real: bool, worked: &mut Scratch) -> bool {
+    let text = block.text;
+    s.write("engines.toml", &roster(real));
+    if text.starts_with("# build and install `blitz-arena`") {
+        // README's set-up: install (this build), then a gauntlet in a folder with no roster.
+        let out = run_to_end(s, &without_installs(text));
+        let err = stderr(&out);
+        assert!(
+            err.lines()
+                .next()
+                .unwrap_or("")
+                .contains("tc 5s+0.05s = 5 seconds + 0.05 seconds a move"),
+            "{err}"
+        );
+        assert_eq!(only_results_rows(s), 4);
+        assert!(text.contains("cargo install --locked --path ."), "{text}");
+        return true;
+    }
+    // Every other example runs beside a roster, as the page it is on says.
+    s.write("engines.toml", &roster(real));
+    if text.starts_with("sudo apt-get install stockfish glaurung toga2") {
+        // README's real engines: the roster uncommented as README says.
+        if !real {
+            return false;
+        }
+        let out = run_to_end(s, &without_installs(text));
+        for engine in ["stockfish", "glaurung", "toga2"] {
+            assert!(stdout(&out).contains(&format!("{engine}: ok")), "{engine}");
+        }
+        assert_eq!(only_results_rows(s), 4);
+    } else if block.lang.is_empty() && text.starts_with("blitz-arena gauntlet ENGINE") {
+        // The command synopsis: every command it lists has its help.
+        for line in text.lines() {
+            let command = line.split_whitespace().nth(1).unwrap();
+            s.run_ok(&[command, "--help"]);
+        }
+    } else if block.lang == "toml" {
+        // The engines.toml example: `check` starts every engine it names.
+        if !real {
+            return false;
+        }
+        s.write("engines.toml", text);
+        s.run_ok(&["check"]);
+    } else if text.starts_with("cargo test --release\n") {
+        // README's test command is what CI runs.
+        let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
+        assert!(ci.lines().any(|l| l == text.trim()), "{ci}");
+        return false;
+    } else if !run_worked_or_long(block, s, worked) && !run_other(block, s) {
+        panic!(
+            "{} example with no test: add it to tests/readme.rs:\n{text}",
+            block.page
+        );
+    }
+    true
+}
+
+/// The examples of docs/watchers.md and docs/results.md; false if `block` is none of them.
+fn run_worked_or_long(block: &Block, s: &Scratch, worked: &mut Scratch) -> bool {
+    let text = block.text;
+    if text.starts_with("mkdir ex && cd ex") {
+        // The worked examples share one folder: the second adds to the first's roster.
+        *worked = Scratch::new("readme-worked");
+        run_to_end(worked, text);
+    } else if text.starts_with("cat >> engines.toml") {
+        run_to_end(worked, &format!("cd ex\n{text}"));
+        let row = only_row(worked, "ex/mate-house");
+        assert_eq!(ruling(&row).0, "0-1", "{row:?}");
+    } else if text.contains("--games 200") || text.contains("--games 2000") {
+        start_and_stop(s, text.trim(), "results");
+    } else if text.contains("--resume results/20261120T221500Z-gauntlet") {
+        // An interrupted run in that folder first, then the example finishes it.
+        let dir = "results/20261120T221500Z-gauntlet";
+        s.run_ok(&[
+            "gauntlet",
+            "minimax",
+            "--vs",
+            "greedy,random",
+            "--tc",
+            "2s+0.02s",
+            "--games",
+            "2",
+            "--max-moves",
+            "10",
+            "--shard",
+            "1/2",
+            "--out",
+            dir,
+        ]);
+        let before = csv_rows(&s.path(&format!("{dir}/games.csv"))).len();
+        // Drop the shard's last game, as a kill would have.
+        let csv = std::fs::read_to_string(s.path(&format!("{dir}/games.csv"))).unwrap();
+        let kept: Vec<&str> = csv.lines().take(before).collect();
+        std::fs::write(s.path(&format!("{dir}/games.csv")), kept.join("\n") + "\n").unwrap();
+        run_to_end(s, text);
+        assert_eq!(csv_rows(&s.path(&format!("{dir}/games.csv"))).len(), before);
+    } else if text.starts_with("cat > faulty.toml") {
+        run_to_end(s, text);
+        let fide = csv_rows(&s.path("faulty-fide/games.csv"));
+        assert!(fide.iter().all(|r| r["illegal_moves"] == "1"), "{fide:?}");
+        let house = csv_rows(&s.path("faulty-house/games.csv"));
+        assert!(
+            house.iter().all(|r| r["termination"] == "illegal-move"),
+            "{house:?}"
+        );
+    } else if text.contains("echo 'r3k3/8/8/8/8/8/8/R3K3 w - - 0 1' > race.fen") {
+        // Run as written, its table checked, by `readme_exact_timing_race_runs_as_written`.
+    } else {
+        return false;
+    }
+    true
+}
+
+/// The examples of docs/play.md, docs/fastchess.md, docs/performance.md and deploy/README.md;
+/// false if `block` is none of them.
+fn run_other(block: &Block, s: &Scratch) -> bool {
+    let text = block.text;
+    if text.contains("--openings book.bin --book-depth 8") {
+        // The repository's Polyglot book, as the example names it.
+        let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/polyglot/book.bin");
+        std::fs::copy(book, s.path("book.bin")).unwrap();
+        run_to_end(s, text);
+        let mut rows = csv_rows(&s.path("polyglot/games.csv"));
+        assert_eq!(rows.len(), 4);
+        rows.sort_by_key(|r| r["game"].parse::<u32>().unwrap());
+        for pair in rows.chunks(2) {
+            // One line per pair, named by its number, colours swapped.
+            assert_eq!(pair[0]["opening"], pair[1]["opening"], "{pair:?}");
+            assert!(pair[0]["opening"].starts_with('#'), "{pair:?}");
+            assert_eq!(pair[0]["white"], pair[1]["black"], "{pair:?}");
+        }
+        let plan = std::fs::read_to_string(s.path("polyglot/run.json")).unwrap();
+        let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
+        for line in plan["book"].as_array().unwrap() {
+            let plies = line["moves"].as_array().unwrap().len();
+            assert!((1..=8).contains(&plies), "{line}");
+        }
+    } else if text.contains("--variant chess960 --openings chess960.epd") {
+        // The repository's Chess960 positions, as the example names them.
+        let book = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/chess960/chess960.epd"
+        );
+        std::fs::copy(book, s.path("chess960.epd")).unwrap();
+        run_to_end(s, text);
+        let rows = csv_rows(&s.path("c960/games.csv"));
+        assert_eq!(rows.len(), 4);
+        assert!(
+            rows.iter().all(|r| r["opening"].starts_with("960-")),
+            "{rows:?}"
+        );
+        let pgn = std::fs::read_to_string(s.path("c960/games.pgn")).unwrap();
+        assert_eq!(pgn.matches("[Variant \"Chess960\"]").count(), 4, "{pgn}");
+    } else if text.starts_with("blitz-arena -engine cmd=blitz-arena") {
+        // fastchess's command line, its lines on stdout, its PGN, and blitz-arena's results
+        // folder.
+        let out = run_to_end(s, text);
+        let lines = stdout(&out);
+        assert!(
+            lines.contains("Started game 1 of 4 (minimax vs greedy)"),
+            "{lines}"
+        );
+        assert!(lines.contains("Games: 4, Wins: "), "{lines}");
+        assert!(lines.contains("Finished match"), "{lines}");
+        assert_eq!(pgn_games(&s.path("games.pgn")).len(), 4);
+        assert_eq!(only_results_rows(s), 4);
+    } else if text.starts_with("make\n./fastchess -version") {
+        run_make_example(s, text);
+    } else if block.lang == "json" && text.contains("fastchess_min_version") {
+        // OpenBench's server configuration: the minimum version is this build's.
+        assert!(
+            text.contains(&format!(
+                "\"fastchess_min_version\" : \"{}\"",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{text}"
+        );
+    } else if block.lang == "yaml" {
+        // Needs a Kubernetes cluster: its two commands are the Slurm script's; tests/slurm.rs
+        // validates the manifest against the API schema.
+        assert!(text
+            .contains("exec blitz-arena gauntlet stockfish --vs glaurung,toga2 --resume \"$out\""));
+    } else if text.starts_with("#!/bin/bash\n# A gauntlet as a Slurm job array") {
+        // deploy/slurm/gauntlet.sh: tests/slurm.rs checks that deploy/README.md's copy is that
+        // file and runs it on a one-node Slurm cluster (sbatch, scancel, resume, merge).
+    } else if block.lang == "text" {
+        // Output shown to the reader, not a command.
+    } else if text.starts_with("cargo build --release\npython3 benches/overhead.py") {
+        // The full harness takes 20-40 minutes; tests/benches.rs runs it with `--quick`.
+    } else {
+        return false;
+    }
+    true
+}
+
+/// The build is this test's binary: `make`'s plan is checked (it builds it and copies it to
+/// ./fastchess), and the binary runs under that name as written.
+fn run_make_example(s: &Scratch, text: &str) {
+    match std::process::Command::new("make")
+        .arg("-n")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+    {
+        Ok(plan) => {
+            let plan = stdout(&plan);
+            assert!(plan.contains("cargo build --release"), "{plan}");
+            assert!(
+                plan.contains("cp target/release/blitz-arena fastchess"),
+                "{plan}"
+            );
+        }
+        Err(_) => eprintln!("SKIPPED the Makefile's plan: make is not installed"),
+    }
+    std::os::unix::fs::symlink(BIN, s.path("fastchess")).unwrap();
+    let script: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+    let out = run_to_end(s, &script);
+    assert!(
+        stdout(&out).starts_with(&format!("blitz-arena {} ", env!("CARGO_PKG_VERSION"))),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// The number of games in the only folder under `results/`.

@@ -1,5 +1,5 @@
-//! The deployment files README shows, run for real: `deploy/slurm/gauntlet.sh` on a one-node
-//! Slurm cluster started on this machine (munged, slurmctld and slurmd from Debian's
+//! The deployment files deploy/README.md shows, run for real: `deploy/slurm/gauntlet.sh` on a
+//! one-node Slurm cluster started on this machine (munged, slurmctld and slurmd from Debian's
 //! `slurm-wlm` and `munge`, which `.ci/run` installs), and `deploy/kubernetes/job.yaml`
 //! checked against the Kubernetes API schema (Python's `kubernetes-validate`, offline).
 
@@ -19,17 +19,18 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// README shows the deployment files verbatim: the tested files are the documented ones.
+/// deploy/README.md shows the deployment files verbatim: the tested files are the documented
+/// ones.
 #[test]
-fn readme_shows_the_tested_deployment_files() {
-    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+fn deploy_readme_shows_the_tested_deployment_files() {
+    let readme = std::fs::read_to_string(repo("deploy/README.md")).unwrap();
     for file in [SCRIPT, JOB_YAML] {
         let text = std::fs::read_to_string(repo(file)).unwrap();
         assert!(
             readme.contains(&text),
-            "README.md must hold {file} exactly as it is"
+            "deploy/README.md must hold {file} exactly as it is"
         );
-        assert!(readme.contains(file), "README.md must name {file}");
+        assert!(readme.contains(file), "deploy/README.md must name {file}");
     }
 }
 

@@ -163,7 +163,7 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
             b.warnings.add(format!("-{name}{with}: ignored: {instead}"));
         } else {
             return Err(usage(format!(
-                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see README \"Coming from fastchess or cutechess-cli\")",
+                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see docs/fastchess.md)",
                 g.spelled
             )));
         }
@@ -385,9 +385,7 @@ pub fn help_text() -> String {
     for (name, instead) in IGNORED {
         text.push_str(&format!("  -{name}: {instead}\n"));
     }
-    text.push_str(
-        "\nEvery option and what it maps to: README, \"Coming from fastchess or cutechess-cli\".",
-    );
+    text.push_str("\nEvery option and what it maps to: docs/fastchess.md.");
     text
 }
 

@@ -1,6 +1,6 @@
 //! Every fastchess / cutechess-cli option and what it maps to: one line each in [`OPTIONS`]
 //! (mapped to blitz-arena's run options) or [`IGNORED`] (accepted with a one-line warning that
-//! says what the arena does instead). README's "Coming from fastchess or cutechess-cli" table
+//! says what the arena does instead). docs/fastchess.md's table
 //! lists the same; `tests/compat_cli.rs` checks that every name here is in it.
 
 use std::path::PathBuf;

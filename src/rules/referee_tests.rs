@@ -1,6 +1,7 @@
 //! The referee's accessors, which the real-time loop (`game.rs`) reads between events, and
-//! rulings that the tables of `tests.rs` leave open. Found by `cargo mutants` (README,
-//! "Development"): each test here fails with a mutant of `referee.rs` that the tables let live.
+//! rulings that the tables of `tests.rs` leave open. Found by `cargo mutants`
+//! (docs/contributing.md): each test here fails with a mutant of `referee.rs` that the tables
+//! let live.
 
 use crate::rules::test_position::position;
 use shakmaty::Chess;

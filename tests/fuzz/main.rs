@@ -3,7 +3,7 @@
 //!
 //! Each property runs `PROPTEST_CASES` inputs (default [`DEFAULT_CASES`], so that the whole
 //! suite stays within seconds under `cargo test --release`). The million-input pass is
-//! `PROPTEST_CASES=1000000 cargo test --release --test fuzz` (README, "Development").
+//! `PROPTEST_CASES=1000000 cargo test --release --test fuzz` (docs/contributing.md).
 //! A failure prints the shrunk input; its fix gets a regression unit test beside the code.
 
 mod config;
