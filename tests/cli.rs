@@ -104,6 +104,81 @@ fn round_robin_runs_as_readme_writes_it() {
     assert!(dir.join("summary.csv").exists());
 }
 
+/// Issue 26 item 3: the built-in engines answer to their names in a folder with no
+/// engines.toml, as README's set-up runs them after `cargo install`; a roster matters only for
+/// a name it would define, and then the one-line error names the option that points at one.
+#[test]
+fn the_built_in_engines_play_in_a_folder_without_a_roster() {
+    let s = Scratch::new("no-roster");
+    assert!(!s.path("engines.toml").exists());
+    let out = s.run_ok(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "greedy,random",
+        "--tc",
+        "10s+0.1s",
+        "--games",
+        "2",
+        "--max-moves",
+        "5",
+        "--depth",
+        "2",
+        "--out",
+        "res",
+    ]);
+    assert!(
+        stdout(&out).contains("invariants: held in all 4 games"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(csv_rows(&s.path("res/games.csv")).len(), 4);
+    let check = s.run_ok(&["check", "minimax", "instant"]);
+    for name in ["minimax", "instant"] {
+        assert!(
+            stdout(&check).contains(&format!("{name}: ok")),
+            "{}",
+            stdout(&check)
+        );
+    }
+    // A name only a roster could define: one line saying how to name the roster, exit 2.
+    let missing = s.run(&["gauntlet", "stockfish", "--vs", "greedy"]);
+    assert_one_line(
+        &missing,
+        2,
+        &[
+            "unknown engine `stockfish`",
+            "engines.toml not found",
+            "--engines FILE",
+        ],
+    );
+    let check = s.run(&["check"]);
+    assert_one_line(&check, 1, &["engines.toml: cannot read", "--engines FILE"]);
+    // A roster the user names must be there, built-in engines or not.
+    let named = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "greedy",
+        "--engines",
+        "mine.toml",
+    ]);
+    assert_one_line(&named, 1, &["mine.toml: cannot read"]);
+    // Beside a roster: its tables win, and the built-in names it does not define still play.
+    s.write(
+        "engines.toml",
+        "[engines.greedy]\nbuiltin = \"faulty\"\nargs = [\"--crash-after\", \"0\"]\n",
+    );
+    s.run_ok(&[
+        "gauntlet", "minimax", "--vs", "greedy", "--games", "2", "--out", "roster",
+    ]);
+    for row in csv_rows(&s.path("roster/games.csv")) {
+        assert_eq!(row["termination"], "engine-crash", "{row:?}");
+    }
+    assert!(!s.path("results").exists());
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
 /// Runs `blitz-arena engine ARGS` with `input` on stdin.
 fn engine_session(s: &Scratch, args: &[&str], input: &str) -> Output {
     let mut child = s

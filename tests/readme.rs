@@ -811,7 +811,6 @@ fn every_example_of_readme_and_docs_runs_as_written() {
 /// Runs one block by its policy; false when it could not run here (and says why in the code).
 fn run_block(block: &Block, s: &Scratch, real: bool, worked: &mut Scratch) -> bool {
     let text = block.text;
-    s.write("engines.toml", &roster(real));
     if text.starts_with("# build and install `blitz-arena`") {
         // README's set-up: install (this build), then a gauntlet in a folder with no roster.
         let out = run_to_end(s, &without_installs(text));

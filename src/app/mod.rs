@@ -7,6 +7,7 @@ mod merge;
 // `report` would shadow `crate::report` here.
 #[path = "report.rs"]
 mod report_html;
+mod roster;
 mod rules;
 mod run;
 mod stats;
@@ -46,7 +47,7 @@ pub enum Finish {
 
 /// `check`: starts each engine, prints its id and options; false if any failed.
 pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
-    let roster = config::load_roster(file)?;
+    let roster = roster::load(file, &names)?;
     let names: Vec<String> = if names.is_empty() {
         roster.engines.keys().cloned().collect()
     } else {

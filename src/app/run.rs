@@ -350,7 +350,7 @@ fn new_plan(
 ) -> anyhow::Result<(RunPlan, PathBuf, bool)> {
     let roster = match &args.roster {
         Some(roster) => roster.clone(),
-        None => config::load_roster(&args.engines)?,
+        None => super::roster::load(&args.engines, names)?,
     };
     let table = &roster.run;
     if let Some(dir) = &table.resume {
