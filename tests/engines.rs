@@ -1,6 +1,7 @@
-//! Engine processes end to end: a flood of output in one game leaves every other game's clock
-//! alone, and an engine started through a wrapper script that does not `exec` is gone with the
-//! arena on every path (normal end, SIGTERM, SIGKILL).
+//! Engine processes end to end: a flood of output breaks no game and is not recorded, and an
+//! engine started through a wrapper script that does not `exec` is gone with the arena on every
+//! path (normal end, SIGTERM, SIGKILL). Nothing here depends on how busy the machine is; that a
+//! flood costs the other games no time on short clocks is a soak test (tests/soak.rs).
 
 mod common;
 
@@ -9,54 +10,42 @@ use std::time::{Duration, Instant};
 
 use common::{csv_rows, wait_for_games, Scratch, BIN};
 
-/// Games at once: twice the machine's cores, so the floods and the calm games compete for CPU.
-fn twice_the_cores() -> usize {
-    2 * std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
-/// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, and two
-/// calm engines that think until their own clock shows 50 ms left: at twice the cores in games
-/// at once, no calm engine may lose on time, in its games against a flooder or against the
-/// other calm engine. (Before each engine's output had its own reader thread, the floods
-/// delayed the calm engines' `bestmove` stamps by 8 ms at the median and 44 ms at the 99th
-/// percentile, and calm engines lost on time.) The arena's delay per move (charged thinking
-/// time less the engine's own, which it reports) is printed.
+/// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, against
+/// an engine that reports its own thinking time, two games at once: every game is played to
+/// its end, the floods are read and dropped (the record keeps the one `info` line a move
+/// needs), and no engine is charged less than it thought. All exact: the clocks are long
+/// enough that no load makes anyone lose on time. That the floods cost the other games no time
+/// on short clocks needs a quiet machine: tests/soak.rs.
 #[test]
-fn a_flooding_engine_costs_no_other_engine_its_time() {
+fn a_flooding_engine_breaks_no_game_and_is_not_recorded() {
     let s = Scratch::new("flood");
     s.write(
         "engines.toml",
         r#"
 [engines.calm]
 builtin = "faulty"
-args = ["--reserve-ms", "50", "--say-think", "--seed", "1"]
-[engines.calm2]
-builtin = "faulty"
-args = ["--reserve-ms", "50", "--say-think", "--seed", "2"]
+args = ["--say-think", "--seed", "1"]
 [engines.flood1]
 builtin = "faulty"
 args = ["--flood-info", "100000", "--seed", "3"]
-tc = "60s+0"
 [engines.flood2]
 builtin = "faulty"
 args = ["--flood-info", "100000", "--seed", "4"]
-tc = "60s+0"
 "#,
     );
-    let concurrency = twice_the_cores().to_string();
     let out = s.run(&[
         "gauntlet",
         "calm",
         "--vs",
-        "flood1,flood2,calm2",
+        "flood1,flood2",
         "--tc",
-        "300ms+100ms",
+        "10m+0",
         "--games",
-        "4",
+        "2",
         "--max-moves",
-        "8",
+        "4",
         "--concurrency",
-        &concurrency,
+        "2",
         "--seed",
         "1",
         "--out",
@@ -64,27 +53,32 @@ tc = "60s+0"
     ]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let rows = csv_rows(&s.path("o/games.csv"));
-    assert_eq!(rows.len(), 12);
-    let calm = |name: &str| name.starts_with("calm");
+    assert_eq!(rows.len(), 4);
     for row in &rows {
-        let flagged = matches!(row["termination"].as_str(), "flag" | "both-flags");
-        let loser = match row["result"].as_str() {
-            "1-0" => Some(&row["black"]),
-            "0-1" => Some(&row["white"]),
-            _ => None,
-        };
-        assert!(
-            !(flagged && loser.is_some_and(|l| calm(l))),
-            "a calm engine lost on time: {row:?}"
-        );
-        if calm(&row["white"]) && calm(&row["black"]) {
-            assert_eq!(row["termination"], "max-moves", "{row:?}");
+        assert_eq!(row["termination"], "max-moves", "{row:?}");
+        assert_eq!(row["plies"], "8", "{row:?}");
+    }
+    // 16 moves of the floods printed about 140 MB; the record holds a line or so a move.
+    let record = std::fs::metadata(s.path("o/events.jsonl")).unwrap().len();
+    assert!(record < 200_000, "events.jsonl has {record} bytes");
+    let mut calm_moves = 0;
+    for (name, own_us, charged_us) in think_times(&s) {
+        if name == "calm" {
+            calm_moves += 1;
+            assert!(
+                charged_us >= own_us,
+                "charged {charged_us} us for {own_us} us of thinking"
+            );
         }
     }
+    assert_eq!(calm_moves, 16);
+}
 
-    // The arena's delay: what it charged beyond the thinking time the engine measured itself.
-    let mut delays_us: Vec<i64> = Vec::new();
+/// Each move of a results folder's `o/events.jsonl`: the mover, the thinking time it reported
+/// as `nodes` (`--say-think`; 0 if none) and the time it was charged, in µs.
+fn think_times(s: &Scratch) -> Vec<(String, i64, i64)> {
     let events = std::fs::read_to_string(s.path("o/events.jsonl")).unwrap();
+    let mut moves = Vec::new();
     for game in events.lines() {
         let game: serde_json::Value = serde_json::from_str(game).unwrap();
         let names = [
@@ -92,28 +86,17 @@ tc = "60s+0"
             game["black"].as_str().unwrap(),
         ];
         for event in game["events"].as_array().unwrap() {
-            let side = usize::from(event["side"] == "black");
-            if event["event"] == "move" && calm(names[side]) {
-                let own_us = event["info"]["nodes"].as_i64().unwrap();
-                delays_us.push(event["think_us"].as_i64().unwrap() - own_us);
+            if event["event"] == "move" {
+                let side = usize::from(event["side"] == "black");
+                moves.push((
+                    names[side].to_string(),
+                    event["info"]["nodes"].as_i64().unwrap_or(0),
+                    event["think_us"].as_i64().unwrap(),
+                ));
             }
         }
     }
-    delays_us.sort_unstable();
-    assert!(delays_us.len() >= 100, "{} calm moves", delays_us.len());
-    assert!(
-        delays_us[0] >= 0,
-        "charged less than the engine thought: {delays_us:?}"
-    );
-    let at = |q: f64| delays_us[((delays_us.len() - 1) as f64 * q) as usize];
-    println!(
-        "arena delay per calm move (bestmove stamp and go delivery) at concurrency \
-         {concurrency}, {} moves: median {} us, p99 {} us, max {} us",
-        delays_us.len(),
-        at(0.5),
-        at(0.99),
-        delays_us.last().unwrap()
-    );
+    moves
 }
 
 /// A wrapper script that starts the engine as its child and waits, as `run.sh` files that set

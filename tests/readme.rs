@@ -162,8 +162,9 @@ fn a_time_margin_tolerates_a_late_move() {
         "{strict:?}"
     );
     assert_eq!(strict["white_flag_ms"], "1000");
-    // ... tolerated within 500 ms: the move stands and the game goes on.
-    let out = run("500", "margin");
+    // ... tolerated within 3000 ms: the move stands and the game goes on (a margin far past
+    // the 300 ms, so that no load on the machine makes the script's move later than it).
+    let out = run("3000", "margin");
     let row = only_row(&s, "margin");
     assert_eq!(
         ruling(&row),
@@ -172,15 +173,15 @@ fn a_time_margin_tolerates_a_late_move() {
     );
     assert_eq!(row["white_flag_ms"], "");
     let left: i64 = row["white_ms_left"].parse().unwrap();
-    assert!((-500..-300).contains(&left), "{row:?}");
+    assert!((-3000..=-300).contains(&left), "{row:?}");
     assert!(
-        stderr(&out).contains("time margin 500 ms (off the rules)"),
+        stderr(&out).contains("time margin 3000 ms (off the rules)"),
         "{}",
         stderr(&out)
     );
     assert!(
         stdout(&out).contains(
-            "time margin: 500 ms tolerated past zero before a flag counted (off the rules)"
+            "time margin: 3000 ms tolerated past zero before a flag counted (off the rules)"
         ),
         "{}",
         stdout(&out)
@@ -257,9 +258,11 @@ fn a_delay_time_control_charges_only_time_past_the_delay() {
         (row["tc_white"].as_str(), row["tc_black"].as_str()),
         ("G/5;d2", "G/5;d2")
     );
-    // Only the 0.5 s past the delay of the 2.5 s move was charged.
+    // Only the 0.5 s past the delay of the 2.5 s move was charged (at least that: a script
+    // sleeps at least its time); without the delay 2.6 s would have been, leaving 297400.
+    // The 1.4 s between is the slack a loaded machine may add to the script's answers.
     let white: i64 = row["white_ms_left"].parse().unwrap();
-    assert!((299_000..=299_500).contains(&white), "{row:?}");
+    assert!((297_900..=299_500).contains(&white), "{row:?}");
     assert_eq!(row["black_ms_left"], "300000", "{row:?}");
     let (tags, _) = &pgn_games(&s.path("res/games.pgn"))[0];
     assert_eq!(tags["TimeControl"], "300");
@@ -529,10 +532,11 @@ fn readme_exact_timing_race_runs_as_written() {
             assert_eq!(got, want, "{ruleset}");
             // Black's flag instant follows the moment white's reply arrived (a script that
             // sleeps 1.5 s, late by whatever the machine's load adds): the page gives it to the
-            // tenth of a second, and the ruling rests on 300 ms between the flag and the claim.
+            // tenth of a second, and the ruling rests on the 300 ms between the flag and the
+            // claim, the slack a loaded machine may take. The other instants are timers'.
             for (g, w) in got_t.iter().zip(&want_t) {
                 assert!(
-                    (g - w).abs() <= 0.1,
+                    (-0.1..0.3).contains(&(g - w)),
                     "{ruleset}: {g} s, docs/watchers.md says {w} s"
                 );
             }
