@@ -128,7 +128,9 @@ pub struct RunArgs {
     /// minutes plus 0.1 s a move (cutechess's 10 seconds is 10s+0.1s); 5+0, 3+2, G/5, G/5;d2
     /// (2 s delay), 30s+0.3s, 500ms+5ms, 2m+1s; each time 0 to 1000000000000 ms, not all zero;
     /// printed in words when the run starts [default: 5+0]
-    #[arg(long)]
+    // A value may start with `-`, so that `--tc -1` is refused by the time control's own
+    // one-line error rather than clap's hint to write `-- -1`, which would not set it.
+    #[arg(long, allow_hyphen_values = true)]
     pub tc: Option<TimeControl>,
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::GAMES.parse(s))]

@@ -197,6 +197,12 @@ fn parse_duration(s: &str, bare: BareUnit) -> Result<Duration, &'static str> {
         }
     };
     let number = number.trim();
+    if number.starts_with('-') {
+        return Err("times must be zero or positive");
+    }
+    if number.contains(':') {
+        return Err("`:` is not read here: 5 minutes is 5+0 or 5m, 1:30 is 90s");
+    }
     if !number.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
         return Err("not a number");
     }

@@ -179,6 +179,50 @@ fn the_built_in_engines_play_in_a_folder_without_a_roster() {
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
 
+/// Issue 26 item 9: a negative or `m:ss` time control, and a mistyped UCI option, are one
+/// line that says what to write instead.
+#[test]
+fn a_mistyped_value_gets_one_line_saying_what_to_write() {
+    let s = Scratch::new("typos");
+    s.write(
+        "engines.toml",
+        "[engines.mm]\nbuiltin = \"minimax\"\noptions = { Hsh = 16 }\n\
+         [engines.far]\nbuiltin = \"minimax\"\noptions = { Contempt = 1 }\n",
+    );
+    let tc = |value: &str| s.run(&["gauntlet", "minimax", "--vs", "greedy", "--tc", value]);
+    assert_one_line(
+        &tc("-1"),
+        2,
+        &["--tc", "times must be zero or positive", "5+0, 3+2"],
+    );
+    assert_one_line(
+        &tc("5:00"),
+        2,
+        &["--tc", "5 minutes is 5+0 or 5m", "G/5;d2"],
+    );
+    let near = s.run(&["gauntlet", "mm", "--vs", "greedy", "--games", "2"]);
+    assert_one_line(
+        &near,
+        1,
+        &[r#"engine mm has no UCI option "Hsh": did you mean "Hash"?"#],
+    );
+    let far = s.run(&["gauntlet", "far", "--vs", "greedy", "--games", "2"]);
+    assert_one_line(
+        &far,
+        1,
+        &[r#"no UCI option "Contempt" (`blitz-arena check far` lists the"#],
+    );
+    if debian_engines(&["stockfish"]) {
+        s.write(
+            "engines.toml",
+            "[engines.sf]\ncmd = \"/usr/games/stockfish\"\noptions = { Thread = 1 }\n",
+        );
+        let sf = s.run(&["gauntlet", "sf", "--vs", "greedy", "--games", "2"]);
+        assert_one_line(&sf, 1, &[r#"did you mean "Threads"?"#]);
+    }
+    assert!(!s.path("results").exists());
+}
+
 /// Runs `blitz-arena engine ARGS` with `input` on stdin.
 fn engine_session(s: &Scratch, args: &[&str], input: &str) -> Output {
     let mut child = s

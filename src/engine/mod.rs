@@ -73,11 +73,12 @@ pub enum EngineError {
     /// `--variant chess960` with an engine that does not declare `UCI_Chess960`.
     #[error("engine {name} cannot play Chess960: it does not declare the UCI option UCI_Chess960 (drop --variant chess960, or use an engine that has it)")]
     NoChess960 { name: String },
-    #[error("engine {name} has no UCI option {option:?} (it has: {known})")]
+    /// `hint` is `: did you mean "Threads"?` for a near name, else how to list the options.
+    #[error("engine {name} has no UCI option {option:?}{hint}")]
     UnknownOption {
         name: String,
         option: String,
-        known: String,
+        hint: String,
     },
     #[error("engine {name}: UCI option {option:?} cannot be {value:?}: it takes {allowed}")]
     BadOptionValue {
@@ -86,6 +87,34 @@ pub enum EngineError {
         value: String,
         allowed: String,
     },
+}
+
+/// The declared name nearest to a mistyped `option` (UCI names are case-insensitive): one
+/// at most a third of its length of edits away (at least 1, at most 3), else none.
+fn nearest<'a>(option: &str, declared: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let typed = option.to_ascii_lowercase();
+    let allowed = (typed.chars().count() / 3).clamp(1, 3);
+    declared
+        .map(|name| (edit_distance(&typed, &name.to_ascii_lowercase()), name))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// What an engine answered to `go`.
@@ -252,15 +281,19 @@ impl Engine {
                     name: self.name.clone(),
                 });
             }
+            let declared = self.options.iter().map(|o| o.name.as_str());
+            let hint = match nearest(option, declared) {
+                Some(near) => format!(": did you mean {near:?}?"),
+                None => format!(
+                    " (`blitz-arena check {}` lists the {} it declares)",
+                    self.name,
+                    self.options.len()
+                ),
+            };
             return Err(EngineError::UnknownOption {
                 name: self.name.clone(),
                 option: option.to_string(),
-                known: self
-                    .options
-                    .iter()
-                    .map(|o| o.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                hint,
             });
         };
         let line = known
@@ -535,6 +568,24 @@ pub fn launch_command(config: &EngineConfig) -> (PathBuf, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mistyped_option_is_matched_to_the_nearest_declared_name() {
+        let declared = [
+            "Debug Log File",
+            "Threads",
+            "Hash",
+            "Clear Hash",
+            "Move Overhead",
+        ];
+        let near = |typed| nearest(typed, declared.iter().copied());
+        assert_eq!(near("Thread"), Some("Threads"));
+        assert_eq!(near("threads"), Some("Threads"));
+        assert_eq!(near("Hsh"), Some("Hash"));
+        assert_eq!(near("MoveOverhead"), Some("Move Overhead"));
+        assert_eq!(near("Contempt"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
 
     /// An in-memory engine that completes the handshake, then hands its end to the test.
     async fn connected() -> (Engine, MemoryEngine) {
