@@ -134,7 +134,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     assert_eq!(fide.lines().count(), 2, "{fide}");
 }
 
-/// K+N against K+R, the rook side flags (README's example): a win under FIDE (a helpmate
+/// K+N against K+R, the rook side flags (docs/watchers.md's example): a win under FIDE (a helpmate
 /// exists), a draw under USCF and WBCA (a lone knight is not mating material), a win online.
 #[test]
 fn a_lone_knight_wins_on_time_under_fide_and_draws_under_uscf() {

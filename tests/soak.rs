@@ -1,6 +1,7 @@
 //! Soak tests: strength and time-loss checks on real clocks, with engines managing their own
-//! time or moving just before their flag. They depend on having the machine's cores, so `cargo test` skips them and `.ci/run`
-//! runs them on their own, one at a time, after the rest of the suite:
+//! time or moving just before their flag. They depend on having the machine's cores, so
+//! `cargo test` skips them and `.ci/run` runs them on their own, one at a time, after the rest
+//! of the suite:
 //! `cargo test --release --test soak -- --ignored --test-threads=1`.
 
 mod common;

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::UsageError;
-use crate::config::{self, ConfigError, Roster, BUILTIN_ENGINES};
+use crate::config::{self, ConfigError, Roster};
+use crate::settings::BUILTIN_ENGINES;
 
 /// The roster read when no `--engines FILE` is given (the command line's default): the only
 /// one that may be missing. A file the user named must be there.

@@ -1,6 +1,6 @@
 //! The allowed range of every numeric run option. The command line (clap value parsers), the
-//! `[run]` table of engines.toml and README's option table all state these ranges; a value
-//! outside one is refused with one line naming the range (tests keep the three in step).
+//! `[run]` table of engines.toml and docs/options.md's option table all state these ranges; a
+//! value outside one is refused with one line naming the range (tests keep the three in step).
 //!
 //! The bounds are what a run can use, not what a type can hold: `--games 4294967295` would
 //! ask for a 171 GB schedule, a `--time-margin` of 2^53 ms overflows the clocks, and an
@@ -46,7 +46,7 @@ impl<T: Copy + PartialOrd + Display + FromStr> Limit<T> {
         }
     }
 
-    /// `from 1 to 1000000`, as `--help` and README show it.
+    /// `from 1 to 1000000`, as `--help` and docs/options.md show it.
     pub fn range_text(&self) -> String {
         format!("{} to {}", self.min, self.max)
     }
