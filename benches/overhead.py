@@ -266,9 +266,7 @@ PARTS = [
     ("  its re-rulings under every ruleset", "blitz_arena::app::adjudicate::rerule"),
     ("games.pgn, events.jsonl, games.csv", "blitz_arena::report::results::Rendered::of"),
     ("  the PGN", "blitz_arena::report::pgn::game_pgn"),
-    ("  the event record (JSON)",
-     "blitz_arena::event::_::<impl serde_core::ser::Serialize for "
-     "blitz_arena::event::GameRecord>::serialize"),
+    ("  the event record (JSON)", "blitz_arena::report::results::events_line"),
 ]
 
 
