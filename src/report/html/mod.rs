@@ -27,7 +27,7 @@ use super::csv::{read_rows_reporting, GameRow};
 use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
 use crate::event::GameRecord;
-use crate::tournament::plan::RunPlan;
+use crate::vocabulary::Ruleset;
 
 pub use clocks::{game_section, is_notable};
 
@@ -43,9 +43,25 @@ pub const REWRITE_EVERY: Duration = Duration::from_secs(1);
 /// The same game re-ruled under every ruleset: (ruleset, ruling in words).
 pub type Rerule = Box<dyn Fn(&GameRecord) -> Vec<(String, String)> + Send + Sync>;
 
+/// What the report shows of a run's plan (`run.json`), built by the caller: the report needs
+/// no more of the plan than this.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanView {
+    /// The players, in schedule order.
+    pub engines: Vec<String>,
+    /// The time control in words, per engine where they differ (`5 minutes, no increment`).
+    pub tc: String,
+    pub ruleset: Option<Ruleset>,
+    pub seed: Option<u64>,
+    /// `--sprt` as given.
+    pub sprt: Option<String>,
+}
+
 /// What the report keeps of a run's games, added one at a time.
 pub struct HtmlReport {
     title: String,
+    /// The plan's view, when the run's plan is known.
+    plan: Option<PlanView>,
     /// The run's own SPRT; without one, the match's LLR is drawn for a default test.
     sprt_given: bool,
     series: Series,
@@ -81,17 +97,20 @@ impl HtmlReport {
             notable: 0,
             rerule: None,
             last_write: None,
+            plan: None,
         }
     }
 
     /// The report of the run planned in `plan`, titled by its folder.
-    pub fn for_plan(plan: &RunPlan, dir: &Path) -> HtmlReport {
+    pub fn for_plan(plan: PlanView, dir: &Path) -> HtmlReport {
         let engines = match plan.engines.as_slice() {
-            [a, b] => Some((a.name.clone(), b.name.clone())),
+            [a, b] => Some((a.clone(), b.clone())),
             _ => None,
         };
         let sprt = plan.sprt.as_deref().and_then(|s| s.parse().ok());
-        HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt)
+        let mut report = HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt);
+        report.plan = Some(plan);
+        report
     }
 
     /// Shows each game's section with its ruling under every ruleset.
@@ -164,14 +183,14 @@ fn title_of(dirs: &[PathBuf]) -> String {
 }
 
 /// The report of the results folders `dirs` (a run, or the shards of one), read from their
-/// files: `games.csv` decides which games count, `events.jsonl` gives their records, `run.json`
-/// (of the first folder, when there is one) the match's engines and SPRT.
+/// files: `games.csv` decides which games count, `events.jsonl` gives their records; `plan` is
+/// the view of the run's plan (of the first folder's `run.json`, when there is one).
 pub fn from_folders(
     dirs: &[PathBuf],
+    plan: Option<PlanView>,
     rerule: Option<Rerule>,
 ) -> anyhow::Result<(HtmlReport, Tally)> {
-    let plan = RunPlan::load(&dirs[0]).ok();
-    let mut report = match &plan {
+    let mut report = match plan {
         Some(plan) => HtmlReport::for_plan(plan, &dirs[0]),
         None => HtmlReport::new("", None, None),
     };
