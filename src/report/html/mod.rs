@@ -10,10 +10,14 @@
 //! holds a flag fall, an injection, an illegal move, a penalty or an engine fault, up to
 //! [`MAX_SECTIONS`] in all.
 
+mod board;
 mod clocks;
+mod injected;
+mod overview;
 mod page;
 pub mod svg;
 pub mod tally;
+mod words;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -62,6 +66,12 @@ pub struct HtmlReport {
     title: String,
     /// The plan's view, when the run's plan is known.
     plan: Option<PlanView>,
+    /// What the first game recorded of the run (time control, ruleset, seed), for a report
+    /// without a plan.
+    first: Option<PlanView>,
+    /// The engines in the order they got their colours (the plan's first): an engine has
+    /// one colour on the whole page.
+    colours: Vec<String>,
     /// The run's own SPRT; without one, the match's LLR is drawn for a default test.
     sprt_given: bool,
     series: Series,
@@ -98,7 +108,27 @@ impl HtmlReport {
             rerule: None,
             last_write: None,
             plan: None,
+            first: None,
+            colours: Vec::new(),
         }
+    }
+
+    /// `name`'s colour on the page, given it when first seen.
+    fn colour(&mut self, name: &str) -> &'static str {
+        let i = match self.colours.iter().position(|c| c == name) {
+            Some(i) => i,
+            None => {
+                self.colours.push(name.to_string());
+                self.colours.len() - 1
+            }
+        };
+        svg::PALETTE[i % svg::PALETTE.len()]
+    }
+
+    /// The colour `name` was given (every engine counted has one).
+    fn colour_of(&self, name: &str) -> &'static str {
+        let i = self.colours.iter().position(|c| c == name).unwrap_or(0);
+        svg::PALETTE[i % svg::PALETTE.len()]
     }
 
     /// The report of the run planned in `plan`, titled by its folder.
@@ -109,6 +139,9 @@ impl HtmlReport {
         };
         let sprt = plan.sprt.as_deref().and_then(|s| s.parse().ok());
         let mut report = HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt);
+        for name in &plan.engines {
+            report.colour(name);
+        }
         report.plan = Some(plan);
         report
     }
@@ -122,6 +155,16 @@ impl HtmlReport {
     /// Counts one finished game (`row` is its `games.csv` row).
     pub fn add(&mut self, record: &GameRecord, row: &GameRow) {
         self.add_row(row);
+        if self.first.is_none() {
+            self.first = Some(PlanView {
+                engines: Vec::new(),
+                tc: format!("{} ({})", record.tc_white, record.tc_white.in_words()),
+                ruleset: Some(record.ruleset),
+                seed: Some(record.seed),
+                sprt: None,
+            });
+        }
+        let colours = [self.colour(&record.white), self.colour(&record.black)];
         add_move_times(&mut self.times, record);
         let notable = is_notable(record);
         self.notable += u64::from(notable);
@@ -129,12 +172,14 @@ impl HtmlReport {
         if (first || notable) && self.sections.len() < MAX_SECTIONS {
             let rulings = self.rerule.as_ref().map(|f| f(record)).unwrap_or_default();
             self.sections
-                .push((record.game, game_section(record, &rulings)));
+                .push((record.game, game_section(record, &rulings, colours)));
         }
     }
 
     /// Counts a game whose event record is missing (only its row is known).
     pub fn add_row(&mut self, row: &GameRow) {
+        self.colour(&row.white);
+        self.colour(&row.black);
         self.games += 1;
         self.series.add(row);
     }

@@ -197,15 +197,20 @@ impl Series {
         self.games
     }
 
-    /// The state after every game counted so far (no interval, NaN bounds, while every game
-    /// scored the same: see `Wdl::elo_interval`).
-    pub fn now(&self) -> Point {
+    /// `a`'s wins, draws and losses so far.
+    pub fn wdl(&self) -> Wdl {
         let [wins, draws, losses] = self.wdl;
-        let wdl = Wdl {
+        Wdl {
             wins,
             draws,
             losses,
-        };
+        }
+    }
+
+    /// The state after every game counted so far (no interval, NaN bounds, while every game
+    /// scored the same: see `Wdl::elo_interval`).
+    pub fn now(&self) -> Point {
+        let wdl = self.wdl();
         let (low, high) = wdl.elo_interval();
         Point {
             games: self.games,
