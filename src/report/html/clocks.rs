@@ -169,19 +169,19 @@ pub fn game_section(
     let mut out = String::with_capacity(chart.len() + notes.len() + 1024);
     let _ = write!(
         out,
-        r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span style="color:{}">{}</span> – <span style="color:{}">{}</span> {} <small>({}, {}, opening {})</small></h3>"##,
+        r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span data-colour-of="{w}" style="color:{}">{w}</span> – <span data-colour-of="{b}" style="color:{}">{b}</span> {} <small>({}, {}, opening {})</small></h3>"##,
         esc(&result),
         esc(&termination),
         esc(&rule),
         colours[0],
-        esc(&record.white),
         colours[1],
-        esc(&record.black),
         esc(&result),
         record.ruleset,
         esc(&record.tc_white.to_string()),
         esc(&record.opening.name),
         n = record.game,
+        w = esc(&record.white),
+        b = esc(&record.black),
     );
     let _ = write!(
         out,

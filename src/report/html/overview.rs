@@ -69,7 +69,7 @@ pub fn match_box(out: &mut String, report: &HtmlReport) {
     let c = series.penta;
     let _ = write!(
         out,
-        r#"<div class="summarybox" id="overview" data-games="{games}" data-wins="{w}" data-draws="{d}" data-losses="{l}" data-elo="{}" data-elo-low="{}" data-elo-high="{}" data-los="{}" data-penta="{}" data-llr="{}" data-lower="{}" data-upper="{}"><div class="vs"><span style="color:{}">{}</span> vs <span style="color:{}">{}</span></div><table>"#,
+        r#"<div class="summarybox" id="overview" data-games="{games}" data-wins="{w}" data-draws="{d}" data-losses="{l}" data-elo="{}" data-elo-low="{}" data-elo-high="{}" data-los="{}" data-penta="{}" data-llr="{}" data-lower="{}" data-upper="{}"><div class="vs"><span data-colour-of="{a}" style="color:{}">{a}</span> vs <span data-colour-of="{b}" style="color:{}">{b}</span></div><table>"#,
         num(now.elo, 1),
         num(now.low, 1),
         num(now.high, 1),
@@ -79,9 +79,9 @@ pub fn match_box(out: &mut String, report: &HtmlReport) {
         num(lower, 4),
         num(upper, 4),
         report.colour_of(a),
-        esc(a),
         report.colour_of(b),
-        esc(b),
+        a = esc(a),
+        b = esc(b),
         games = series.games(),
         w = wdl.wins,
         d = wdl.draws,
@@ -151,13 +151,13 @@ pub fn field_box(out: &mut String, report: &HtmlReport, summary: &Summary) {
     if let Some(e) = summary.engines.first() {
         let _ = write!(
             out,
-            r#"<tr><th>Leader</th><td><span style="color:{}">{}</span>: {:.1} of {} points, Elo {} {} (95 %)</td></tr>"#,
+            r#"<tr><th>Leader</th><td><span data-colour-of="{name}" style="color:{}">{name}</span>: {:.1} of {} points, Elo {} {} (95 %)</td></tr>"#,
             report.colour_of(&e.name),
-            esc(&e.name),
             e.points,
             e.games,
             elo_text(e.elo),
-            interval_text(e.elo_low, e.elo_high)
+            interval_text(e.elo_low, e.elo_high),
+            name = esc(&e.name),
         );
     }
     let _ = write!(out, "{}</table></div>", plan_rows(report));
@@ -279,7 +279,7 @@ pub fn standings(out: &mut String, report: &HtmlReport, summary: &Summary) {
     for e in engines {
         let _ = write!(
             out,
-            r#"<tr data-engine="{name}"><td><span class="dot" style="background:{}"></span>{name}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1} %</td><td>{}</td><td class="interval">{}</td><td class="los">{}</td><td>{:.1} %</td></tr>"#,
+            r#"<tr data-engine="{name}"><td><span class="dot" data-colour-of="{name}" style="background:{}"></span>{name}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1} %</td><td>{}</td><td class="interval">{}</td><td class="los">{}</td><td>{:.1} %</td></tr>"#,
             report.colour_of(&e.name),
             e.games,
             e.results.wins,

@@ -14,11 +14,11 @@ use crate::report::{Summary, Tally};
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 16px 40px;color:#222}\
 h1{font-size:1.5em;margin-bottom:4px}h2{border-bottom:1px solid #ddd;padding-top:10px}h3{font-size:1.05em;margin:18px 0 4px}\
 table{border-collapse:collapse;margin:6px 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right;font-size:13px}\
-td:first-child,th:first-child{text-align:left}nav a{margin-right:10px}.small{color:#666;font-size:13px}\
+td:first-child,th:first-child{text-align:left}nav,.gamelist{display:flex;flex-wrap:wrap;gap:4px 12px}.small{color:#666;font-size:13px}\
 .notes{font-size:12px;columns:2 320px;margin:2px 0}.dot{display:inline-block;width:8px;height:8px;border-radius:4px;margin-right:4px}\
 .swatch{display:inline-block;width:22px;height:0;vertical-align:middle;margin:0 4px 0 10px}\
 .game{border-top:1px dashed #ccc}.rerule td{text-align:left}.rerule tr.played{font-weight:bold}\
-.gamelist a{margin-right:6px;font-size:13px}pre{font-size:12px;overflow:auto}\
+.gamelist a{font-size:13px}pre{font-size:12px;overflow:auto}\
 .chart{overflow-x:auto;max-width:100%}svg.plot{width:100%;height:auto;min-width:520px;display:block}svg.bars{max-width:none}\
 .summarybox{border:1px solid #bbb;border-radius:6px;background:#f7f9fc;padding:8px 14px;margin:10px 0;display:inline-block;max-width:100%;box-sizing:border-box}\
 .summarybox .vs{font-weight:bold;font-size:1.15em;margin-bottom:4px}.summarybox table{margin:0;display:table}.summarybox td,.summarybox th{border:0;text-align:left;padding:1px 10px 1px 0}\
@@ -51,6 +51,16 @@ var errors=window.reportErrors.concat(bad);
 out.setAttribute('data-charts',document.querySelectorAll('svg[data-chart]').length);
 out.setAttribute('data-sections',document.querySelectorAll('section.game').length);
 out.setAttribute('data-ms',Math.round(performance.now()));
+var root=document.documentElement,widest=0,clipped=[];
+document.querySelectorAll('svg.plot').forEach(function(svg){widest=Math.max(widest,svg.getBoundingClientRect().width);});
+document.querySelectorAll('svg text:not([transform])').forEach(function(t){var svg=t.ownerSVGElement,vb=svg.viewBox.baseVal,b=t.getBBox();
+  if(vb&&vb.width&&b.width&&(b.x<vb.x-0.5||b.x+b.width>vb.x+vb.width+0.5)){clipped.push(t.textContent);}});
+var body=document.body;
+out.setAttribute('data-page-width',body.clientWidth);
+out.setAttribute('data-page-overflow',Math.max(root.scrollWidth-root.clientWidth,body.scrollWidth-body.clientWidth));
+out.setAttribute('data-widest-plot',Math.round(widest));
+out.setAttribute('data-clipped',clipped.length);
+out.setAttribute('data-clipped-texts',clipped.slice(0,5).join(' | '));
 out.setAttribute('data-status',errors.length?'bad':'ok');
 if(errors.length){out.textContent='page check failed: '+errors.slice(0,5).join('; ');out.hidden=false;}
 if(errors.length){console.error('report self-check: '+errors.join('; '));}
@@ -386,9 +396,9 @@ fn legend(out: &mut String, report: &HtmlReport, names: &[&str]) {
     for name in names {
         let _ = write!(
             out,
-            r#"<span class="dot" style="background:{}"></span>{} "#,
+            r#"<span class="dot" data-colour-of="{n}" style="background:{}"></span>{n} "#,
             report.colour_of(name),
-            esc(name)
+            n = esc(name)
         );
     }
     out.push_str("</p>");
