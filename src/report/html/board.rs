@@ -201,16 +201,12 @@ fn pieces(board: &str) -> String {
                 'n' => '\u{265E}',
                 _ => '\u{265F}',
             };
-            let (fill, stroke) = if c.is_ascii_uppercase() {
-                ("#fff", "#000")
-            } else {
-                ("#000", "#000")
-            };
             let _ = write!(
                 out,
-                r#"<text x="{:.1}" y="{:.1}" fill="{fill}" stroke="{stroke}" data-piece="{c}">{glyph}&#xFE0E;</text>"#,
+                r#"<text x="{}" y="{}" class="{}" data-piece="{c}">{glyph}&#xFE0E;</text>"#,
                 file as f64 * SQ + SQ / 2.0,
                 rank as f64 * SQ + SQ * 0.8,
+                if c.is_ascii_uppercase() { "w" } else { "b" },
             );
             file += 1;
         }
@@ -218,25 +214,23 @@ fn pieces(board: &str) -> String {
     out
 }
 
-/// The board, with `board`'s pieces on it.
-fn board_svg(board: &str) -> String {
-    let mut out = String::new();
+/// The squares and coordinates of every board, drawn once on the page (`<use>`d by each).
+pub fn squares() -> String {
+    let mut out = String::from(
+        r#"<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><g id="board-squares">"#,
+    );
     let size = SQ * 8.0;
     let _ = write!(
         out,
-        r#"<svg class="board" xmlns="http://www.w3.org/2000/svg" viewBox="-14 0 {:.0} {:.0}" role="img" aria-label="the board">"#,
-        size + 14.0,
-        size + 14.0
+        r##"<rect x="0" y="0" width="{size}" height="{size}" fill="#f0d9b5"/>"##
     );
     for rank in 0..8 {
-        for file in 0..8 {
-            let dark = (rank + file) % 2 == 1;
+        for file in (0..8).filter(|f| (rank + f) % 2 == 1) {
             let _ = write!(
                 out,
-                r#"<rect x="{}" y="{}" width="{SQ}" height="{SQ}" fill="{}"/>"#,
+                r##"<rect x="{}" y="{}" width="{SQ}" height="{SQ}" fill="#b58863"/>"##,
                 file as f64 * SQ,
                 rank as f64 * SQ,
-                if dark { "#b58863" } else { "#f0d9b5" }
             );
         }
         let _ = write!(
@@ -249,13 +243,17 @@ fn board_svg(board: &str) -> String {
             (b'a' + rank as u8) as char
         );
     }
-    let _ = write!(
-        out,
-        r#"<g class="pieces" font-size="{:.0}" text-anchor="middle" stroke-width="0.8" style="font-family:'DejaVu Sans','Segoe UI Symbol','Noto Sans Symbols2',sans-serif">{}</g></svg>"#,
-        SQ * 0.85,
-        pieces(board)
-    );
+    out.push_str("</g></defs></svg>");
     out
+}
+
+/// The board, with `board`'s pieces on it.
+fn board_svg(board: &str) -> String {
+    let size = SQ * 8.0 + 14.0;
+    format!(
+        r##"<svg class="board" xmlns="http://www.w3.org/2000/svg" viewBox="-14 0 {size} {size}" role="img" aria-label="the board"><use href="#board-squares"/><g class="pieces">{}</g></svg>"##,
+        pieces(board)
+    )
 }
 
 /// The board block of a game section: the board at the game's end, the buttons that step
@@ -341,7 +339,7 @@ pub const SCRIPT: &str = r##"(function(){
 var G={k:'\u265A',q:'\u265B',r:'\u265C',b:'\u265D',n:'\u265E',p:'\u265F'};
 function pieces(board){var out='';board.split('/').forEach(function(row,rank){var file=0;
  for(var i=0;i<row.length;i++){var c=row[i];if(c>='1'&&c<='8'){file+=+c;continue;}
-  var w=c!==c.toLowerCase();out+='<text x="'+(file*40+20)+'" y="'+(rank*40+32)+'" fill="'+(w?'#fff':'#000')+'" stroke="#000" data-piece="'+c+'">'+G[c.toLowerCase()]+'\uFE0E</text>';file++;}});return out;}
+  var w=c!==c.toLowerCase();out+='<text x="'+(file*40+20)+'" y="'+(rank*40+32)+'" class="'+(w?'w':'b')+'" data-piece="'+c+'">'+G[c.toLowerCase()]+'\uFE0E</text>';file++;}});return out;}
 function clock(ms){var s=ms<0?'-':'';var t=Math.floor(Math.abs(ms)/100);return s+Math.floor(t/600)+':'+('0'+Math.floor(t/10)%60).slice(-2)+'.'+t%10;}
 function setup(box){
  var plies=JSON.parse(box.querySelector('script.plies').textContent);

@@ -17,7 +17,7 @@ table{border-collapse:collapse;margin:6px 0;display:block;overflow-x:auto;max-wi
 td:first-child,th:first-child{text-align:left}nav,.gamelist{display:flex;flex-wrap:wrap;gap:4px 12px}.small{color:#666;font-size:13px}\
 .notes{font-size:12px;columns:2 320px;margin:2px 0}.dot{display:inline-block;width:8px;height:8px;border-radius:4px;margin-right:4px}\
 .swatch{display:inline-block;width:22px;height:0;vertical-align:middle;margin:0 4px 0 10px}\
-.game{border-top:1px dashed #ccc}.rerule td{text-align:left}.rerule tr.played{font-weight:bold}\
+.game{border-top:1px dashed #ccc}.rerule td,.rerule th{text-align:left}.rerule tr.played{font-weight:bold}\
 .gamelist a{font-size:13px}pre{font-size:12px;overflow:auto}\
 .chart{overflow-x:auto;max-width:100%}svg.plot{width:100%;height:auto;min-width:520px;display:block}svg.bars{max-width:none}\
 .summarybox{border:1px solid #bbb;border-radius:6px;background:#f7f9fc;padding:8px 14px;margin:10px 0;display:inline-block;max-width:100%;box-sizing:border-box}\
@@ -25,6 +25,7 @@ td:first-child,th:first-child{text-align:left}nav,.gamelist{display:flex;flex-wr
 .gamebody{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.chartcol{flex:1 1 520px;min-width:0}\
 .replay{display:flex;flex-wrap:wrap;gap:10px;flex:0 1 560px;outline:none}.boardcol{width:300px;max-width:100%}svg.board{width:100%;height:auto;display:block}\
 .nav{margin-top:4px}.nav button{font-size:14px;margin-right:2px;min-width:34px}.nav .at{font-size:12px;color:#555}\
+.pieces{font-size:34px;text-anchor:middle;stroke-width:0.8px;stroke:#000;font-family:'DejaVu Sans','Segoe UI Symbol','Noto Sans Symbols2',sans-serif}.pieces .w{fill:#fff}.pieces .b{fill:#000}\
 .sidecol{flex:1 1 200px;min-width:180px}.clk{font-size:13px;margin:2px 0}.clk .time{font-family:monospace;font-size:16px;margin-left:6px}\
 .moves{font-size:13px;max-height:260px;overflow-y:auto;margin:6px 0;padding-left:2.2em}.mv{cursor:pointer;padding:0 3px;border-radius:3px}.mv.now{background:#ffe08a}\
 #selfcheck{color:#b00;font-weight:bold}";
@@ -477,6 +478,9 @@ fn games(out: &mut String, report: &HtmlReport) {
         let _ = write!(out, r##"<a href="#game-{game}">{game}</a>"##);
     }
     out.push_str("</p>");
+    if !sections.is_empty() {
+        out.push_str(&board::squares());
+    }
     for (_, html) in sections {
         out.push_str(html);
     }
