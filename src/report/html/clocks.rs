@@ -276,6 +276,33 @@ mod tests {
     use crate::event::{GameResult, Termination};
     use crate::report::pgn::tests::Builder;
 
+    /// A penalty before a side's first `go` (an illegal move by white on move 1 under FIDE
+    /// gives black a minute) shows: black's line starts at its base time and steps up.
+    #[test]
+    fn a_penalty_before_the_first_go_is_drawn() {
+        let record = Builder::new(8, "alpha", "beta")
+            .event(Event::Penalty {
+                t_us: 500_000,
+                side: Side::Black,
+                add_us: 60_000_000,
+                rule: "FIDE 7.5.5".into(),
+            })
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .end(GameResult::Draw, Termination::Adjudication, "", "");
+        let black = &clock_lines(&record)[1];
+        let base = record.tc_black.base.as_secs_f64();
+        assert_eq!(black[0], (0.0, base));
+        assert!(
+            black.contains(&(0.5, base)) && black.contains(&(0.5, base + 60.0)),
+            "{black:?}"
+        );
+        let html = game_section(&record, &[], ["#111", "#222"]);
+        assert!(
+            html.contains("black is given 60 s more (FIDE 7.5.5)"),
+            "{html}"
+        );
+    }
+
     #[test]
     fn a_flag_game_has_its_clock_below_zero_and_the_flag_marked() {
         let record = Builder::new(7, "alpha", "beta")

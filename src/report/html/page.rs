@@ -19,7 +19,7 @@ td:first-child,th:first-child{text-align:left}nav,.gamelist{display:flex;flex-wr
 .swatch{display:inline-block;width:22px;height:0;vertical-align:middle;margin:0 4px 0 10px}\
 .game{border-top:1px dashed #ccc}.rerule td,.rerule th{text-align:left}.rerule tr.played{font-weight:bold}\
 .gamelist a{font-size:13px}pre{font-size:12px;overflow:auto}\
-.chart{overflow-x:auto;max-width:100%}svg.plot{width:100%;height:auto;min-width:520px;display:block}svg.bars{max-width:none}\
+.chart{overflow-x:auto;max-width:100%}svg.plot{width:100%;height:auto;min-width:640px;display:block}svg.bars{max-width:none}\
 .summarybox{border:1px solid #bbb;border-radius:6px;background:#f7f9fc;padding:8px 14px;margin:10px 0;display:inline-block;max-width:100%;box-sizing:border-box}\
 .summarybox .vs{font-weight:bold;font-size:1.15em;margin-bottom:4px}.summarybox table{margin:0;display:table}.summarybox td,.summarybox th{border:0;text-align:left;padding:1px 10px 1px 0}\
 .gamebody{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.chartcol{flex:1 1 520px;min-width:0}\
@@ -211,7 +211,7 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
     plot.line(&llr, colour, r#"data-series="llr""#);
     let _ = write!(
         out,
-        r#"<p class="small">SPRT {} of {}: log-likelihood ratio (pentanomial, normalized Elo) against games, with its bounds{}. Pentanomial [LL, LD, DD+WL, WD, WW] = {:?}.</p>"#,
+        r#"<p class="small">SPRT {} of {}: log-likelihood ratio (pentanomial, normalized Elo) against games, with its bounds{}. Pentanomial [LL, LD, DD+WL, WD, WW] = [{}].</p>"#,
         esc(&series.sprt.to_string()),
         esc(a),
         if report.sprt_given {
@@ -219,7 +219,7 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
         } else {
             " — the run had no --sprt: this is the usual test, drawn for reference, and did not stop the run"
         },
-        series.penta
+        series.penta.map(|n| n.to_string()).join(", ")
     );
     let chart = plot.finish(
         "games",
