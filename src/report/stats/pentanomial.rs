@@ -22,8 +22,8 @@
 //! - LOS `Phi((s - 1/2) / se)` (fastchess).
 //!
 //! nElo and LOS divide by the sample's spread: without spread (one pair, or every pair scoring
-//! the same) they cannot be estimated, and are NaN (`n/a (no spread)`), where fastchess prints
-//! an LOS of 100 % for two won pairs whose four games give a trinomial LOS of 97.7 %.
+//! the same) they cannot be estimated, and are NaN (`n/a (no spread)`): the formula would give
+//! an LOS of 100 % for two won pairs, whose four games give a trinomial LOS of 97.7 %.
 //!
 //! fishtest's `get_elo` replaces zero counts by `1e-3` before computing these and clamps the
 //! score to `[1e-3, 1 - 1e-3]`; fastchess (and this module) use the counts as they are, so a
