@@ -584,7 +584,7 @@ fn too_few_games_say_so_in_the_console_the_csv_and_the_report() {
     assert!(!dom.contains(r#"data-series="elo-low""#));
     let summary = block(&dom, r#"class="summarybox""#, "</div></div>");
     assert!(
-        summary.contains("inf n/a (no spread) (95 %) · LOS 92.14%"),
+        summary.contains("inf, 95 % interval n/a (no spread) · LOS 92.14%"),
         "{summary}"
     );
     assert!(summary.contains("inf ± n/a (no spread)"), "{summary}");

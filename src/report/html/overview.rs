@@ -102,14 +102,20 @@ pub fn match_box(out: &mut String, report: &HtmlReport) {
         (
             "Pentanomial",
             format!(
-                "[LL, LD, DD+WL, WD, WW] = [{}, {}, {}, {}, {}] ({} pairs)",
-                c[0], c[1], c[2], c[3], c[4], penta.pairs
+                "[LL, LD, DD+WL, WD, WW] = [{}, {}, {}, {}, {}] ({} pair{})",
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                c[4],
+                penta.pairs,
+                if penta.pairs == 1 { "" } else { "s" }
             ),
         ),
         (
             "Elo",
             format!(
-                "{} {} (95 %) · LOS {}",
+                "{}, 95 % interval {} · LOS {}",
                 elo_text(now.elo),
                 interval_text(now.low, now.high),
                 los_text(wdl.los())
