@@ -74,6 +74,7 @@ fn headless(s: &Scratch, browser: &str) -> Command {
         "--disable-sync",
         "--enable-logging=stderr",
         "--v=0",
+        "--window-size=1400,1000",
     ]);
     command.arg(format!("--user-data-dir={}", profile.display()));
     command
@@ -101,6 +102,60 @@ fn elements(dom: &str, needle: &str) -> Vec<HashMap<String, String>> {
         rest = &rest[end..];
     }
     found
+}
+
+/// The inner text of the first element whose opening tag contains `needle` (up to its first
+/// child tag).
+fn text_of<'a>(dom: &'a str, needle: &str) -> &'a str {
+    let i = dom
+        .find(needle)
+        .unwrap_or_else(|| panic!("no {needle} in the page"));
+    let start = i + dom[i..].find('>').unwrap() + 1;
+    let end = start + dom[start..].find('<').unwrap();
+    &dom[start..end]
+}
+
+/// The markup from the element whose opening tag contains `needle` to the first `close` after
+/// it.
+fn block<'a>(dom: &'a str, needle: &str, close: &str) -> &'a str {
+    let i = dom
+        .find(needle)
+        .unwrap_or_else(|| panic!("no {needle} in the page"));
+    let start = if needle.starts_with('<') {
+        i
+    } else {
+        dom[..i].rfind('<').unwrap()
+    };
+    let end = start + dom[start..].find(close).unwrap();
+    &dom[start..end]
+}
+
+/// The page's own measures of its layout, read from `#selfcheck`.
+fn layout(dom: &str) -> HashMap<String, String> {
+    elements(dom, r#"id="selfcheck""#).remove(0)
+}
+
+/// The board part of the FEN after the first `plies` half-moves (all of them when None) of
+/// game number `game` (its `Round`) of a PGN file, and its number of half-moves (python-chess).
+fn board_after(pgn: &Path, game: &str, plies: Option<usize>) -> (String, usize) {
+    let out = python(
+        "import sys, chess.pgn\n\
+         f = open(sys.argv[1])\n\
+         g = chess.pgn.read_game(f)\n\
+         while g.headers['Round'] != sys.argv[2]: g = chess.pgn.read_game(f)\n\
+         moves = list(g.mainline_moves())\n\
+         n = int(sys.argv[3]) if sys.argv[3] else len(moves)\n\
+         b = g.board()\n\
+         for m in moves[:n]: b.push(m)\n\
+         print(b.board_fen(), len(moves))",
+        [
+            pgn.display().to_string(),
+            game.to_string(),
+            plies.map_or(String::new(), |n| n.to_string()),
+        ],
+    );
+    let (board, n) = out.trim().split_once(' ').unwrap();
+    (board.to_string(), n.parse().unwrap())
 }
 
 fn attributes(tag: &str) -> HashMap<String, String> {
@@ -248,6 +303,293 @@ fn the_report_of_a_real_run_opens_cleanly_and_its_charts_hold_the_runs_numbers()
     assert!(flags > 0, "the run has flag falls to show");
 }
 
+/// Issue 26 item 6: what the page of a real run shows, checked in the browser: its header,
+/// its summary box, its words, its colours, its layout at 1400 px and at 400 px, the
+/// injections chart, the clock lines, and each game's board stepping through its moves.
+#[test]
+fn the_report_says_what_a_reader_needs_and_nothing_of_the_code() {
+    let Some(browser) = chromium() else {
+        assert!(!in_ci(), "CI=true but chromium is missing");
+        eprintln!("SKIPPED: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let s = Scratch::new("html-reader");
+    injection_run(&s);
+    let page = s.path("run/report.html");
+    let (dom, log) = load(&s, browser, &page);
+    assert!(!log.contains("CONSOLE"), "console output: {log}");
+
+    // The header: a phone can read it; what was played, under which rules and seed; the page's
+    // own check out of sight unless it failed.
+    assert!(dom.contains(r#"<meta name="viewport" content="width=device-width,initial-scale=1">"#));
+    assert_eq!(
+        text_of(&dom, r#"class="tc""#),
+        "0.4s+0.01s (0.4 seconds + 0.01 seconds a move)"
+    );
+    assert_eq!(text_of(&dom, r#"class="ruleset""#), "uscf");
+    assert_eq!(text_of(&dom, r#"class="seed""#), "9");
+    let check = layout(&dom);
+    assert_eq!(check["data-status"], "ok");
+    assert!(
+        check.contains_key("hidden") || dom.contains(r#"id="selfcheck" data-status="ok" hidden"#),
+        "{check:?}"
+    );
+    assert!(!dom.contains("page check: ok"));
+
+    // The summary box, as summary.csv and the LLR chart say.
+    let pairing = csv_rows(&s.path("run/summary.csv"))
+        .into_iter()
+        .find(|r| r["kind"] == "pairing")
+        .unwrap();
+    let summary = &elements(&dom, r#"class="summarybox""#)[0];
+    for (attr, column) in [
+        ("data-games", "games"),
+        ("data-wins", "wins"),
+        ("data-draws", "draws"),
+        ("data-losses", "losses"),
+        ("data-elo", "elo"),
+        ("data-elo-low", "elo_low"),
+        ("data-elo-high", "elo_high"),
+    ] {
+        assert_eq!(summary[attr], pairing[column], "{attr}");
+    }
+    let penta: Vec<&str> = [
+        "penta_ll",
+        "penta_ld",
+        "penta_dd_wl",
+        "penta_wd",
+        "penta_ww",
+    ]
+    .iter()
+    .map(|c| pairing[*c].as_str())
+    .collect();
+    assert_eq!(summary["data-penta"], penta.join(" "));
+    let llr = &elements(&dom, r#"data-chart="llr-vs-games""#)[0];
+    assert_eq!(summary["data-llr"], llr["data-llr"]);
+    assert_eq!(summary["data-upper"], "2.9444");
+    let summary_html = block(&dom, r#"class="summarybox""#, "</div></div>");
+    for row in ["Games", "Pentanomial", "Elo", "LLR", "Time control"] {
+        assert!(
+            summary_html.contains(&format!("<th>{row}</th>")),
+            "{summary_html}"
+        );
+    }
+
+    // Words, never the code's names or debug text.
+    for code in [
+        "Some(",
+        "{ status",
+        "Crash",
+        "IllegalMove",
+        "KingCapture",
+        "notices Flag",
+        "claims Flag",
+        "[, ]",
+    ] {
+        assert!(!dom.contains(code), "the page shows {code:?}");
+    }
+    assert!(
+        dom.contains("watcher notices black's fallen flag")
+            || dom.contains("watcher notices white's fallen flag")
+    );
+    // LOS as the console writes it: never 100.0 % or 0.0 %.
+    assert!(!dom.contains(r#"<td class="los">100"#) && !dom.contains(r#"<td class="los">0.0"#));
+    // Bars say what they count, in English, and no label is cut off.
+    for engine in csv_rows(&s.path("run/summary.csv"))
+        .iter()
+        .filter(|r| r["kind"] == "engine")
+    {
+        let n: u32 = engine["time_losses"].parse().unwrap();
+        let words = if n == 1 {
+            "1 loss on time".to_string()
+        } else {
+            format!("{n} losses on time")
+        };
+        assert!(dom.contains(&format!(">{words}<")), "{words}");
+    }
+    assert_eq!(
+        check["data-clipped"], "0",
+        "clipped: {}",
+        check["data-clipped-texts"]
+    );
+
+    // One colour per engine on the whole page: the summary box, the tables, the games.
+    let mut colours: HashMap<String, String> = HashMap::new();
+    for el in elements(&dom, "data-colour-of=") {
+        let colour = el["style"].split(':').nth(1).unwrap().to_string();
+        let seen = colours
+            .entry(el["data-colour-of"].clone())
+            .or_insert(colour.clone());
+        assert_eq!(*seen, colour, "{}", el["data-colour-of"]);
+    }
+    assert_eq!(colours.len(), 2);
+    assert_ne!(colours["minimax"], colours["random"]);
+
+    // Injections: each ruling in one colour; those that could not be made listed apart.
+    let chart = block(&dom, r#"data-chart="injections""#, "</svg>");
+    let mut fills: HashMap<(String, String), String> = HashMap::new();
+    for rect in elements(chart, "data-ruled=") {
+        let key = (rect["data-termination"].clone(), rect["data-rule"].clone());
+        let fill = fills.entry(key.clone()).or_insert(rect["fill"].clone());
+        assert_eq!(*fill, rect["fill"], "{key:?}");
+    }
+    assert!(!fills.is_empty());
+    assert!(!chart.contains(":not-possible"), "{chart}");
+
+    // Both clock lines start at the start (x 56.0 is the plot's left edge, time 0).
+    for line in elements(&dom, "data-moves=") {
+        assert!(line["d"].starts_with("M56.0,"), "{line:?}");
+    }
+
+    // Every game's board: its moves as games.pgn has them, the final position once the page's
+    // script ran; `#game-N-ply-K` shows the position after K half-moves, with both clocks.
+    let rows = csv_rows(&s.path("run/games.csv"));
+    let pgn = s.path("run/games.pgn");
+    for row in &rows {
+        let game = &row["game"];
+        let board = &elements(&dom, &format!(r#"class="replay" data-game="{game}""#))[0];
+        let (fen, plies) = board_after(&pgn, game, None);
+        assert_eq!(board["data-plies"], plies.to_string(), "game {game}");
+        assert_eq!(board["data-ply"], plies.to_string(), "game {game}");
+        assert_eq!(board["data-board"], fen, "game {game}");
+    }
+    let deep = format!("file://{}#game-1-ply-2", page.display());
+    let out = headless(&s, browser)
+        .arg("--dump-dom")
+        .arg(deep)
+        .output()
+        .unwrap();
+    let dom2 = stdout(&out);
+    let board = block(&dom2, r#"class="replay" data-game="1""#, "</ol>");
+    let attrs = &elements(board, "data-plies=")[0];
+    assert_eq!(attrs["data-ply"], "2");
+    assert_eq!(attrs["data-board"], board_after(&pgn, "1", Some(2)).0);
+    assert_eq!(elements(board, "data-piece=").len(), 32);
+    assert!(board.contains(r#"class="mv now" data-ply="2""#), "{board}");
+    for side in ["white", "black"] {
+        let clock = text_of(board, &format!(r#"class="clk" data-side="{side}""#));
+        assert!(clock.starts_with(&format!("{side}: ")), "{clock}");
+        let time = text_of(
+            block(board, &format!(r#"data-side="{side}""#), "</div>"),
+            r#"class="time""#,
+        );
+        assert!(time.starts_with("0:00."), "{side}: {time}");
+    }
+
+    // The layout: charts as wide as a 1400 px page, nothing wider than a 400 px one.
+    assert!(
+        check["data-widest-plot"].parse::<u32>().unwrap() > 1000,
+        "{check:?}"
+    );
+    assert_eq!(check["data-page-overflow"], "0", "{check:?}");
+    let narrow = s.write(
+        "narrow.html",
+        &std::fs::read_to_string(&page).unwrap().replacen(
+            "</head>",
+            "<style>html{width:400px}</style></head>",
+            1,
+        ),
+    );
+    let (dom, _) = load(&s, browser, &narrow);
+    let check = layout(&dom);
+    assert_eq!(check["data-page-width"], "400");
+    assert_eq!(check["data-page-overflow"], "0", "{check:?}");
+    assert_eq!(
+        check["data-clipped"], "0",
+        "{}",
+        check["data-clipped-texts"]
+    );
+}
+
+/// Issue 26 items 6 and 8: one pair of games, both won by the same engine, has an infinite Elo
+/// and nothing to estimate an interval, a normalized Elo or a pentanomial LOS from: the console,
+/// summary.csv and the report say n/a with the reason, never a certainty, and the report draws
+/// the infinite Elo at the axis's end and no interval.
+#[test]
+fn too_few_games_say_so_in_the_console_the_csv_and_the_report() {
+    let Some(browser) = chromium() else {
+        assert!(!in_ci(), "CI=true but chromium is missing");
+        eprintln!("SKIPPED: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let s = Scratch::new("html-few");
+    s.write("engines.toml", ENGINES);
+    let out = s.run_ok(&[
+        "gauntlet", "minimax", "--vs", "random", "--tc", "10+0.1", "--depth", "2", "--games", "2",
+        "--seed", "3", "--out", "few",
+    ]);
+    let text = stdout(&out);
+    let rows = csv_rows(&s.path("few/games.csv"));
+    assert!(
+        rows.iter().all(|r| r["termination"] == "checkmate"),
+        "minimax mates random in both games: {text}"
+    );
+    // The console: the pair's LOS and nElo cannot be estimated; the four games' trinomial LOS
+    // can (92.14 %).
+    let penta = text
+        .lines()
+        .find(|l| l.starts_with("minimax vs random  [0, 0, 0, 0, 1]"))
+        .unwrap();
+    assert!(
+        penta.ends_with("inf ± n/a (no spread)  n/a (no spread)  n/a (no spread)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(">99.99%") && !text.contains("100.00%"),
+        "{text}"
+    );
+    assert!(text.contains("inf  n/a (no spread)  92.14%"), "{text}");
+    // summary.csv: empty where there is nothing to say.
+    for row in csv_rows(&s.path("few/summary.csv")) {
+        for column in [
+            "elo_low",
+            "elo_high",
+            "penta_elo_error",
+            "nelo",
+            "nelo_error",
+            "penta_los_pct",
+        ] {
+            assert_eq!(row[column], "", "{column} of {row:?}");
+        }
+        assert!(
+            row["los_pct"] == "92.1350" || row["los_pct"] == "7.8650",
+            "{row:?}"
+        );
+    }
+    // The report.
+    let (dom, log) = load(&s, browser, &s.path("few/report.html"));
+    assert!(!log.contains("CONSOLE"), "console output: {log}");
+    assert_eq!(layout(&dom)["data-status"], "ok");
+    for (engine, edge) in [("minimax", "M888.0,"), ("random", "M56.0,")] {
+        let mark = block(
+            &dom,
+            &format!(r#"<g class="elo" data-engine="{engine}""#),
+            "</g>",
+        );
+        let g = &elements(mark, r#"class="elo""#)[0];
+        assert_eq!(g["data-interval"], "none", "{engine}");
+        assert!(
+            !mark.contains(r#"class="interval""#) && !mark.contains(r#"class="point""#),
+            "{mark}"
+        );
+        let arrow = &elements(mark, r#"class="infinite""#)[0];
+        assert!(arrow["d"].starts_with(edge), "{engine}: {arrow:?}");
+        let row = block(&dom, &format!(r#"<tr data-engine="{engine}""#), "</tr>");
+        assert_eq!(text_of(row, r#"class="interval""#), "n/a (no spread)");
+        let los = text_of(row, r#"class="los""#);
+        assert!(los == "92.14%" || los == "7.86%", "{engine}: {los}");
+    }
+    assert!(!dom.contains("[, ]"));
+    // No band on the match chart: no game so far had a spread.
+    assert!(!dom.contains(r#"data-series="elo-low""#));
+    let summary = block(&dom, r#"class="summarybox""#, "</div></div>");
+    assert!(
+        summary.contains("inf, 95 % interval n/a (no spread) · LOS 92.14%"),
+        "{summary}"
+    );
+    assert!(summary.contains("inf ± n/a (no spread)"), "{summary}");
+}
+
 #[test]
 fn report_refuses_what_it_cannot_read() {
     let s = Scratch::new("html-errors");
@@ -278,7 +620,7 @@ fn measure_report_generation() {
     };
     let dirs = [std::path::PathBuf::from(dir)];
     let start = std::time::Instant::now();
-    let (mut report, tally) = blitz_arena::report::html::from_folders(&dirs, None).unwrap();
+    let (mut report, tally) = blitz_arena::report::html::from_folders(&dirs, None, None).unwrap();
     let read = start.elapsed();
     let start = std::time::Instant::now();
     let rounds = 10;

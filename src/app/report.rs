@@ -6,8 +6,30 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::{say, usage, Finish};
-use crate::report::html::{self, HtmlReport, Rerule, REPORT_HTML};
+use crate::report::html::{self, HtmlReport, PlanView, Rerule, REPORT_HTML};
 use crate::tournament::plan::RunPlan;
+
+/// What the report shows of `plan`.
+pub fn plan_view(plan: &RunPlan) -> PlanView {
+    let mut tcs: Vec<String> = Vec::new();
+    for tc in plan.engines.iter().map(|e| e.tc.unwrap_or(plan.tc)) {
+        let text = format!("{tc} ({})", tc.in_words());
+        if !tcs.contains(&text) {
+            tcs.push(text);
+        }
+    }
+    PlanView {
+        engines: plan.engines.iter().map(|e| e.name.clone()).collect(),
+        tc: if tcs.is_empty() {
+            format!("{} ({})", plan.tc, plan.tc.in_words())
+        } else {
+            tcs.join(" / ")
+        },
+        ruleset: Some(plan.settings.ruleset),
+        seed: Some(plan.seed),
+        sprt: plan.sprt.clone(),
+    }
+}
 
 /// Re-rules each shown game under every ruleset, with the run's settings from `plan`.
 pub fn rerule_with(plan: Option<RunPlan>) -> Rerule {
@@ -16,7 +38,7 @@ pub fn rerule_with(plan: Option<RunPlan>) -> Rerule {
 
 /// The report a run keeps up to date in its folder `dir`.
 pub fn run_report(plan: &RunPlan, dir: &Path) -> HtmlReport {
-    HtmlReport::for_plan(plan, dir).with_rerule(rerule_with(Some(plan.clone())))
+    HtmlReport::for_plan(plan_view(plan), dir).with_rerule(rerule_with(Some(plan.clone())))
 }
 
 /// `report DIR... [--out FILE]`.
@@ -35,7 +57,8 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
         ),
     };
     let plan = RunPlan::load(&dirs[0]).ok();
-    let (mut report, tally) = html::from_folders(dirs, Some(rerule_with(plan)))?;
+    let view = plan.as_ref().map(plan_view);
+    let (mut report, tally) = html::from_folders(dirs, view, Some(rerule_with(plan)))?;
     if tally.rows.is_empty() {
         bail!(
             "no games in {}",

@@ -176,6 +176,7 @@ pub async fn tournament(
         // The games already played count in the report too.
         report::html::from_folders(
             std::slice::from_ref(&out),
+            Some(super::report_html::plan_view(&plan)),
             Some(super::report_html::rerule_with(Some(plan.clone()))),
         )?
         .0

@@ -4,81 +4,20 @@
 
 use std::fmt::Write;
 
-use super::svg::{esc, num, Plot, PALETTE};
+use super::board::{replay, replay_html};
+use super::svg::{esc, num, Plot};
+use super::words::marker as marker_kind;
 use crate::event::{Event, GameRecord, Side};
 
-/// What a marker stands for: its `data-kind`, the word shown, its colour.
-fn marker_kind(event: &Event) -> Option<(&'static str, Side, String, &'static str)> {
-    Some(match event {
-        Event::FlagFall { side, .. } => {
-            ("flag", *side, format!("{} flag falls", side.name()), "#d00")
-        }
-        Event::Notice { by, what, .. } => (
-            "notice",
-            *by,
-            format!("{}'s watcher notices {what:?}", by.name()),
-            "#e69500",
-        ),
-        Event::Claim { by, what, .. } => (
-            "claim",
-            *by,
-            format!("{} claims {what:?}", by.name()),
-            "#8a2be2",
-        ),
-        Event::Penalty {
-            side, add_us, rule, ..
-        } => (
-            "penalty",
-            *side,
-            format!(
-                "{} gets {:+.0} s ({rule})",
-                side.name(),
-                *add_us as f64 / 1e6
-            ),
-            "#008b8b",
-        ),
-        Event::IllegalMove {
-            side, uci, reason, ..
-        } => (
-            "illegal",
-            *side,
-            format!("{} plays illegal {uci}: {reason}", side.name()),
-            "#000",
-        ),
-        Event::Injected { side, what, .. } => (
-            "injection",
-            *side,
-            format!("injected on {}: {}", side.name(), what.label()),
-            "#ff1493",
-        ),
-        Event::Unnoticed { by, .. } => (
-            "unnoticed",
-            *by,
-            format!("{}'s watcher misses the illegal move", by.name()),
-            "#777",
-        ),
-        Event::EngineFault {
-            side,
-            fault,
-            detail,
-            ..
-        } => (
-            "fault",
-            *side,
-            format!("{} engine fault {fault:?}: {detail}", side.name()),
-            "#a52a2a",
-        ),
-        _ => return None,
-    })
-}
-
-/// Each side's clock as (seconds since the start, seconds left) points: falling while the
-/// side's clock runs, flat while it stands, stepping at increments and penalties.
+/// Each side's clock as (seconds since the start, seconds left) points: from the game's start
+/// at its base time (so that a penalty before its first `go` shows), falling while the side's
+/// clock runs, flat while it stands, stepping at increments and penalties.
 fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
-    let mut lines: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
-    let mut running: Option<(Side, i64, i64)> = None;
-    let mut stopped = [None::<i64>; 2];
     let sec = |us: i64| us as f64 / 1e6;
+    let base = [Side::White, Side::Black].map(|s| record.tc(s).base.as_micros() as i64);
+    let mut lines: [Vec<(f64, f64)>; 2] = base.map(|b| vec![(0.0, sec(b))]);
+    let mut running: Option<(Side, i64, i64)> = None;
+    let mut stopped = base.map(Some);
     let now =
         |running: Option<(Side, i64, i64)>, side: Side, t: i64, stopped: &[Option<i64>; 2]| {
             match running {
@@ -147,9 +86,14 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
     lines
 }
 
-/// The section of one game: `id="game-N"`, its clock chart and its ruling. `rulings` are the
-/// same game re-ruled under each ruleset (name, ruling), shown side by side when given.
-pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String {
+/// The section of one game: `id="game-N"`, its clock chart, its board and moves, and its
+/// ruling. `rulings` are the same game re-ruled under each ruleset (name, ruling), shown side
+/// by side when given; `colours` are white's and black's engines' colours on the page.
+pub fn game_section(
+    record: &GameRecord,
+    rulings: &[(String, String)],
+    colours: [&str; 2],
+) -> String {
     let lines = clock_lines(record);
     let (mut t_max, mut c_min, mut c_max) = (0.0f64, 0.0f64, 0.0f64);
     for &(t, c) in lines.iter().flatten() {
@@ -157,7 +101,7 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
         c_min = c_min.min(c);
         c_max = c_max.max(c);
     }
-    let mut plot = Plot::new(720.0, 230.0, (0.0, t_max), (c_min, c_max * 1.05));
+    let mut plot = Plot::new(760.0, 260.0, (0.0, t_max), (c_min, c_max * 1.05));
     for side in [Side::White, Side::Black] {
         let moves = record.moves().filter(|m| m.0 == side).count();
         let attrs = format!(
@@ -165,8 +109,18 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
             side.name(),
             esc(record.engine(side))
         );
-        plot.line(&lines[side.index()], PALETTE[side.index()], &attrs);
+        let attrs = if side == Side::Black {
+            format!(r#"{attrs} stroke-dasharray="6 3""#)
+        } else {
+            attrs
+        };
+        plot.line(&lines[side.index()], colours[side.index()], &attrs);
     }
+    let (y_top, y_bottom) = (plot.y(c_max * 1.05), plot.y(c_min));
+    let x_end = plot.x(t_max);
+    plot.push(&format!(
+        r##"<line class="cursor" x1="{x_end:.1}" y1="{y_top:.1}" x2="{x_end:.1}" y2="{y_bottom:.1}" stroke="#444" stroke-width="1" visibility="hidden"/>"##
+    ));
     if c_min < 0.0 {
         plot.hline(0.0, "flag", "");
     }
@@ -192,6 +146,7 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
             r#"<li><span class="dot" style="background:{colour}"></span>{t:.3} s: {text}</li>"#
         );
     }
+    let board = replay_html(record, &replay(record), &|t| plot.x(t));
     let chart = plot.finish(
         "seconds since the start",
         "clock (s)",
@@ -214,23 +169,23 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
     let mut out = String::with_capacity(chart.len() + notes.len() + 1024);
     let _ = write!(
         out,
-        r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span style="color:{}">{}</span> – <span style="color:{}">{}</span> {} <small>({}, {}, opening {})</small></h3>"##,
+        r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span data-colour-of="{w}" style="color:{}">{w}</span> – <span data-colour-of="{b}" style="color:{}">{b}</span> {} <small>({}, {}, opening {})</small></h3>"##,
         esc(&result),
         esc(&termination),
         esc(&rule),
-        PALETTE[0],
-        esc(&record.white),
-        PALETTE[1],
-        esc(&record.black),
+        colours[0],
+        colours[1],
         esc(&result),
         record.ruleset,
         esc(&record.tc_white.to_string()),
         esc(&record.opening.name),
         n = record.game,
+        w = esc(&record.white),
+        b = esc(&record.black),
     );
     let _ = write!(
         out,
-        r#"<p class="ruling"><b>{} by {}</b> — {}{}</p>{chart}"#,
+        r#"<p class="ruling"><b>{} by {}</b> — {}{}</p><div class="gamebody"><div class="chartcol"><div class="chart">{chart}</div><p class="small">{}</p>"#,
         esc(&result),
         esc(&termination),
         if rule.is_empty() {
@@ -243,10 +198,12 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
         } else {
             format!(": {}", esc(&detail))
         },
+        legend_line(record, colours),
     );
     if !notes.is_empty() {
         let _ = write!(out, r#"<ul class="notes">{notes}</ul>"#);
     }
+    let _ = write!(out, "</div>{board}</div>");
     if !rulings.is_empty() {
         out.push_str(r#"<table class="rerule"><tr><th>ruleset</th><th>the same game ruled under it</th></tr>"#);
         for (ruleset, ruling) in rulings {
@@ -284,6 +241,17 @@ pub fn game_section(record: &GameRecord, rulings: &[(String, String)]) -> String
     out
 }
 
+/// Which line is whose: white's solid, black's dashed, each in its engine's colour.
+fn legend_line(record: &GameRecord, colours: [&str; 2]) -> String {
+    format!(
+        r#"<span class="swatch" style="border-top:2px solid {}"></span>white: {} <span class="swatch" style="border-top:2px dashed {}"></span>black: {}"#,
+        colours[0],
+        esc(&record.white),
+        colours[1],
+        esc(&record.black)
+    )
+}
+
 /// Whether a game is worth its own section in a large report: it ended on the clock, a flag
 /// fell, or it holds an injection, an illegal move, a penalty or an engine fault.
 pub fn is_notable(record: &GameRecord) -> bool {
@@ -308,6 +276,33 @@ mod tests {
     use crate::event::{GameResult, Termination};
     use crate::report::pgn::tests::Builder;
 
+    /// A penalty before a side's first `go` (an illegal move by white on move 1 under FIDE
+    /// gives black a minute) shows: black's line starts at its base time and steps up.
+    #[test]
+    fn a_penalty_before_the_first_go_is_drawn() {
+        let record = Builder::new(8, "alpha", "beta")
+            .event(Event::Penalty {
+                t_us: 500_000,
+                side: Side::Black,
+                add_us: 60_000_000,
+                rule: "FIDE 7.5.5".into(),
+            })
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .end(GameResult::Draw, Termination::Adjudication, "", "");
+        let black = &clock_lines(&record)[1];
+        let base = record.tc_black.base.as_secs_f64();
+        assert_eq!(black[0], (0.0, base));
+        assert!(
+            black.contains(&(0.5, base)) && black.contains(&(0.5, base + 60.0)),
+            "{black:?}"
+        );
+        let html = game_section(&record, &[], ["#111", "#222"]);
+        assert!(
+            html.contains("black is given 60 s more (FIDE 7.5.5)"),
+            "{html}"
+        );
+    }
+
     #[test]
     fn a_flag_game_has_its_clock_below_zero_and_the_flag_marked() {
         let record = Builder::new(7, "alpha", "beta")
@@ -321,7 +316,7 @@ mod tests {
             );
         let lines = clock_lines(&record);
         assert!(lines[0].len() >= 2 && lines[1].len() >= 2);
-        let html = game_section(&record, &[]);
+        let html = game_section(&record, &[], ["#111", "#222"]);
         assert!(html.contains(r#"id="game-7""#));
         assert!(
             html.contains(r#"data-kind="flag" data-side="white""#),

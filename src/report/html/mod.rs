@@ -10,10 +10,14 @@
 //! holds a flag fall, an injection, an illegal move, a penalty or an engine fault, up to
 //! [`MAX_SECTIONS`] in all.
 
+mod board;
 mod clocks;
+mod injected;
+mod overview;
 mod page;
 pub mod svg;
 pub mod tally;
+mod words;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,7 +31,7 @@ use super::csv::{read_rows_reporting, GameRow};
 use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
 use crate::event::GameRecord;
-use crate::tournament::plan::RunPlan;
+use crate::vocabulary::Ruleset;
 
 pub use clocks::{game_section, is_notable};
 
@@ -43,9 +47,31 @@ pub const REWRITE_EVERY: Duration = Duration::from_secs(1);
 /// The same game re-ruled under every ruleset: (ruleset, ruling in words).
 pub type Rerule = Box<dyn Fn(&GameRecord) -> Vec<(String, String)> + Send + Sync>;
 
+/// What the report shows of a run's plan (`run.json`), built by the caller: the report needs
+/// no more of the plan than this.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanView {
+    /// The players, in schedule order.
+    pub engines: Vec<String>,
+    /// The time control in words, per engine where they differ (`5 minutes, no increment`).
+    pub tc: String,
+    pub ruleset: Option<Ruleset>,
+    pub seed: Option<u64>,
+    /// `--sprt` as given.
+    pub sprt: Option<String>,
+}
+
 /// What the report keeps of a run's games, added one at a time.
 pub struct HtmlReport {
     title: String,
+    /// The plan's view, when the run's plan is known.
+    plan: Option<PlanView>,
+    /// What the first game recorded of the run (time control, ruleset, seed), for a report
+    /// without a plan.
+    first: Option<PlanView>,
+    /// The engines in the order they got their colours (the plan's first): an engine has
+    /// one colour on the whole page.
+    colours: Vec<String>,
     /// The run's own SPRT; without one, the match's LLR is drawn for a default test.
     sprt_given: bool,
     series: Series,
@@ -81,17 +107,43 @@ impl HtmlReport {
             notable: 0,
             rerule: None,
             last_write: None,
+            plan: None,
+            first: None,
+            colours: Vec::new(),
         }
     }
 
+    /// `name`'s colour on the page, given it when first seen.
+    fn colour(&mut self, name: &str) -> &'static str {
+        let i = match self.colours.iter().position(|c| c == name) {
+            Some(i) => i,
+            None => {
+                self.colours.push(name.to_string());
+                self.colours.len() - 1
+            }
+        };
+        svg::PALETTE[i % svg::PALETTE.len()]
+    }
+
+    /// The colour `name` was given (every engine counted has one).
+    fn colour_of(&self, name: &str) -> &'static str {
+        let i = self.colours.iter().position(|c| c == name).unwrap_or(0);
+        svg::PALETTE[i % svg::PALETTE.len()]
+    }
+
     /// The report of the run planned in `plan`, titled by its folder.
-    pub fn for_plan(plan: &RunPlan, dir: &Path) -> HtmlReport {
+    pub fn for_plan(plan: PlanView, dir: &Path) -> HtmlReport {
         let engines = match plan.engines.as_slice() {
-            [a, b] => Some((a.name.clone(), b.name.clone())),
+            [a, b] => Some((a.clone(), b.clone())),
             _ => None,
         };
         let sprt = plan.sprt.as_deref().and_then(|s| s.parse().ok());
-        HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt)
+        let mut report = HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt);
+        for name in &plan.engines {
+            report.colour(name);
+        }
+        report.plan = Some(plan);
+        report
     }
 
     /// Shows each game's section with its ruling under every ruleset.
@@ -103,6 +155,16 @@ impl HtmlReport {
     /// Counts one finished game (`row` is its `games.csv` row).
     pub fn add(&mut self, record: &GameRecord, row: &GameRow) {
         self.add_row(row);
+        if self.first.is_none() {
+            self.first = Some(PlanView {
+                engines: Vec::new(),
+                tc: format!("{} ({})", record.tc_white, record.tc_white.in_words()),
+                ruleset: Some(record.ruleset),
+                seed: Some(record.seed),
+                sprt: None,
+            });
+        }
+        let colours = [self.colour(&record.white), self.colour(&record.black)];
         add_move_times(&mut self.times, record);
         let notable = is_notable(record);
         self.notable += u64::from(notable);
@@ -110,12 +172,14 @@ impl HtmlReport {
         if (first || notable) && self.sections.len() < MAX_SECTIONS {
             let rulings = self.rerule.as_ref().map(|f| f(record)).unwrap_or_default();
             self.sections
-                .push((record.game, game_section(record, &rulings)));
+                .push((record.game, game_section(record, &rulings, colours)));
         }
     }
 
     /// Counts a game whose event record is missing (only its row is known).
     pub fn add_row(&mut self, row: &GameRow) {
+        self.colour(&row.white);
+        self.colour(&row.black);
         self.games += 1;
         self.series.add(row);
     }
@@ -164,14 +228,14 @@ fn title_of(dirs: &[PathBuf]) -> String {
 }
 
 /// The report of the results folders `dirs` (a run, or the shards of one), read from their
-/// files: `games.csv` decides which games count, `events.jsonl` gives their records, `run.json`
-/// (of the first folder, when there is one) the match's engines and SPRT.
+/// files: `games.csv` decides which games count, `events.jsonl` gives their records; `plan` is
+/// the view of the run's plan (of the first folder's `run.json`, when there is one).
 pub fn from_folders(
     dirs: &[PathBuf],
+    plan: Option<PlanView>,
     rerule: Option<Rerule>,
 ) -> anyhow::Result<(HtmlReport, Tally)> {
-    let plan = RunPlan::load(&dirs[0]).ok();
-    let mut report = match &plan {
+    let mut report = match plan {
         Some(plan) => HtmlReport::for_plan(plan, &dirs[0]),
         None => HtmlReport::new("", None, None),
     };

@@ -3,20 +3,32 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::svg::{bars, esc, num, Plot, PALETTE};
+use super::overview::{field_box, match_box, plan_line, standings};
+use super::svg::{bars, esc, num, Bar, Plot};
 use super::tally::Point;
-use super::{HtmlReport, FIRST_GAMES, MAX_SECTIONS};
+use super::{board, HtmlReport, FIRST_GAMES, MAX_SECTIONS};
 use crate::event::Side;
 use crate::report::csv::GameRow;
 use crate::report::{Summary, Tally};
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222}\
-h1{font-size:1.5em}h2{border-bottom:1px solid #ddd;padding-top:10px}h3{font-size:1.05em;margin:18px 0 4px}\
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right;font-size:13px}\
-td:first-child,th:first-child{text-align:left}nav a{margin-right:10px}.small{color:#666;font-size:13px}\
-.notes{font-size:12px;columns:2;margin:2px 0}.dot{display:inline-block;width:8px;height:8px;border-radius:4px;margin-right:4px}\
-.game{border-top:1px dashed #ccc}.rerule td{text-align:left}.rerule tr.played{font-weight:bold}\
-.gamelist a{margin-right:6px;font-size:13px}pre{font-size:12px;overflow:auto}";
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 16px 40px;color:#222}\
+h1{font-size:1.5em;margin-bottom:4px}h2{border-bottom:1px solid #ddd;padding-top:10px}h3{font-size:1.05em;margin:18px 0 4px}\
+table{border-collapse:collapse;margin:6px 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right;font-size:13px}\
+td:first-child,th:first-child{text-align:left}nav,.gamelist{display:flex;flex-wrap:wrap;gap:4px 12px}.small{color:#666;font-size:13px}\
+.notes{font-size:12px;columns:2 320px;margin:2px 0}.dot{display:inline-block;width:8px;height:8px;border-radius:4px;margin-right:4px}\
+.swatch{display:inline-block;width:22px;height:0;vertical-align:middle;margin:0 4px 0 10px}\
+.game{border-top:1px dashed #ccc}.rerule td,.rerule th{text-align:left}.rerule tr.played{font-weight:bold}\
+.gamelist a{font-size:13px}pre{font-size:12px;overflow:auto}\
+.chart{overflow-x:auto;max-width:100%}svg.plot{width:100%;height:auto;min-width:640px;display:block}svg.bars{max-width:none}\
+.summarybox{border:1px solid #bbb;border-radius:6px;background:#f7f9fc;padding:8px 14px;margin:10px 0;display:inline-block;max-width:100%;box-sizing:border-box}\
+.summarybox .vs{font-weight:bold;font-size:1.15em;margin-bottom:4px}.summarybox table{margin:0;display:table}.summarybox td,.summarybox th{border:0;text-align:left;padding:1px 10px 1px 0}\
+.gamebody{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.chartcol{flex:1 1 520px;min-width:0}\
+.replay{display:flex;flex-wrap:wrap;gap:10px;flex:0 1 560px;outline:none}.boardcol{width:300px;max-width:100%}svg.board{width:100%;height:auto;display:block}\
+.nav{margin-top:4px}.nav button{font-size:14px;margin-right:2px;min-width:34px}.nav .at{font-size:12px;color:#555}\
+.pieces{font-size:34px;text-anchor:middle;stroke-width:0.8px;stroke:#000;font-family:'DejaVu Sans','Segoe UI Symbol','Noto Sans Symbols2',sans-serif}.pieces .w{fill:#fff}.pieces .b{fill:#000}\
+.sidecol{flex:1 1 200px;min-width:180px}.clk{font-size:13px;margin:2px 0}.clk .time{font-family:monospace;font-size:16px;margin-left:6px}\
+.moves{font-size:13px;max-height:260px;overflow-y:auto;margin:6px 0;padding-left:2.2em}.mv{cursor:pointer;padding:0 3px;border-radius:3px}.mv.now{background:#ffe08a}\
+#selfcheck{color:#b00;font-weight:bold}";
 
 /// Records any script error into the page, so a check that reads the DOM sees it.
 const HEAD_SCRIPT: &str = "window.reportErrors=[];window.addEventListener('error',function(e){window.reportErrors.push(String(e.message))});";
@@ -40,8 +52,18 @@ var errors=window.reportErrors.concat(bad);
 out.setAttribute('data-charts',document.querySelectorAll('svg[data-chart]').length);
 out.setAttribute('data-sections',document.querySelectorAll('section.game').length);
 out.setAttribute('data-ms',Math.round(performance.now()));
+var root=document.documentElement,widest=0,clipped=[];
+document.querySelectorAll('svg.plot').forEach(function(svg){widest=Math.max(widest,svg.getBoundingClientRect().width);});
+document.querySelectorAll('svg text:not([transform])').forEach(function(t){var svg=t.ownerSVGElement,vb=svg.viewBox.baseVal,b=t.getBBox();
+  if(vb&&vb.width&&b.width&&(b.x<vb.x-0.5||b.x+b.width>vb.x+vb.width+0.5)){clipped.push(t.textContent);}});
+var body=document.body;
+out.setAttribute('data-page-width',body.clientWidth);
+out.setAttribute('data-page-overflow',Math.max(root.scrollWidth-root.clientWidth,body.scrollWidth-body.clientWidth));
+out.setAttribute('data-widest-plot',Math.round(widest));
+out.setAttribute('data-clipped',clipped.length);
+out.setAttribute('data-clipped-texts',clipped.slice(0,5).join(' | '));
 out.setAttribute('data-status',errors.length?'bad':'ok');
-out.textContent=errors.length?('page check failed: '+errors.slice(0,5).join('; ')):'page check: ok';
+if(errors.length){out.textContent='page check failed: '+errors.slice(0,5).join('; ');out.hidden=false;}
 if(errors.length){console.error('report self-check: '+errors.join('; '));}
 })();"#;
 
@@ -59,20 +81,27 @@ pub fn render(report: &HtmlReport, tally: &Tally) -> String {
         String::with_capacity(64 * 1024 + report.sections.iter().map(|s| s.1.len()).sum::<usize>());
     let _ = write!(
         out,
-        r##"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} — blitz-arena report</title><style>{STYLE}</style><script>{HEAD_SCRIPT}</script></head><body data-games="{games}"><h1>blitz-arena: {title}</h1><p class="small">{games} games ({w} white wins, {b} black wins, {d} draws) · written {now} UTC · <span id="selfcheck" data-status="pending">page check: not run (scripts off)</span></p><nav><a href="#standings">Standings</a>{match_link}<a href="#time">Time</a><a href="#endings">Endings</a><a href="#games">Games</a><a href="#summary">Summary text</a></nav>"##,
+        r##"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>{title} — blitz-arena report</title><style>{STYLE}</style><script>{HEAD_SCRIPT}</script></head><body data-games="{games}"><h1>blitz-arena: {title}</h1><p class="small meta">{plan} · written {now} UTC</p><p id="selfcheck" data-status="pending" hidden></p>"##,
         title = esc(&report.title),
         games = summary.totals.games,
-        w = summary.totals.white_wins,
-        b = summary.totals.black_wins,
-        d = summary.totals.draws,
+        plan = plan_line(report),
         now = chrono::Utc::now().format("%Y-%m-%d %H:%M:%S"),
-        match_link = if two {
+    );
+    if two {
+        match_box(&mut out, report);
+    } else {
+        field_box(&mut out, report, &summary);
+    }
+    let _ = write!(
+        out,
+        r##"<nav><a href="#standings">Standings</a>{}<a href="#time">Time</a><a href="#endings">Endings</a><a href="#games">Games</a><a href="#summary">Summary text</a></nav>"##,
+        if two {
             r##"<a href="#match">Match</a>"##
         } else {
             ""
         },
     );
-    standings(&mut out, &summary);
+    standings(&mut out, report, &summary);
     if two {
         match_charts(&mut out, report);
     }
@@ -81,103 +110,16 @@ pub fn render(report: &HtmlReport, tally: &Tally) -> String {
     games(&mut out, report);
     let _ = write!(
         out,
-        r#"<h2 id="summary">Summary text</h2><details><summary>the tables the run printed</summary><pre>{}{}</pre></details><script>{CHECK_SCRIPT}</script></body></html>"#,
+        r#"<h2 id="summary">Summary text</h2><details><summary>the tables the run printed</summary><pre>{}{}</pre></details><script>{}</script><script>{CHECK_SCRIPT}</script></body></html>"#,
         esc(&summary.to_text()),
         if tally.injections.is_empty() {
             String::new()
         } else {
             format!("\n{}", esc(&tally.injections.to_text()))
-        }
+        },
+        board::SCRIPT
     );
     out
-}
-
-fn finite_or(x: f64, clamp: f64) -> f64 {
-    if x.is_nan() {
-        0.0
-    } else {
-        x.clamp(-clamp, clamp)
-    }
-}
-
-fn standings(out: &mut String, summary: &Summary) {
-    out.push_str(r#"<h2 id="standings">Standings</h2><p class="small">Elo difference against the field with its 95 % interval (infinite ends drawn at ±800).</p>"#);
-    let engines = &summary.engines;
-    if engines.is_empty() {
-        out.push_str("<p>No finished games.</p>");
-        return;
-    }
-    let clamp = 800.0;
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for e in engines {
-        lo = lo.min(finite_or(e.elo_low, clamp));
-        hi = hi.max(finite_or(e.elo_high, clamp));
-    }
-    let row_h = 26.0;
-    let height = 46.0 + row_h * engines.len() as f64;
-    let mut plot = Plot::new(
-        720.0,
-        height,
-        (lo - 10.0, hi + 10.0),
-        (0.0, engines.len() as f64),
-    );
-    plot.y_ticks = false;
-    plot.push(&format!(
-        r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#555"/>"##,
-        plot.y(0.0),
-        plot.y(engines.len() as f64),
-        x = plot.x(0.0)
-    ));
-    for (i, e) in engines.iter().enumerate() {
-        let y = plot.y(engines.len() as f64 - i as f64 - 0.5);
-        let (x0, x1, xe) = (
-            plot.x(finite_or(e.elo_low, clamp)),
-            plot.x(finite_or(e.elo_high, clamp)),
-            plot.x(finite_or(e.elo, clamp)),
-        );
-        let colour = PALETTE[i % PALETTE.len()];
-        plot.push(&format!(
-            r#"<g class="elo" data-engine="{name}" data-games="{}" data-points="{:.1}" data-elo="{}" data-elo-low="{}" data-elo-high="{}"><line x1="{x0:.1}" y1="{y:.1}" x2="{x1:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2"/><line x1="{x0:.1}" y1="{:.1}" x2="{x0:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/><line x1="{x1:.1}" y1="{:.1}" x2="{x1:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/><circle cx="{xe:.1}" cy="{y:.1}" r="5" fill="{colour}"/><text x="{:.1}" y="{:.1}" font-size="11">{name}: {}</text><title>{name}: Elo {} [{}, {}] in {} games</title></g>"#,
-            e.games,
-            e.points,
-            num(e.elo, 1),
-            num(e.elo_low, 1),
-            num(e.elo_high, 1),
-            y - 6.0,
-            y + 6.0,
-            y - 6.0,
-            y + 6.0,
-            plot.x(lo - 10.0) + 4.0,
-            y - 7.0,
-            num(e.elo, 1),
-            num(e.elo, 1),
-            num(e.elo_low, 1),
-            num(e.elo_high, 1),
-            e.games,
-            name = esc(&e.name),
-        ));
-    }
-    out.push_str(&plot.finish("Elo", "", r#"data-chart="standings""#));
-    out.push_str("<table><tr><th>engine</th><th>games</th><th>W</th><th>D</th><th>L</th><th>points</th><th>score</th><th>Elo</th><th>95 % interval</th><th>LOS</th><th>draws</th></tr>");
-    for e in engines {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1} %</td><td>{}</td><td>[{}, {}]</td><td>{:.1} %</td><td>{:.1} %</td></tr>",
-            esc(&e.name),
-            e.games,
-            e.results.wins,
-            e.results.draws,
-            e.results.losses,
-            e.points,
-            e.score * 100.0,
-            num(e.elo, 1),
-            num(e.elo_low, 1),
-            num(e.elo_high, 1),
-            e.los * 100.0,
-            e.draw_ratio * 100.0
-        );
-    }
-    out.push_str("</table>");
 }
 
 fn match_charts(out: &mut String, report: &HtmlReport) {
@@ -197,59 +139,79 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
         return;
     };
     let games = last.games as f64;
-    let clamp = 800.0;
+    let colour = report.colour_of(a);
+    // The y range holds every finite value; an infinite one is drawn at the range's edge,
+    // and a point without an interval (no spread yet) has no band.
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for p in &points {
-        lo = lo.min(finite_or(p.low, clamp));
-        hi = hi.max(finite_or(p.high, clamp));
+    for x in points.iter().flat_map(|p| [p.elo, p.low, p.high]) {
+        if x.is_finite() {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
     }
-    let mut plot = Plot::new(720.0, 240.0, (0.0, games), (lo, hi));
-    let band_low: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (p.games as f64, finite_or(p.low, clamp)))
-        .collect();
-    let band_high: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (p.games as f64, finite_or(p.high, clamp)))
-        .collect();
-    let elo: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (p.games as f64, finite_or(p.elo, clamp)))
-        .collect();
-    plot.line(&band_low, "#9ecae1", r#"data-series="elo-low""#);
-    plot.line(&band_high, "#9ecae1", r#"data-series="elo-high""#);
-    plot.line(&elo, PALETTE[0], r#"data-series="elo""#);
+    let pad = ((hi - lo) * 0.05).max(5.0);
+    let mut plot = Plot::new(900.0, 260.0, (0.0, games), (lo - pad, hi + pad));
+    let series_of = |f: &dyn Fn(&Point) -> f64| -> Vec<(f64, f64)> {
+        points
+            .iter()
+            .filter(|p| !f(p).is_nan())
+            .map(|p| (p.games as f64, f(p)))
+            .collect()
+    };
+    plot.line(
+        &series_of(&|p| p.low),
+        "#9ecae1",
+        r#"data-series="elo-low""#,
+    );
+    plot.line(
+        &series_of(&|p| p.high),
+        "#9ecae1",
+        r#"data-series="elo-high""#,
+    );
+    plot.line(&series_of(&|p| p.elo), colour, r#"data-series="elo""#);
     plot.hline(0.0, "0", "");
+    let without = points.iter().filter(|p| p.low.is_nan()).count();
     out.push_str(&format!(
-        r#"<p class="small">{}'s Elo difference and its 95 % interval as the games were played ({} points).</p>"#,
+        r#"<p class="small">{}'s Elo difference and its 95 % interval (the band) as the games were played ({} points){}; an infinite value is drawn at the chart's edge.</p>"#,
         esc(a),
-        points.len()
+        points.len(),
+        if without > 0 {
+            format!(
+                "; no band where every game so far scored the same ({without} of the points: no spread, no interval)"
+            )
+        } else {
+            String::new()
+        }
     ));
-    out.push_str(&plot.finish(
-        "games",
-        "Elo",
-        &format!(
-            r#"data-chart="elo-vs-games" data-games="{}" data-elo="{}" data-elo-low="{}" data-elo-high="{}""#,
-            last.games,
-            num(last.elo, 1),
-            num(last.low, 1),
-            num(last.high, 1)
-        ),
-    ));
+    let _ = write!(
+        out,
+        r#"<div class="chart">{}</div>"#,
+        plot.finish(
+            "games",
+            "Elo",
+            &format!(
+                r#"data-chart="elo-vs-games" data-games="{}" data-elo="{}" data-elo-low="{}" data-elo-high="{}""#,
+                last.games,
+                num(last.elo, 1),
+                num(last.low, 1),
+                num(last.high, 1)
+            ),
+        )
+    );
     let (lower, upper) = series.sprt.bounds();
     let (mut lo, mut hi) = (lower * 1.1, upper * 1.1);
     for p in &points {
         lo = lo.min(p.llr);
         hi = hi.max(p.llr);
     }
-    let mut plot = Plot::new(720.0, 240.0, (0.0, games), (lo, hi));
+    let mut plot = Plot::new(900.0, 260.0, (0.0, games), (lo, hi));
     plot.hline(upper, &format!("H1 {upper:+.2}"), r#"data-bound="upper""#);
     plot.hline(lower, &format!("H0 {lower:+.2}"), r#"data-bound="lower""#);
     let llr: Vec<(f64, f64)> = points.iter().map(|p| (p.games as f64, p.llr)).collect();
-    plot.line(&llr, PALETTE[2], r#"data-series="llr""#);
+    plot.line(&llr, colour, r#"data-series="llr""#);
     let _ = write!(
         out,
-        r#"<p class="small">SPRT {} of {}: log-likelihood ratio (pentanomial, normalized Elo) against games, with its bounds{}. Pentanomial [LL, LD, DD+WL, WD, WW] = {:?}.</p>"#,
+        r#"<p class="small">SPRT {} of {}: log-likelihood ratio (pentanomial, normalized Elo) against games, with its bounds{}. Pentanomial [LL, LD, DD+WL, WD, WW] = [{}].</p>"#,
         esc(&series.sprt.to_string()),
         esc(a),
         if report.sprt_given {
@@ -257,9 +219,9 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
         } else {
             " — the run had no --sprt: this is the usual test, drawn for reference, and did not stop the run"
         },
-        series.penta
+        series.penta.map(|n| n.to_string()).join(", ")
     );
-    out.push_str(&plot.finish(
+    let chart = plot.finish(
         "games",
         "LLR",
         &format!(
@@ -269,7 +231,8 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
             num(lower, 4),
             num(upper, 4)
         ),
-    ));
+    );
+    let _ = write!(out, r#"<div class="chart">{chart}</div>"#);
 }
 
 /// Sorted values' `q` quantile (nearest rank).
@@ -297,7 +260,7 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
             hi = hi.max(v[v.len() - 1]);
         }
         let mut plot = Plot::new(
-            720.0,
+            900.0,
             46.0 + 30.0 * names.len() as f64,
             (lo, hi),
             (0.0, names.len() as f64),
@@ -313,7 +276,7 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
                 quantile(v, 0.75),
                 v[v.len() - 1],
             );
-            let colour = PALETTE[i % PALETTE.len()];
+            let colour = report.colour_of(name);
             plot.push(&format!(
                 r##"<g class="timeleft" data-engine="{n}" data-games="{}" data-min-ms="{:.0}" data-median-ms="{:.0}" data-max-ms="{:.0}"><line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}"/><rect x="{:.1}" y="{:.1}" width="{:.1}" height="14" fill="{colour}" fill-opacity="0.35" stroke="{colour}"/><line x1="{m:.1}" y1="{:.1}" x2="{m:.1}" y2="{:.1}" stroke="#000" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-size="11">{n}</text><title>{n}: min {min:.1} s, quartiles {q1:.1} / {med:.1} / {q3:.1} s, max {max:.1} s</title></g>"##,
                 v.len(),
@@ -333,7 +296,8 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
                 m = plot.x(med),
             ));
         }
-        out.push_str(&plot.finish("seconds left", "", r#"data-chart="time-left""#));
+        let chart = plot.finish("seconds left", "", r#"data-chart="time-left""#);
+        let _ = write!(out, r#"<div class="chart">{chart}</div>"#);
     }
 
     out.push_str(r#"<h3>Think time by move number</h3><p class="small">Per engine: the median think time of its n-th move (line) and the middle half of them (thin lines), from its moves binned ten to a decade; moves past 80 count as move 80.</p>"#);
@@ -354,9 +318,9 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
         last = last.max(times.last());
         lines.push((name, q1, med, q3));
     }
-    let mut plot = Plot::new(720.0, 260.0, (1.0, last as f64), (0.0, plot_max * 1.05));
-    for (i, (name, q1, med, q3)) in lines.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+    let mut plot = Plot::new(900.0, 260.0, (1.0, last as f64), (0.0, plot_max * 1.05));
+    for (name, q1, med, q3) in &lines {
+        let colour = report.colour_of(name);
         plot.line(q1, colour, r#"stroke-opacity="0.35""#);
         plot.line(q3, colour, r#"stroke-opacity="0.35""#);
         let medians: Vec<String> = med.iter().map(|p| format!("{:.1}", p.1)).collect();
@@ -370,30 +334,43 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
             ),
         );
     }
-    out.push_str(&plot.finish(
+    let chart = plot.finish(
         "move number",
         "think time (ms)",
         r#"data-chart="move-times""#,
-    ));
-    legend(out, &lines.iter().map(|l| l.0).collect::<Vec<_>>());
+    );
+    let _ = write!(out, r#"<div class="chart">{chart}</div>"#);
+    legend(out, report, &lines.iter().map(|l| l.0).collect::<Vec<_>>());
 
     out.push_str(r#"<h3>Losses on time and time trouble</h3>"#);
-    let items: Vec<(String, f64, String)> = summary
+    let items: Vec<Bar> = summary
         .engines
         .iter()
-        .map(|e| {
-            (
-                e.name.clone(),
-                e.time_losses as f64,
-                format!(
-                    r#"data-engine="{}" data-time-losses="{}""#,
-                    esc(&e.name),
-                    e.time_losses
-                ),
-            )
+        .map(|e| Bar {
+            label: e.name.clone(),
+            value: e.time_losses as f64,
+            text: format!(
+                "{} {}",
+                e.time_losses,
+                if e.time_losses == 1 {
+                    "loss on time"
+                } else {
+                    "losses on time"
+                }
+            ),
+            colour: report.colour_of(&e.name),
+            attrs: format!(
+                r#"data-engine="{}" data-time-losses="{}""#,
+                esc(&e.name),
+                e.time_losses
+            ),
         })
         .collect();
-    out.push_str(&bars(&items, "losses on time", "time-losses"));
+    let _ = write!(
+        out,
+        r#"<div class="chart">{}</div>"#,
+        bars(&items, "time-losses")
+    );
     out.push_str("<table><tr><th>engine</th><th>losses on time</th><th>games in time trouble (&lt; 10 % of base left)</th><th>mean left</th><th>min left</th><th>per move</th></tr>");
     for e in &summary.engines {
         let _ = write!(
@@ -415,14 +392,14 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
 /// Points of a line, in data coordinates.
 type Line = Vec<(f64, f64)>;
 
-fn legend(out: &mut String, names: &[&str]) {
+fn legend(out: &mut String, report: &HtmlReport, names: &[&str]) {
     out.push_str(r#"<p class="small">"#);
-    for (i, name) in names.iter().enumerate() {
+    for name in names {
         let _ = write!(
             out,
-            r#"<span class="dot" style="background:{}"></span>{} "#,
-            PALETTE[i % PALETTE.len()],
-            esc(name)
+            r#"<span class="dot" data-colour-of="{n}" style="background:{}"></span>{n} "#,
+            report.colour_of(name),
+            n = esc(name)
         );
     }
     out.push_str("</p>");
@@ -439,21 +416,25 @@ fn endings(out: &mut String, rows: &[GameRow], tally: &Tally) {
             .entry((row.ruleset.to_string(), termination))
             .or_default() += 1;
     }
-    let items: Vec<(String, f64, String)> = counts
+    let items: Vec<Bar> = counts
         .iter()
-        .map(|((ruleset, termination), &n)| {
-            (
-                format!("{ruleset}: {termination}"),
-                n as f64,
-                format!(
-                    r#"data-ruleset="{}" data-termination="{}" data-count="{n}""#,
-                    esc(ruleset),
-                    esc(termination)
-                ),
-            )
+        .map(|((ruleset, termination), &n)| Bar {
+            label: format!("{ruleset}: {termination}"),
+            value: n as f64,
+            text: format!("{n} game{}", if n == 1 { "" } else { "s" }),
+            colour: "#4c78a8",
+            attrs: format!(
+                r#"data-ruleset="{}" data-termination="{}" data-count="{n}""#,
+                esc(ruleset),
+                esc(termination)
+            ),
         })
         .collect();
-    out.push_str(&bars(&items, "games", "terminations"));
+    let _ = write!(
+        out,
+        r#"<div class="chart">{}</div>"#,
+        bars(&items, "terminations")
+    );
 
     let inj = &tally.injections;
     if inj.is_empty() {
@@ -461,33 +442,7 @@ fn endings(out: &mut String, rows: &[GameRow], tally: &Tally) {
         return;
     }
     out.push_str(r#"<h3>Injections and how they were ruled</h3>"#);
-    let mut items = Vec::new();
-    for ((ruleset, label), injected) in &inj.injected {
-        let (count, rulings) = (&injected.count, &injected.rulings);
-        items.push((
-            format!("{ruleset}: {label}"),
-            *count as f64,
-            format!(
-                r#"data-ruleset="{}" data-injection="{}" data-count="{count}""#,
-                esc(ruleset),
-                esc(label)
-            ),
-        ));
-        for ((termination, rule), n) in rulings {
-            items.push((
-                format!("  ruled {termination} ({rule})"),
-                *n as f64,
-                format!(
-                    r#"data-ruleset="{}" data-injection="{}" data-termination="{}" data-rule="{}" data-ruled="{n}""#,
-                    esc(ruleset),
-                    esc(label),
-                    esc(termination),
-                    esc(rule)
-                ),
-            ));
-        }
-    }
-    out.push_str(&bars(&items, "", "injections"));
+    super::injected::chart(out, inj);
     let _ = write!(
         out,
         r#"<p class="small" data-flags-fallen="{}" data-flags-noticed="{}" data-illegal-moves="{}" data-illegal-noticed="{}">Watchers: {} of {} fallen flags noticed; {} of {} illegal moves noticed.</p>"#,
@@ -523,6 +478,9 @@ fn games(out: &mut String, report: &HtmlReport) {
         let _ = write!(out, r##"<a href="#game-{game}">{game}</a>"##);
     }
     out.push_str("</p>");
+    if !sections.is_empty() {
+        out.push_str(&board::squares());
+    }
     for (_, html) in sections {
         out.push_str(html);
     }

@@ -135,7 +135,7 @@ impl Plot {
         let (w, h) = (self.width, self.height);
         let _ = write!(
             out,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" {attrs}>"#
+            r#"<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" {attrs}>"#
         );
         let (px0, px1) = (self.x(self.x_range.0), self.x(self.x_range.1));
         let (py0, py1) = (self.y(self.y_range.0), self.y(self.y_range.1));
@@ -212,36 +212,64 @@ fn tick_label(t: f64) -> String {
     }
 }
 
-/// A horizontal bar chart: one labelled bar per item, its value written beside it. `attrs` of
-/// each bar are given by the caller (its `data-*` numbers).
-pub fn bars(items: &[(String, f64, String)], unit: &str, chart: &str) -> String {
-    let max = items.iter().map(|i| i.1).fold(0.0f64, f64::max).max(1e-9);
+/// One bar of a [`bars`] chart.
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    /// What is written beside the bar (`3 losses on time`).
+    pub text: String,
+    pub colour: &'static str,
+    /// The bar's `data-*` numbers.
+    pub attrs: String,
+}
+
+/// About how wide `text` is at 11 px, so that no label is clipped.
+pub fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 6.6 + 8.0
+}
+
+/// A horizontal bar chart: one labelled bar per item, its text written beside it; the label
+/// column and the room for the texts are as wide as the longest of them.
+pub fn bars(items: &[Bar], chart: &str) -> String {
+    let max = items
+        .iter()
+        .map(|i| i.value)
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
     let row = 18.0;
-    let label_w = 260.0;
+    let label_w = items
+        .iter()
+        .map(|i| text_width(&i.label))
+        .fold(60.0, f64::max);
+    let text_w = items
+        .iter()
+        .map(|i| text_width(&i.text))
+        .fold(40.0, f64::max);
     let bar_w = 360.0;
+    let w = label_w + bar_w + text_w + 8.0;
     let height = row * items.len() as f64 + 8.0;
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" data-chart="{chart}">"#,
-        w = label_w + bar_w + 70.0
+        r#"<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{height}" viewBox="0 0 {w:.0} {height}" data-chart="{chart}">"#,
     );
-    for (i, (label, value, attrs)) in items.iter().enumerate() {
+    for (i, bar) in items.iter().enumerate() {
         let y = 4.0 + i as f64 * row;
-        let len = (value / max * bar_w).max(1.0);
-        let colour = PALETTE[i % PALETTE.len()];
+        let len = (bar.value / max * bar_w).max(1.0);
         let _ = write!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{}</text><rect x="{label_w}" y="{y:.1}" width="{len:.1}" height="{:.1}" fill="{colour}" {attrs}><title>{}: {} {unit}</title></rect><text x="{:.1}" y="{:.1}" font-size="11">{} {unit}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{}</text><rect x="{label_w:.1}" y="{y:.1}" width="{len:.1}" height="{:.1}" fill="{}" {}><title>{}: {}</title></rect><text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
             label_w - 6.0,
             y + 12.0,
-            esc(label),
+            esc(&bar.label),
             row - 4.0,
-            esc(label),
-            tick_label(*value),
+            bar.colour,
+            bar.attrs,
+            esc(&bar.label),
+            esc(&bar.text),
             label_w + len + 4.0,
             y + 12.0,
-            tick_label(*value),
+            esc(&bar.text),
         );
     }
     out.push_str("</svg>");

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::event::{GameRecord, Side};
 use crate::report::csv::GameRow;
-use crate::report::stats::elo_from_score;
+use crate::report::stats::Wdl;
 use crate::report::Sprt;
 
 /// Move numbers kept apart; later moves count in the last one.
@@ -197,18 +197,26 @@ impl Series {
         self.games
     }
 
-    /// The state after every game counted so far.
+    /// `a`'s wins, draws and losses so far.
+    pub fn wdl(&self) -> Wdl {
+        let [wins, draws, losses] = self.wdl;
+        Wdl {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
+    /// The state after every game counted so far (no interval, NaN bounds, while every game
+    /// scored the same: see `Wdl::elo_interval`).
     pub fn now(&self) -> Point {
-        let [w, d, l] = self.wdl.map(f64::from);
-        let n = w + d + l;
-        let s = (w + d / 2.0) / n;
-        let var = (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / n;
-        let margin = crate::report::stats::Z95 * var.sqrt() / n.sqrt();
+        let wdl = self.wdl();
+        let (low, high) = wdl.elo_interval();
         Point {
             games: self.games,
-            elo: elo_from_score(s),
-            low: elo_from_score(s - margin),
-            high: elo_from_score(s + margin),
+            elo: wdl.elo(),
+            low,
+            high,
             llr: self.sprt.llr(self.penta),
         }
     }
@@ -226,7 +234,7 @@ impl Series {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::stats::{pentanomial, Wdl};
+    use crate::report::stats::pentanomial;
     use crate::report::Summary;
 
     #[test]
@@ -292,9 +300,9 @@ mod tests {
         let a = summary.engines.iter().find(|e| e.name == "a").unwrap();
         let now = series.now();
         assert!((now.elo - a.elo).abs() < 1e-9 || (now.elo.is_nan() && a.elo.is_nan()));
-        assert!((now.low - a.elo_low).abs() < 1e-6, "{now:?} {a:?}");
+        assert!((now.low - a.elo_low).abs() < 1e-9, "{now:?} {a:?}");
+        assert!((now.high - a.elo_high).abs() < 1e-9, "{now:?} {a:?}");
         assert!((now.llr - sprt.llr(penta)).abs() < 1e-12);
-        let _ = Wdl::default();
     }
 
     #[test]

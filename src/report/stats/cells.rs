@@ -1,9 +1,13 @@
 //! How numbers are written in the printed tables and in `summary.csv`, and the aligned table
 //! itself. One rule each: an Elo is signed with one decimal, never `-0.0`; a missing value is
 //! `-`; a likelihood of superiority that would round to 0 % or 100 % is `<0.01%` or
-//! `>99.99%` (a finite sample never makes it certain); an interval that does not exist (every
-//! game or pair scored the same, so the sample has no spread to estimate it from) says
-//! `no spread` in its own cell, so that every table stays one line per engine or pairing.
+//! `>99.99%` (a finite sample never makes it certain); a figure that cannot be estimated from
+//! the sample (every game or pair scored the same, so it has no spread to estimate an
+//! interval, a normalized Elo or a pentanomial LOS from) is `n/a (no spread)` in its own cell,
+//! never a certainty, so that every table stays one line per engine or pairing.
+
+/// The cell of a figure the sample cannot estimate because it has no spread.
+pub const NO_SPREAD: &str = "n/a (no spread)";
 
 /// `12.5%` for 0.125; `-` for NaN.
 pub fn pct(x: f64) -> String {
@@ -45,13 +49,13 @@ pub fn elo_text(x: f64) -> String {
     }
 }
 
-/// `+12.3 ± 20.1`; `± inf` when the interval reaches past 0 or 100 %; `0.0 (no spread)` when
-/// the value exists but its interval does not; just the value when the value is missing.
+/// `+12.3 ± 20.1`; `± inf` when the interval reaches past 0 or 100 %; `0.0 ± n/a (no spread)`
+/// when the value exists but its interval does not; just the value when the value is missing.
 pub fn plus_minus(value: f64, error: f64) -> String {
     if value.is_nan() {
         elo_text(value)
     } else if error.is_nan() {
-        format!("{} (no spread)", elo_text(value))
+        format!("{} ± {NO_SPREAD}", elo_text(value))
     } else if error.is_infinite() {
         format!("{} ± inf", elo_text(value))
     } else {
@@ -59,11 +63,11 @@ pub fn plus_minus(value: f64, error: f64) -> String {
     }
 }
 
-/// `[-33.4, +504.0]`; `no spread` when the interval does not exist (every game scored the
-/// same).
+/// `[-33.4, +504.0]`; `n/a (no spread)` when the interval does not exist (every game scored
+/// the same).
 pub fn interval_text(low: f64, high: f64) -> String {
     if low.is_nan() || high.is_nan() {
-        "no spread".to_string()
+        NO_SPREAD.to_string()
     } else {
         format!("[{}, {}]", elo_text(low), elo_text(high))
     }
@@ -157,11 +161,11 @@ mod tests {
 
     #[test]
     fn a_missing_interval_says_why() {
-        assert_eq!(plus_minus(0.0, f64::NAN), "0.0 (no spread)");
+        assert_eq!(plus_minus(0.0, f64::NAN), "0.0 ± n/a (no spread)");
         assert_eq!(plus_minus(12.34, 5.0), "+12.3 ± 5.0");
         assert_eq!(plus_minus(1.0, f64::INFINITY), "+1.0 ± inf");
         assert_eq!(plus_minus(f64::NAN, f64::NAN), "-");
-        assert_eq!(interval_text(f64::NAN, f64::NAN), "no spread");
+        assert_eq!(interval_text(f64::NAN, f64::NAN), "n/a (no spread)");
         assert_eq!(interval_text(-1.0, f64::INFINITY), "[-1.0, inf]");
         assert_eq!(count(1u32, "draw"), "1 draw");
         assert_eq!(count(0u32, "draw"), "0 draws");

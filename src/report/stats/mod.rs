@@ -28,6 +28,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use self::cells::{elo_text, interval_text, los_text, NO_SPREAD};
 pub use self::elo::{elo_from_score, erf, erfc, Wdl, Z95};
 pub use self::order::engine_order;
 pub use self::pairings::PairingStats;

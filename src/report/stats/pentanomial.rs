@@ -13,12 +13,17 @@
 //!   opening no longer inflates the interval as the trinomial variance does;
 //! - Elo `Elo(s)`, and `± (Elo(s + 1.95996 se) - Elo(s - 1.95996 se)) / 2`, the half-width
 //!   fishtest (`elo95`) and fastchess (`error_`) print; when every pair scored the same
-//!   (`var = 0`) the sample has no spread and there is no interval (NaN, printed `(no spread)`);
+//!   (`var = 0`) the sample has no spread and there is no interval (NaN, printed
+//!   `n/a (no spread)`);
 //! - normalized Elo `nElo = (s - 1/2) / sqrt(2 var) * 800 / ln 10`: the score's distance from
 //!   1/2 in per-game standard deviations (`sqrt(2 var)`: a pair's mean has half a game's
 //!   variance), scaled so that nElo and Elo agree near 0 at the usual draw rates (fishtest's
 //!   `nelo_divided_by_nt`); its `±` is the same map applied to `s ± 1.95996 se`;
 //! - LOS `Phi((s - 1/2) / se)` (fastchess).
+//!
+//! nElo and LOS divide by the sample's spread: without spread (one pair, or every pair scoring
+//! the same) they cannot be estimated, and are NaN (`n/a (no spread)`): the formula would give
+//! an LOS of 100 % for two won pairs, whose four games give a trinomial LOS of 97.7 %.
 //!
 //! fishtest's `get_elo` replaces zero counts by `1e-3` before computing these and clamps the
 //! score to `[1e-3, 1 - 1e-3]`; fastchess (and this module) use the counts as they are, so a
@@ -28,14 +33,15 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::cells::{count, los_text, plus_minus, table};
+use super::cells::{count, los_text, plus_minus, table, NO_SPREAD};
 use super::elo::{elo_from_score, erfc, Z95};
 use crate::report::csv::GameRow;
 use crate::report::sprt::NELO_PER_T;
 
 /// Pentanomial counts of the first engine of a pairing, `[LL, LD, DD+WL, WD, WW]`, and the
 /// statistics fishtest and fastchess derive from them (see the module notes). Every value is
-/// NaN without pairs; `nelo` is NaN when every pair scored exactly 1 point (zero variance).
+/// NaN without pairs; the interval, `nelo` and `los` are NaN when every pair scored the same
+/// (no spread: they cannot be estimated).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PentaStats {
     pub counts: [u32; 5],
@@ -51,11 +57,11 @@ pub struct PentaStats {
     /// Half the width of the 95 % interval (`elo ± elo_error`); NaN when every pair scored
     /// the same (no spread, no interval).
     pub elo_error: f64,
-    /// Normalized Elo; infinite when every pair scored the same other than 1 point.
+    /// Normalized Elo; NaN when every pair scored the same.
     pub nelo: f64,
     /// Half the width of the 95 % interval of `nelo`.
     pub nelo_error: f64,
-    /// Likelihood of superiority, 0..1.
+    /// Likelihood of superiority, 0..1; NaN when every pair scored the same.
     pub los: f64,
 }
 
@@ -89,16 +95,10 @@ impl PentaStats {
                 f64::NAN
             }
         };
-        let los = if pairs == 0 {
-            f64::NAN
-        } else if se > 0.0 {
+        let los = if se > 0.0 {
             0.5 * erfc(-(score - 0.5) / (se * std::f64::consts::SQRT_2))
-        } else if score > 0.5 {
-            1.0
-        } else if score < 0.5 {
-            0.0
         } else {
-            0.5
+            f64::NAN
         };
         PentaStats {
             counts,
@@ -108,10 +108,19 @@ impl PentaStats {
             variance,
             elo: elo_from_score(score),
             elo_error: error(&elo_from_score),
-            nelo: nelo(score),
+            nelo: if variance > 0.0 {
+                nelo(score)
+            } else {
+                f64::NAN
+            },
             nelo_error: error(&nelo),
             los,
         }
+    }
+
+    /// Whether the pairs show a spread, so that an interval, nElo and LOS can be estimated.
+    pub fn has_spread(&self) -> bool {
+        self.variance > 0.0
     }
 
     /// The same pairs from the other engine's side.
@@ -199,8 +208,16 @@ pub fn text(out: &mut String, lines: &[(String, PentaStats)]) {
                 format!("[{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4]),
                 p.pairs.to_string(),
                 plus_minus(p.elo, p.elo_error),
-                plus_minus(p.nelo, p.nelo_error),
-                los_text(p.los),
+                if p.pairs == 0 || p.has_spread() {
+                    plus_minus(p.nelo, p.nelo_error)
+                } else {
+                    NO_SPREAD.to_string()
+                },
+                if p.pairs == 0 || p.has_spread() {
+                    los_text(p.los)
+                } else {
+                    NO_SPREAD.to_string()
+                },
             ]
         })
         .collect();
@@ -295,8 +312,7 @@ mod tests {
         let p = PentaStats::from_counts([0, 0, 5, 0, 0], 0);
         assert_eq!((p.score, p.elo), (0.5, 0.0));
         assert!(p.elo.is_sign_positive() && p.elo_error.is_nan());
-        assert!(p.nelo.is_nan());
-        assert_eq!(p.los, 0.5);
+        assert!(p.nelo.is_nan() && p.los.is_nan() && !p.has_spread());
         // A win and a loss also score 1 point: the same counts, the same Elo.
         // [0, 3, 10, 4, 1]: s = 39/72; var = 0.036458...; python reference values.
         let p = PentaStats::from_counts([0, 3, 10, 4, 1], 2);
@@ -321,8 +337,16 @@ mod tests {
         // No pairs: nothing to say.
         let p = PentaStats::from_counts([0; 5], 3);
         assert!(p.elo.is_nan() && p.nelo.is_nan() && p.los.is_nan());
-        // A clean sweep.
+        // A clean sweep of two pairs: its Elo is infinite, but nothing says how sure that is
+        // (the four games' trinomial LOS is 97.7 %): no interval, nElo or LOS, never 100 %.
         let p = PentaStats::from_counts([0, 0, 0, 0, 2], 0);
-        assert_eq!((p.elo, p.nelo, p.los), (f64::INFINITY, f64::INFINITY, 1.0));
+        assert_eq!(p.elo, f64::INFINITY);
+        assert!(p.elo_error.is_nan() && p.nelo.is_nan() && p.los.is_nan());
+        let mut text = String::new();
+        super::text(&mut text, &[("a vs b".into(), p)]);
+        assert!(
+            text.contains("inf ± n/a (no spread)  n/a (no spread)  n/a (no spread)"),
+            "{text}"
+        );
     }
 }

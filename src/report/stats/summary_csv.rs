@@ -19,7 +19,9 @@ use crate::report::phases::Phase;
 /// share of the games with a known base time, the mean think time per move by phase (empty
 /// when the events were not at hand), and the SPRT's LLR over every finished game on the
 /// tested engine's rows. A value that does not exist is empty: a pairing row has no time
-/// columns, an interval whose sample has no spread has no bounds.
+/// columns; a figure its sample cannot estimate, because every game (or pair) scored the same,
+/// is empty (the interval's bounds; with the pairs, `penta_elo_error`, `nelo`, `nelo_error`
+/// and `penta_los_pct`), never a certainty such as an LOS of 100 %.
 pub const SUMMARY_COLUMNS: [&str; 37] = [
     "kind",
     "rank",

@@ -118,7 +118,7 @@ fn text_report_is_aligned_and_never_says_nan() {
     assert!(lines[1].starts_with("#  Engine    Games  W  D  L  Points   Score"));
     assert!(
         lines[2].starts_with(
-            "1  perfect       1  1  0  0     1.0  100.0%     inf        no spread  84.13%"
+            "1  perfect       1  1  0  0     1.0  100.0%     inf  n/a (no spread)  84.13%"
         ),
         "{text}"
     );
@@ -129,7 +129,7 @@ fn text_report_is_aligned_and_never_says_nan() {
         "{text}"
     );
     assert!(
-        lines[5].contains("  -inf        no spread  15.87%"),
+        lines[5].contains("  -inf  n/a (no spread)  15.87%"),
         "{text}"
     );
     // Columns line up: "Elo" header ends where every Elo value ends.
@@ -149,7 +149,7 @@ fn text_report_is_aligned_and_never_says_nan() {
     assert!(text.contains("alpha vs beta"));
     // A one-game line has no spread, so no interval: its cell says so.
     assert!(
-        lines[2].contains("  inf        no spread  84.13%"),
+        lines[2].contains("  inf  n/a (no spread)  84.13%"),
         "{text}"
     );
     assert_eq!(

@@ -1,0 +1,403 @@
+//! A game's board in its section: the positions of the game replayed from its record, an SVG
+//! board drawn from them, the move list, and both clocks at each move. The page's script
+//! ([`SCRIPT`]) steps through the moves; without it, the board shows the final position.
+
+use std::fmt::Write;
+
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Position};
+
+use super::svg::esc;
+use crate::event::{Event, GameRecord, Side};
+use crate::rules::illegal::{self, IllegalKind, MoveCheck};
+use crate::rules::legal_move;
+
+/// One half-move of the game proper as the board shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ply {
+    /// The pieces after the move (the board part of a FEN).
+    pub board: String,
+    /// The move in SAN; an illegal move that stood in UCI with a note.
+    pub text: String,
+    /// When it was made, µs since the start.
+    pub t_us: i64,
+    /// Both clocks after it (white, black), µs.
+    pub clocks_us: [i64; 2],
+}
+
+/// The game as a sequence of boards.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    /// The pieces where the clocks started (after the book moves).
+    pub start: String,
+    /// Both clocks at the start, µs.
+    pub start_clocks_us: [i64; 2],
+    pub plies: Vec<Ply>,
+    /// Why the boards stop before the game's end, when they do.
+    pub stop: Option<String>,
+}
+
+/// An illegal move, until the next move shows whether it stood.
+struct Pending {
+    side: Side,
+    uci: String,
+    kind: Option<IllegalKind>,
+}
+
+/// The move `text` in `pos`; a pawn sent to the last rank without its piece counts as a queen,
+/// as the rules that let it stand make it (WBCA 17, USCF 16, FIDE 7.5.2).
+fn parse(pos: &Chess, text: &str) -> Option<shakmaty::Move> {
+    legal_move(pos, text)
+        .ok()
+        .or_else(|| (text.len() == 4).then(|| legal_move(pos, &format!("{text}q")).ok())?)
+}
+
+/// Plays an illegal move that stood (the opponent moved on without noticing it).
+fn play_stood(pos: &Chess, illegal: &Pending) -> Result<(Chess, String), String> {
+    if illegal.kind == Some(IllegalKind::NoPromotion) {
+        if let Some(m) = parse(pos, &illegal.uci) {
+            let mut after = pos.clone();
+            let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
+            return Ok((after, format!("{san} (without its piece: a queen)")));
+        }
+    }
+    match illegal::check(pos, &illegal.uci) {
+        MoveCheck::Illegal(i) => illegal::play_illegal(pos, &i)
+            .map(|after| (after, format!("{} (illegal, stood)", illegal.uci))),
+        _ => Err(format!(
+            "the illegal {} cannot be set on a board",
+            illegal.uci
+        )),
+    }
+}
+
+/// Replays `record` from its opening.
+pub fn replay(record: &GameRecord) -> Replay {
+    let start_clocks_us = [Side::White, Side::Black].map(|s| record.tc(s).base.as_micros() as i64);
+    let mut out = Replay {
+        start: String::new(),
+        start_clocks_us,
+        plies: Vec::new(),
+        stop: None,
+    };
+    let mut pos = match record.opening.root() {
+        Ok(pos) => pos,
+        Err(e) => {
+            out.stop = Some(format!("the opening cannot be set up: {e}"));
+            return out;
+        }
+    };
+    for text in &record.opening.moves {
+        match legal_move(&pos, text) {
+            Ok(m) => pos.play_unchecked(m),
+            Err(e) => {
+                out.stop = Some(format!("the opening move {text} cannot be played: {e}"));
+                return out;
+            }
+        }
+    }
+    out.start = pos.board().to_string();
+    let mut clocks = start_clocks_us;
+    let mut pending: Option<Pending> = None;
+    for event in &record.events {
+        match event {
+            Event::Penalty { side, add_us, .. } => clocks[side.index()] += add_us,
+            Event::IllegalMove {
+                side,
+                uci,
+                kind,
+                clock_us,
+                ..
+            } => {
+                clocks[side.index()] = *clock_us;
+                pending = Some(Pending {
+                    side: *side,
+                    uci: uci.clone(),
+                    kind: *kind,
+                });
+            }
+            Event::Move {
+                t_us,
+                side,
+                uci,
+                clock_us,
+                ..
+            } => {
+                if let Some(illegal) = pending.take() {
+                    if illegal.side != *side && Side::from(pos.turn()) == illegal.side {
+                        match play_stood(&pos, &illegal) {
+                            Ok((after, text)) => {
+                                pos = after;
+                                out.plies.push(Ply {
+                                    board: pos.board().to_string(),
+                                    text,
+                                    t_us: *t_us,
+                                    clocks_us: clocks,
+                                });
+                            }
+                            Err(e) => {
+                                out.stop = Some(e);
+                                return out;
+                            }
+                        }
+                    }
+                }
+                clocks[side.index()] = *clock_us;
+                let Some(m) = (Side::from(pos.turn()) == *side)
+                    .then(|| parse(&pos, uci))
+                    .flatten()
+                else {
+                    out.stop = Some(format!(
+                        "{}'s {uci} does not fit the position: the board stops here",
+                        side.name()
+                    ));
+                    return out;
+                };
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+                out.plies.push(Ply {
+                    board: pos.board().to_string(),
+                    text: san.to_string(),
+                    t_us: *t_us,
+                    clocks_us: clocks,
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A clock for the board: `4:59.3`, `-0:01.2`.
+pub fn clock_text(us: i64) -> String {
+    let sign = if us < 0 { "-" } else { "" };
+    let tenths = us.unsigned_abs() / 100_000;
+    format!(
+        "{sign}{}:{:02}.{}",
+        tenths / 600,
+        tenths / 10 % 60,
+        tenths % 10
+    )
+}
+
+/// Square size of the board, in SVG units.
+const SQ: f64 = 40.0;
+
+/// The pieces of a FEN board part as SVG text marks (white pieces drawn white with a dark
+/// outline, black ones dark; the same glyph shapes for both).
+fn pieces(board: &str) -> String {
+    let mut out = String::new();
+    for (rank, row) in board.split('/').enumerate() {
+        let mut file = 0usize;
+        for c in row.chars() {
+            if let Some(n) = c.to_digit(10) {
+                file += n as usize;
+                continue;
+            }
+            let glyph = match c.to_ascii_lowercase() {
+                'k' => '\u{265A}',
+                'q' => '\u{265B}',
+                'r' => '\u{265C}',
+                'b' => '\u{265D}',
+                'n' => '\u{265E}',
+                _ => '\u{265F}',
+            };
+            let _ = write!(
+                out,
+                r#"<text x="{}" y="{}" class="{}" data-piece="{c}">{glyph}&#xFE0E;</text>"#,
+                file as f64 * SQ + SQ / 2.0,
+                rank as f64 * SQ + SQ * 0.8,
+                if c.is_ascii_uppercase() { "w" } else { "b" },
+            );
+            file += 1;
+        }
+    }
+    out
+}
+
+/// The squares and coordinates of every board, drawn once on the page (`<use>`d by each).
+pub fn squares() -> String {
+    let mut out = String::from(
+        r#"<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><g id="board-squares">"#,
+    );
+    let size = SQ * 8.0;
+    let _ = write!(
+        out,
+        r##"<rect x="0" y="0" width="{size}" height="{size}" fill="#f0d9b5"/>"##
+    );
+    for rank in 0..8 {
+        for file in (0..8).filter(|f| (rank + f) % 2 == 1) {
+            let _ = write!(
+                out,
+                r##"<rect x="{}" y="{}" width="{SQ}" height="{SQ}" fill="#b58863"/>"##,
+                file as f64 * SQ,
+                rank as f64 * SQ,
+            );
+        }
+        let _ = write!(
+            out,
+            r#"<text x="-7" y="{:.1}" font-size="10" text-anchor="middle">{}</text><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="middle">{}</text>"#,
+            rank as f64 * SQ + SQ * 0.6,
+            8 - rank,
+            rank as f64 * SQ + SQ / 2.0,
+            size + 11.0,
+            (b'a' + rank as u8) as char
+        );
+    }
+    out.push_str("</g></defs></svg>");
+    out
+}
+
+/// The board, with `board`'s pieces on it.
+fn board_svg(board: &str) -> String {
+    let size = SQ * 8.0 + 14.0;
+    format!(
+        r##"<svg class="board" xmlns="http://www.w3.org/2000/svg" viewBox="-14 0 {size} {size}" role="img" aria-label="the board"><use href="#board-squares"/><g class="pieces">{}</g></svg>"##,
+        pieces(board)
+    )
+}
+
+/// The board block of a game section: the board at the game's end, the buttons that step
+/// through it, both clocks, the move list; the plies as JSON for the page's script. `x_of`
+/// maps a game time (seconds) to the x of the section's clock chart, for its cursor.
+pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f64) -> String {
+    let last = replay.plies.last();
+    let board = last.map_or(replay.start.as_str(), |p| p.board.as_str());
+    let clocks = last.map_or(replay.start_clocks_us, |p| p.clocks_us);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<div class="replay" data-game="{}" data-plies="{}" data-ply="{}" tabindex="0"><div class="boardcol">{}<div class="nav"><button type="button" data-step="first" title="the start">&laquo;</button><button type="button" data-step="prev" title="one move back (left arrow)">&lsaquo;</button><button type="button" data-step="next" title="one move on (right arrow)">&rsaquo;</button><button type="button" data-step="last" title="the end">&raquo;</button> <span class="at">{}</span></div></div><div class="sidecol">"#,
+        record.game,
+        replay.plies.len(),
+        replay.plies.len(),
+        board_svg(board),
+        at_text(replay.plies.len(), replay.plies.len()),
+    );
+    for side in [Side::Black, Side::White] {
+        let _ = write!(
+            out,
+            r#"<div class="clk" data-side="{s}">{s}: {} <b class="time">{}</b></div>"#,
+            esc(record.engine(side)),
+            clock_text(clocks[side.index()]),
+            s = side.name(),
+        );
+    }
+    out.push_str(r#"<ol class="moves">"#);
+    for (i, ply) in replay.plies.iter().enumerate() {
+        if i % 2 == 0 {
+            out.push_str("<li>");
+        }
+        let _ = write!(
+            out,
+            r#"<span class="mv" data-ply="{}">{}</span> "#,
+            i + 1,
+            esc(&ply.text)
+        );
+        if i % 2 == 1 || i + 1 == replay.plies.len() {
+            out.push_str("</li>");
+        }
+    }
+    out.push_str("</ol>");
+    if let Some(stop) = &replay.stop {
+        let _ = write!(out, r#"<p class="small stop">{}</p>"#, esc(stop));
+    }
+    let plies: Vec<serde_json::Value> = std::iter::once(serde_json::json!([
+        replay.start,
+        "",
+        replay.start_clocks_us[0] / 1000,
+        replay.start_clocks_us[1] / 1000,
+        (x_of(0.0) * 10.0).round() / 10.0
+    ]))
+    .chain(replay.plies.iter().map(|p| {
+        serde_json::json!([
+            p.board,
+            p.text,
+            p.clocks_us[0] / 1000,
+            p.clocks_us[1] / 1000,
+            (x_of(p.t_us as f64 / 1e6) * 10.0).round() / 10.0
+        ])
+    }))
+    .collect();
+    let json = serde_json::to_string(&plies)
+        .unwrap_or_default()
+        .replace("</", "<\\/");
+    let _ = write!(
+        out,
+        r#"</div><script type="application/json" class="plies">{json}</script></div>"#
+    );
+    out
+}
+
+fn at_text(ply: usize, plies: usize) -> String {
+    format!("half-move {ply} of {plies}")
+}
+
+/// The script that steps through each board: the buttons, a click on a move, the arrow keys
+/// on a focused board, and `#game-N-ply-K` in the address. It draws the pieces as the Rust
+/// side does (see `pieces`).
+pub const SCRIPT: &str = r##"(function(){
+var G={k:'\u265A',q:'\u265B',r:'\u265C',b:'\u265D',n:'\u265E',p:'\u265F'};
+function pieces(board){var out='';board.split('/').forEach(function(row,rank){var file=0;
+ for(var i=0;i<row.length;i++){var c=row[i];if(c>='1'&&c<='8'){file+=+c;continue;}
+  var w=c!==c.toLowerCase();out+='<text x="'+(file*40+20)+'" y="'+(rank*40+32)+'" class="'+(w?'w':'b')+'" data-piece="'+c+'">'+G[c.toLowerCase()]+'\uFE0E</text>';file++;}});return out;}
+function clock(ms){var s=ms<0?'-':'';var t=Math.floor(Math.abs(ms)/100);return s+Math.floor(t/600)+':'+('0'+Math.floor(t/10)%60).slice(-2)+'.'+t%10;}
+function setup(box){
+ var plies=JSON.parse(box.querySelector('script.plies').textContent);
+ var n=plies.length-1;var section=box.closest('section');
+ var cursor=section?section.querySelector('svg[data-chart="clock"] line.cursor'):null;
+ function show(i){i=Math.max(0,Math.min(n,i));var p=plies[i];
+  box.querySelector('g.pieces').innerHTML=pieces(p[0]);
+  box.querySelector('.clk[data-side="white"] .time').textContent=clock(p[2]);
+  box.querySelector('.clk[data-side="black"] .time').textContent=clock(p[3]);
+  var list=box.querySelector('.moves');
+  box.querySelectorAll('.mv').forEach(function(m){var now=+m.dataset.ply===i;m.classList.toggle('now',now);
+   if(now){list.scrollTop=m.offsetTop-list.offsetTop-list.clientHeight/2;}});
+  box.querySelector('.at').textContent='half-move '+i+' of '+n;
+  if(cursor){cursor.setAttribute('x1',p[4]);cursor.setAttribute('x2',p[4]);cursor.setAttribute('visibility','visible');}
+  box.dataset.ply=i;box.dataset.board=p[0];}
+ box.show=show;
+ box.addEventListener('click',function(e){var t=e.target;
+  if(t.dataset.ply){show(+t.dataset.ply);return;}
+  var s=t.dataset.step;if(!s)return;var i=+box.dataset.ply;
+  show(s==='first'?0:s==='last'?n:s==='prev'?i-1:i+1);});
+ box.addEventListener('keydown',function(e){var i=+box.dataset.ply;
+  if(e.key==='ArrowLeft'){show(i-1);e.preventDefault();}
+  if(e.key==='ArrowRight'){show(i+1);e.preventDefault();}
+  if(e.key==='Home'){show(0);e.preventDefault();}
+  if(e.key==='End'){show(n);e.preventDefault();}});
+ show(n);}
+document.querySelectorAll('.replay').forEach(setup);
+function fromHash(){var m=/^#game-(\d+)-ply-(\d+)$/.exec(location.hash);if(!m)return;
+ var box=document.querySelector('.replay[data-game="'+m[1]+'"]');if(!box)return;
+ box.show(+m[2]);box.closest('section').scrollIntoView();}
+window.addEventListener('hashchange',fromHash);fromHash();
+})();"##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult, Termination};
+    use crate::report::pgn::tests::Builder;
+
+    #[test]
+    fn the_boards_follow_the_moves_and_the_clocks() {
+        let record = Builder::new(3, "alpha", "beta")
+            .moves(Side::White, 1000, "e2e4 e7e5 g1f3")
+            .end(GameResult::Draw, Termination::Adjudication, "", "");
+        let r = replay(&record);
+        assert_eq!(r.start, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR");
+        let texts: Vec<&str> = r.plies.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["e4", "e5", "Nf3"]);
+        assert_eq!(
+            r.plies[2].board,
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+        );
+        assert!(r.plies[2].clocks_us[0] < r.start_clocks_us[0]);
+        assert!(r.stop.is_none());
+        let html = replay_html(&record, &r, &|t| t);
+        assert!(html.contains(r#"data-plies="3""#), "{html}");
+        assert_eq!(html.matches("data-piece=").count(), 32);
+        assert_eq!(clock_text(299_340_000), "4:59.3");
+        assert_eq!(clock_text(-1_250_000), "-0:01.2");
+    }
+}
