@@ -208,8 +208,19 @@ impl PentaElo {
             error: (score_to_elo(upper) - score_to_elo(lower)) / 2.0,
             nelo: nelo(score),
             nelo_error: (nelo(upper) - nelo(lower)) / 2.0,
-            los: (1.0 - erf(-(score - 0.5) / (2.0 * per_pair).sqrt())) / 2.0,
+            los: los(score, per_pair),
         }
+    }
+}
+
+/// fastchess's LOS from the score and its variance per pair. Without decisive pairs it is
+/// 0/0: on x86 that NaN carries the sign bit, and fastchess prints `LOS: -nan %`.
+fn los(score: f64, per_pair: f64) -> f64 {
+    let z = -(score - 0.5) / (2.0 * per_pair).sqrt();
+    if z.is_nan() {
+        -f64::NAN
+    } else {
+        (1.0 - erf(z)) / 2.0
     }
 }
 
@@ -496,6 +507,60 @@ pub fn fastchess_sprt_done(sprt: &Sprt, h1: bool) -> String {
         if h1 { "H1" } else { "H0" }
     )
 }
+
+/// Whether fastchess reads `text` as a move at all (`[a-h][1-8][a-h][1-8][nbrq]?`); a
+/// `bestmove` that is not gets the format warning before the illegal-move one.
+pub fn is_uci_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let file = |c: u8| (b'a'..=b'h').contains(&c);
+    let rank = |c: u8| (b'1'..=b'8').contains(&c);
+    matches!(b.len(), 4 | 5)
+        && file(b[0])
+        && rank(b[1])
+        && file(b[2])
+        && rank(b[3])
+        && (b.len() == 4 || b"nbrq".contains(&b[4]))
+}
+
+/// fastchess's warnings for an illegal `bestmove` (`match.cpp`), each line as it prints it:
+/// the format warning first when the text is no move at all, then the illegal move.
+pub fn illegal_move_warnings(uci: &str, engine: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !is_uci_move(uci) {
+        lines.push(format!(
+            "Warning; Move does not match uci move format, lowercase and 4/5 chars. Move {uci} played by {engine}"
+        ));
+    }
+    let uci = if uci.is_empty() { "<none>" } else { uci };
+    lines.push(format!("Warning; Illegal move {uci} played by {engine}"));
+    lines
+}
+
+/// fastchess's warning when an engine does not answer `isready` (`uci_engine.cpp`): it
+/// crashed or stalls.
+pub fn not_responsive(engine: &str) -> String {
+    format!("Warning; Engine {engine} is not responsive")
+}
+
+/// fastchess's count of time losses and crashes per engine, printed (fastchess format only)
+/// before `Finished match` when any engine has one (`tournament.cpp`).
+pub fn player_block(players: &[(String, u32, u32)]) -> Vec<String> {
+    if players.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![String::new()];
+    for (name, timeouts, crashed) in players {
+        lines.push(format!("Player: {name}"));
+        lines.push(format!("  Timeouts: {timeouts}"));
+        lines.push(format!("  Crashed: {crashed}"));
+    }
+    lines.push(String::new());
+    lines
+}
+
+/// fastchess's line when Ctrl-C stopped the match (`main.cpp`, in its form without a saved
+/// tournament file to resume from: blitz-arena writes none).
+pub const INTERRUPTED: &str = "Tournament was interrupted.";
 
 /// The last line both tools print when a match is over; OpenBench and fishtest wait for it.
 pub const FINISHED_MATCH: &str = "Finished match";
