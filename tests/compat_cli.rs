@@ -26,9 +26,20 @@ fn engine_script(s: &Scratch, path: &str, builtin: &str) {
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `blitz-arena ARGS` (the compat grammar) in the scratch folder.
+/// `blitz-arena ARGS` (the compat grammar) in the scratch folder, keeping the results folder
+/// (`-out results/run`) for the test to read when it plays games.
 fn compat(s: &Scratch, args: &[&str]) -> Output {
-    s.run(args)
+    s.run(&keep_results(args))
+}
+
+/// A command line that plays games gets blitz-arena's `-out results/run`: without it a compat
+/// run, as fastchess, leaves no results folder.
+fn keep_results<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut args = args.to_vec();
+    if args.contains(&"-engine") {
+        args.extend(["-out", "results/run"]);
+    }
+    args
 }
 
 /// The binary under another name (a symlink in the scratch folder), as `make` or a user's
@@ -39,7 +50,7 @@ fn as_named(s: &Scratch, name: &str, args: &[&str]) -> Output {
         std::os::unix::fs::symlink(BIN, &link).unwrap();
     }
     let mut renamed = Command::new(&link);
-    renamed.args(args).current_dir(&s.dir);
+    renamed.args(keep_results(args)).current_dir(&s.dir);
     // The scratch folder's marker, so that leftover engines can be found.
     for (k, v) in s.command(&[]).get_envs() {
         if let Some(v) = v {
@@ -994,6 +1005,8 @@ fn sigint_stops_a_compat_run_with_exit_1() {
             "200",
             "-concurrency",
             "2",
+            "-out",
+            "results/run",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

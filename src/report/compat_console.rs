@@ -5,7 +5,7 @@
 //! The formats follow fastchess's `output_fastchess.hpp` / `output_cutechess.hpp` and `match.hpp`
 //! (result texts), and cutechess-cli's `enginematch.cpp` / `result.cpp`.
 
-use crate::event::{GameResult, Side, Termination};
+use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::report::stats::erf;
 use crate::report::Sprt;
 
@@ -573,6 +573,29 @@ pub fn total_time(seconds: u64) -> String {
         seconds / 60 % 60,
         seconds % 60
     )
+}
+
+/// A game's ending as fastchess states it: result, termination and the loser's overrun in ms
+/// (fastchess's `(Nms overrun)`). It is the arena's ruling, except for an engine that did not
+/// answer `stop` after its flag fell: the arena records that as a stall, fastchess as the
+/// time loss it rules first (it sends `stop` and never asks again within that game).
+pub fn fastchess_ending(record: &GameRecord) -> Option<(GameResult, Termination, i64)> {
+    let outcome = record.outcome()?;
+    let loser = loser(outcome.result);
+    let mut termination = outcome.termination;
+    if let Some(side) = loser {
+        let flag_first = record
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::FlagFall { side: s, .. } if *s == side));
+        if termination == Termination::EngineStall && flag_first {
+            termination = Termination::Flag;
+        }
+    }
+    // The arena rules a flag the instant the time (less `timemargin`) runs out: the clock
+    // then shows the margin plus the ruling's own delay past zero.
+    let overrun_ms = loser.map_or(0, |side| (-outcome.clock_us[side.index()] / 1000).max(0));
+    Some((outcome.result, termination, overrun_ms))
 }
 
 /// The side that lost a decisive game.

@@ -230,8 +230,8 @@ pub fn fastchess_pgn(
     extras: &[Extra],
     tags: &EventSite,
 ) -> String {
-    let outcome = record.outcome();
-    let result = outcome.as_ref().map_or("*", |o| o.result.as_str());
+    let outcome = super::compat_console::fastchess_ending(record);
+    let result = outcome.map_or("*", |o| o.0.as_str());
     let (start, _, moves) = replay(record);
     let mut headers = vec![
         ("Event", tags.event.clone()),
@@ -256,7 +256,7 @@ pub fn fastchess_pgn(
     headers.push(("PlyCount", moves.len().to_string()));
     headers.push((
         "Termination",
-        termination_name(outcome.as_ref().map(|o| o.termination)).to_string(),
+        termination_name(outcome.map(|o| o.1)).to_string(),
     ));
     let tc = |t: &crate::timecontrol::TimeControl| fastchess_time(t);
     let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
@@ -273,8 +273,9 @@ pub fn fastchess_pgn(
     out.push('\n');
 
     let ending = outcome
-        .as_ref()
-        .map(|o| reason(OutputFormat::Fastchess, o.result, o.termination, 0))
+        .map(|(result, termination, overrun)| {
+            reason(OutputFormat::Fastchess, result, termination, overrun)
+        })
         .unwrap_or_else(|| "Game interrupted".into());
     let mut texts = Vec::new();
     let mut pos = start.clone();

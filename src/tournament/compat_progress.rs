@@ -88,15 +88,15 @@ impl CompatConsole {
     /// warning for an engine that crashed or stalls (fastchess asks it `isready` before it
     /// restarts it). Counts the engine's time loss or crash for the `Player:` block.
     pub fn game_ruled(&mut self, record: &GameRecord) {
-        let Some(outcome) = record.outcome() else {
+        let Some((result, termination, _)) = fmt::fastchess_ending(record) else {
             return;
         };
-        let Some(side) = fmt::loser(outcome.result) else {
+        let Some(side) = fmt::loser(result) else {
             return;
         };
         let name = record.engine(side).to_string();
         let mut lines = Vec::new();
-        match outcome.termination {
+        match termination {
             Termination::IllegalMove => {
                 let uci = record.events.iter().rev().find_map(|e| match e {
                     Event::IllegalMove { side: s, uci, .. } if *s == side => Some(uci.as_str()),
@@ -129,8 +129,9 @@ impl CompatConsole {
     }
 
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow) {
-        let ending = record.outcome().map(|o| (o.result, o.termination));
-        let overrun_ms = overrun_ms(record);
+        let ending = fmt::fastchess_ending(record);
+        let overrun_ms = ending.map_or(0, |e| e.2);
+        let ending = ending.map(|(result, termination, _)| (result, termination));
         say!(
             "{}",
             fmt::finished(
@@ -303,17 +304,4 @@ impl CompatConsole {
         }
         Some(row.pair)
     }
-}
-
-/// How far past zero the loser's clock was when its flag was ruled, in ms: fastchess's
-/// `(Nms overrun)`. The arena rules a flag the instant the time (less `timemargin`) runs out,
-/// so this is the margin plus the instant's own delay, never a move's lateness.
-fn overrun_ms(record: &GameRecord) -> i64 {
-    let Some(outcome) = record.outcome() else {
-        return 0;
-    };
-    let Some(side) = fmt::loser(outcome.result) else {
-        return 0;
-    };
-    (-outcome.clock_us[side.index()] / 1000).max(0)
 }
