@@ -248,8 +248,22 @@ fn fishtest_counts_each_stall_once_over_stdout_and_stderr() {
         "-concurrency",
         "2",
     ];
+    // fastchess's ruling (the compat default, `online`): the flag falls first, a time loss.
     let (out, err) = ok(&compat(&s, &args));
     s.assert_no_engines_left();
+    assert!(err.contains("ruleset online"), "{err}");
+    let parsed = parse(&s, &format!("{out}{err}"));
+    assert_eq!(parsed.fishtest.time_losses, 2, "{out}{err}");
+    assert_eq!(parsed.fishtest.crashes, 0, "{out}{err}");
+    assert!(out.contains("  Timeouts: 2\n"), "{out}");
+    std::fs::remove_dir_all(s.path("results")).unwrap();
+    // A native ruleset by its option: FIDE's watcher sees the flag, the engine never answers
+    // `stop`: a stall, counted once as a crash.
+    let mut fide = args.to_vec();
+    fide.extend(["-ruleset", "fide"]);
+    let (out, err) = ok(&compat(&s, &fide));
+    s.assert_no_engines_left();
+    assert!(err.contains("ruleset fide"), "{err}");
     let rows = results_rows(&s);
     let stalls = rows
         .iter()
@@ -1029,7 +1043,12 @@ fn sigint_stops_a_compat_run_with_exit_1() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     s.assert_no_engines_left();
-    assert!(stdout(&out).contains("Finished match"), "{}", stdout(&out));
+    // fastchess's line for Ctrl-C, then the line the managers wait for.
+    assert!(
+        stdout(&out).contains("\nTournament was interrupted.\nFinished match\n"),
+        "{}",
+        stdout(&out)
+    );
     let rows = results_rows(&s);
     assert!(rows.len() >= 2 && rows.len() < 400);
 }

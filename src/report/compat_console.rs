@@ -576,9 +576,10 @@ pub fn total_time(seconds: u64) -> String {
 }
 
 /// A game's ending as fastchess states it: result, termination and the loser's overrun in ms
-/// (fastchess's `(Nms overrun)`). It is the arena's ruling, except for an engine that did not
-/// answer `stop` after its flag fell: the arena records that as a stall, fastchess as the
-/// time loss it rules first (it sends `stop` and never asks again within that game).
+/// (fastchess's `(Nms overrun)`). It is the arena's ruling, except under `online` (the
+/// ruleset that rules as fastchess) for an engine that did not answer `stop` after its flag
+/// fell: the arena records that as a stall, but the flag had already ended the game, and
+/// fastchess states the time loss (it sends `stop` and asks nothing more in that game).
 pub fn fastchess_ending(record: &GameRecord) -> Option<(GameResult, Termination, i64)> {
     let outcome = record.outcome()?;
     let loser = loser(outcome.result);
@@ -588,7 +589,8 @@ pub fn fastchess_ending(record: &GameRecord) -> Option<(GameResult, Termination,
             .events
             .iter()
             .any(|e| matches!(e, Event::FlagFall { side: s, .. } if *s == side));
-        if termination == Termination::EngineStall && flag_first {
+        let online = record.ruleset == crate::vocabulary::Ruleset::Online;
+        if termination == Termination::EngineStall && flag_first && online {
             termination = Termination::Flag;
         }
     }
