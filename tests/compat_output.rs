@@ -376,7 +376,9 @@ print(json.dumps(games))
     let epd: Vec<&str> = epd.lines().collect();
     assert_eq!(epd.len(), rows.len());
     for (k, (round, result, termination, _, final_epd)) in games.iter().enumerate() {
-        let row = rows.iter().find(|r| &r["game"] == round).unwrap();
+        // Both files have the games in the order they ended; the PGN's round is the pair's.
+        let row = &rows[k];
+        assert_eq!(round, &row["pair"]);
         assert_eq!(result, &row["result"]);
         let expected = match row["termination"].as_str() {
             "flag" | "both-flags" => "time forfeit",
@@ -824,6 +826,10 @@ fn faults_are_ruled_and_printed_as_fastchess() {
         assert_eq!(games.len(), 2, "{faulty}");
         for (tags, _) in &games {
             assert_eq!(tags["Termination"], *termination, "{faulty}");
+            // fastchess's round is the pair's; its tags of the game's time.
+            assert_eq!(tags["Round"], "1", "{faulty}");
+            assert!(tags["GameDuration"].starts_with("00:00:0"), "{tags:?}");
+            assert!(tags["GameEndTime"].ends_with(" +0000"), "{tags:?}");
         }
         let block: Vec<&str> = out
             .lines()
