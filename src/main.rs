@@ -78,13 +78,13 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    in_runtime(Job::Compat(run))
+    in_runtime(Job::Compat(*run))
 }
 
 /// What runs on the tokio runtime.
 enum Job {
     Native(Command),
-    Compat(Box<compat::CompatRun>),
+    Compat(compat::CompatRun),
 }
 
 fn in_runtime(job: Job) -> ExitCode {
@@ -105,7 +105,7 @@ async fn async_main(job: Job) -> ExitCode {
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
     let fastchess_exits = matches!(job, Job::Compat(_));
     let result = match job {
-        Job::Compat(run) => compat_run(*run, cancel).await,
+        Job::Compat(run) => compat_run(run, cancel).await,
         Job::Native(command) => native(command, cancel).await,
     };
     match result {
