@@ -105,7 +105,7 @@ async fn async_main(job: Job) -> ExitCode {
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
     let fastchess_exits = matches!(job, Job::Compat(_));
     let result = match job {
-        Job::Compat(run) => app::tournament(run.format, run.names, run.run, cancel).await,
+        Job::Compat(run) => compat_run(run, cancel).await,
         Job::Native(command) => native(command, cancel).await,
     };
     match result {
@@ -127,6 +127,33 @@ async fn async_main(job: Job) -> ExitCode {
         }
         Err(e) => fail(&e),
     }
+}
+
+/// A compat run: options the engines do not take are dropped with fastchess's warning on
+/// stdout, and the results folder, unless `-out DIR` named it, is removed afterwards.
+async fn compat_run(
+    mut run: compat::CompatRun,
+    cancel: watch::Receiver<bool>,
+) -> anyhow::Result<Finish> {
+    for unset in compat::drop_unset_options(&mut run.run).await {
+        out_line(&unset.line());
+    }
+    let result = app::tournament(run.format, run.names, run.run, cancel).await;
+    if let Some(dir) = &run.scratch {
+        if dir.exists() {
+            match std::fs::remove_dir_all(dir) {
+                Ok(()) => err_line(&format!(
+                    "blitz-arena: {} removed: fastchess leaves no results folder (-out DIR keeps one)",
+                    dir.display()
+                )),
+                Err(e) => err_line(&format!(
+                    "blitz-arena: warning: {}: cannot remove: {e}",
+                    dir.display()
+                )),
+            }
+        }
+    }
+    result
 }
 
 /// One of blitz-arena's own commands.

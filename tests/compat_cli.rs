@@ -25,9 +25,20 @@ fn engine_script(s: &Scratch, path: &str, builtin: &str) {
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `blitz-arena ARGS` (the compat grammar) in the scratch folder.
+/// `blitz-arena ARGS` (the compat grammar) in the scratch folder, keeping the results folder
+/// (`-out results/run`) for the test to read when it plays games.
 fn compat(s: &Scratch, args: &[&str]) -> Output {
-    s.run(args)
+    s.run(&keep_results(args))
+}
+
+/// A command line that plays games gets blitz-arena's `-out results/run`: without it a compat
+/// run, as fastchess, leaves no results folder.
+fn keep_results<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut args = args.to_vec();
+    if args.contains(&"-engine") {
+        args.extend(["-out", "results/run"]);
+    }
+    args
 }
 
 /// The binary under another name (a symlink in the scratch folder), as `make` or a user's
@@ -38,7 +49,7 @@ fn as_named(s: &Scratch, name: &str, args: &[&str]) -> Output {
         std::os::unix::fs::symlink(BIN, &link).unwrap();
     }
     let mut renamed = Command::new(&link);
-    renamed.args(args).current_dir(&s.dir);
+    renamed.args(keep_results(args)).current_dir(&s.dir);
     // The scratch folder's marker, so that leftover engines can be found.
     for (k, v) in s.command(&[]).get_envs() {
         if let Some(v) = v {
@@ -236,8 +247,22 @@ fn fishtest_counts_each_stall_once_over_stdout_and_stderr() {
         "-concurrency",
         "2",
     ];
+    // fastchess's ruling (the compat default, `online`): the flag falls first, a time loss.
     let (out, err) = ok(&compat(&s, &args));
     s.assert_no_engines_left();
+    assert!(err.contains("ruleset online"), "{err}");
+    let parsed = parse(&s, &format!("{out}{err}"));
+    assert_eq!(parsed.fishtest.time_losses, 2, "{out}{err}");
+    assert_eq!(parsed.fishtest.crashes, 0, "{out}{err}");
+    assert!(out.contains("  Timeouts: 2\n"), "{out}");
+    std::fs::remove_dir_all(s.path("results")).unwrap();
+    // A native ruleset by its option: FIDE's watcher sees the flag, the engine never answers
+    // `stop`: a stall, counted once as a crash.
+    let mut fide = args.to_vec();
+    fide.extend(["-ruleset", "fide"]);
+    let (out, err) = ok(&compat(&s, &fide));
+    s.assert_no_engines_left();
+    assert!(err.contains("ruleset fide"), "{err}");
     let rows = results_rows(&s);
     let stalls = rows
         .iter()
@@ -993,6 +1018,8 @@ fn sigint_stops_a_compat_run_with_exit_1() {
             "200",
             "-concurrency",
             "2",
+            "-out",
+            "results/run",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1015,7 +1042,12 @@ fn sigint_stops_a_compat_run_with_exit_1() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     s.assert_no_engines_left();
-    assert!(stdout(&out).contains("Finished match"), "{}", stdout(&out));
+    // fastchess's line for Ctrl-C, then the line the managers wait for.
+    assert!(
+        stdout(&out).contains("\nTournament was interrupted.\nFinished match\n"),
+        "{}",
+        stdout(&out)
+    );
     let rows = results_rows(&s);
     assert!(rows.len() >= 2 && rows.len() < 400);
 }

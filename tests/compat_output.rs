@@ -31,7 +31,7 @@ args = ["--crash-after", "4"]
 /// Every line is one the tool prints; one Started and one Finished line per game, each
 /// Finished line naming the game, players and result games.csv has.
 fn assert_tool_lines(stdout: &str, rows: &[HashMap<String, String>]) {
-    const SHAPES: [&str; 13] = [
+    const SHAPES: [&str; 17] = [
         "Started game ",
         "Finished game ",
         "--------------------------------------------------",
@@ -45,6 +45,10 @@ fn assert_tool_lines(stdout: &str, rows: &[HashMap<String, String>]) {
         "Finished match",
         "Total Time: ",
         "Score of ",
+        "Player: ",
+        "  Timeouts: ",
+        "  Crashed: ",
+        "Warning; Engine ",
     ];
     for line in stdout.lines() {
         assert!(
@@ -372,7 +376,9 @@ print(json.dumps(games))
     let epd: Vec<&str> = epd.lines().collect();
     assert_eq!(epd.len(), rows.len());
     for (k, (round, result, termination, _, final_epd)) in games.iter().enumerate() {
-        let row = rows.iter().find(|r| &r["game"] == round).unwrap();
+        // Both files have the games in the order they ended; the PGN's round is the pair's.
+        let row = &rows[k];
+        assert_eq!(round, &row["pair"]);
         assert_eq!(result, &row["result"]);
         let expected = match row["termination"].as_str() {
             "flag" | "both-flags" => "time forfeit",
@@ -477,4 +483,418 @@ print(json.dumps(counts))
         }
     }
     assert_eq!(flooder_moves, counts[0]);
+}
+
+/// Every line fastchess prints on stdout in its own output format, as the format string of
+/// its source (Disservin/fastchess at commit 74deac23aadc6718fa0f8e24ac95d16392d79444:
+/// `output_fastchess.hpp`, `match.cpp`, `uci_engine.cpp`, `tournament.cpp`, `main.cpp`,
+/// `file_writer.hpp`, `roundrobin.cpp`), and whether blitz-arena prints it: a compat run's
+/// stdout may hold only lines of this table marked printed.
+const FASTCHESS_LINES: &[(&str, bool)] = &[
+    ("Started game {} of {} ({} vs {})", true),
+    ("Finished game {} ({} vs {}): {} {{{}}}", true),
+    ("File {} has CRC32: {:#x}", true),
+    ("Warning; Illegal move {} played by {}", true),
+    (
+        "Warning; Move does not match uci move format, lowercase and 4/5 chars. Move {} played by {}",
+        true,
+    ),
+    ("Warning; Engine {} is not responsive", true),
+    ("Warning; {} doesn't have option {}", true),
+    ("Warning; Invalid value for option {}; {}", true),
+    ("--------------------------------------------------", true),
+    ("Results of {} vs {} ({}, {}, {}{}):", true),
+    ("Elo: {}, nElo: {}", true),
+    ("LOS: {}, DrawRatio: {:.2f} %{}", true),
+    (
+        "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1f} ({:.2f} %)",
+        true,
+    ),
+    ("Ptnml(0-2): {}, {}", true),
+    ("LLR: {:.2f} ({:.1f}%) {} {}", true),
+    ("SPRT ({}) completed - {} was accepted", true),
+    ("{:<4} {:<{}} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}", true),
+    ("", true),
+    ("Player: {}", true),
+    ("  Timeouts: {}", true),
+    ("  Crashed: {}", true),
+    ("Tournament was interrupted.", true),
+    ("Finished match", true),
+    ("Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)", true),
+    // No tournament file is saved to resume from (`-config file=` is not read).
+    (
+        "Tournament was interrupted. To resume the tournament, run: {} -config file={}",
+        false,
+    ),
+    // The principal variations are not checked (`-check-mate-pvs` is accepted with a warning).
+    ("Warning; Illegal PV move - move {} from {}", false),
+    ("Warning; Incomplete mating PV - from {}", false),
+    ("Warning; Too long mating PV - from {}", false),
+    ("Warning; Mating PV does not end with checkmate - from {}", false),
+    ("Warning; PV continues after checkmate - move {} from {}", false),
+    ("Warning; PV continues after stalemate - move {} from {}", false),
+    ("Warning; PV continues after threefold repetition - move {} from {}", false),
+    ("Warning; PV continues after fifty-move rule - move {} from {}", false),
+    ("Warning; Bestmove does not match beginning of last PV - move {} from {}", false),
+    ("Warning; Sign mismatch in mate scores {} and {} from {} ({}) and {} ({})", false),
+    // Scores are not required of an engine.
+    ("Warning; No info line available to extract score from engine {}", false),
+    ("Warning; Could not extract score from engine {}: {}", false),
+    // A run whose engine cannot start stops before its first game, with blitz-arena's line.
+    ("Fatal; {} engine startup failure: \"{}\"", false),
+    ("Warning; Engine {} didn't respond to uci.", false),
+    // A crashed or stalled engine is always started anew (-recover is always on).
+    (
+        "Game {} stalled / disconnected and no recover option set for engine, stopping tournament.",
+        false,
+    ),
+    ("Resuming from {} games, ignoring {} append=false.", false),
+];
+
+/// fastchess's texts of how a game ended (`match.hpp`), inside `Finished game`'s braces.
+const FASTCHESS_ENDINGS: &[&str] = &[
+    "{} mates",
+    "{} loses on time ({}ms overrun)",
+    "{} makes an illegal move",
+    "{} disconnects",
+    "{}'s connection stalls",
+    "{} wins by adjudication",
+    "{} wins by adjudication: SyzygyTB",
+    "Draw by adjudication",
+    "Draw by adjudication: SyzygyTB",
+    "Draw by insufficient mating material",
+    "Draw by 3-fold repetition",
+    "Draw by fifty moves rule",
+    "Draw by stalemate",
+    "Game interrupted",
+];
+
+/// Whether `line` is what the fmt format string `format` prints: `{{` and `}}` are braces,
+/// any other `{...}` stands for some text (at least one character, or none for `{}` at the
+/// end of a results header's optional book).
+fn fits(format: &str, line: &str) -> bool {
+    let mut pieces = vec![String::new()];
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                pieces.last_mut().unwrap().push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                pieces.last_mut().unwrap().push('}');
+            }
+            '{' => {
+                let mut depth = 1;
+                for c in chars.by_ref() {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                pieces.push(String::new());
+            }
+            c => pieces.last_mut().unwrap().push(c),
+        }
+    }
+    if pieces.len() == 1 {
+        return line == pieces[0];
+    }
+    let (first, last) = (&pieces[0], pieces.last().unwrap());
+    let Some(mut rest) = line.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    let Some(middle) = rest.strip_suffix(last.as_str()) else {
+        return false;
+    };
+    rest = middle;
+    for piece in &pieces[1..pieces.len() - 1] {
+        match rest.find(piece.as_str()) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Asserts that every stdout line is one fastchess prints (and blitz-arena is marked to), and
+/// that every `Finished game` names one of fastchess's endings.
+#[track_caller]
+fn assert_fastchess_lines(stdout: &str) {
+    for line in stdout.lines() {
+        let format = FASTCHESS_LINES
+            .iter()
+            .find(|(f, _)| fits(f, line))
+            .unwrap_or_else(|| panic!("not a fastchess line: {line:?}\n{stdout}"));
+        assert!(format.1, "a line marked not printed: {line:?}");
+        if line.starts_with("Finished game ") {
+            let ending = &line[line.rfind(" {").unwrap() + 2..line.len() - 1];
+            assert!(
+                FASTCHESS_ENDINGS.iter().any(|f| fits(f, ending)),
+                "not a fastchess ending: {ending:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_line_table_reads_fastchess_formats() {
+    assert!(fits(
+        "Finished game {} ({} vs {}): {} {{{}}}",
+        "Finished game 3 (a vs b): 1-0 {White mates}"
+    ));
+    assert!(!fits(
+        "Finished game {} ({} vs {}): {} {{{}}}",
+        "Finished game 3 (a vs b): 1-0 White mates"
+    ));
+    assert!(fits(
+        "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)",
+        "Total Time: 00:00:05 (hours:minutes:seconds)"
+    ));
+    assert!(fits("", ""));
+    assert!(!fits("Finished match", "Finished match!"));
+    assert!(fits(
+        "{} loses on time ({}ms overrun)",
+        "White loses on time (59ms overrun)"
+    ));
+}
+
+/// A faulty engine against `random`, through the fastchess command line as fishtest's worker
+/// gives it (no -concurrency, no -out), one opening with each colour. Returns stdout and the
+/// files the run left in the scratch folder (its temporary folder is one of them).
+fn faulty_match(s: &Scratch, faulty: &str, tc: &str) -> (String, Vec<String>) {
+    let tmp = s.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let args = format!("engine faulty {faulty}");
+    let out = s
+        .command(&[
+            "-engine",
+            &format!("cmd={BIN}"),
+            &format!("args={args}"),
+            "name=bad",
+            "-engine",
+            &format!("cmd={BIN}"),
+            "args=engine random",
+            "name=rnd",
+            "-each",
+            &format!("tc={tc}"),
+            "-rounds",
+            "1",
+            "-repeat",
+            "-recover",
+            "-pgnout",
+            "file=games.pgn",
+            "-crc32",
+            "pgn=true",
+        ])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    s.assert_no_engines_left();
+    let mut left: Vec<String> = walk(&s.dir)
+        .into_iter()
+        .map(|p| p.strip_prefix(&s.dir).unwrap().display().to_string())
+        .collect();
+    left.sort();
+    (stdout(&out), left)
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}
+
+/// The lines of game 1 (the faulty engine white) from its `Started` line to its `Finished`
+/// line, the PGN's CRC line replaced by `CRC`.
+fn game_one(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Started game 1 "))
+        .take_while(|l| !l.starts_with("Started game 2 "))
+        .map(|l| {
+            if l.starts_with("File games.pgn has CRC32: 0x") {
+                "CRC".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Each fault an engine can commit is ruled as fastchess rules it (the game ends, the
+/// offender loses) and printed with fastchess's lines, in fastchess's order: the warning, the
+/// PGN's CRC line, `Finished game`; the time losses and crashes counted in the `Player:`
+/// block. The run leaves only the PGN it was asked for.
+#[test]
+fn faults_are_ruled_and_printed_as_fastchess() {
+    let s = Scratch::new("compat-faults");
+    // (faulty's flags, the clock, game 1's lines (`*` ends a line's known start), the PGN's
+    // Termination, the Player block's time losses and crashes of `bad`).
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a str, Option<(u32, u32)>);
+    let cases: &[Case] = &[
+        (
+            "--illegal-after 3",
+            "10+0.1",
+            &[
+                "Started game 1 of 2 (bad vs rnd)",
+                "Warning; Illegal move *",
+                "CRC",
+                "Finished game 1 (bad vs rnd): 0-1 {White makes an illegal move}",
+            ],
+            "illegal move",
+            None,
+        ),
+        (
+            "--null-after 3",
+            "10+0.1",
+            &[
+                "Started game 1 of 2 (bad vs rnd)",
+                "Warning; Move does not match uci move format, lowercase and 4/5 chars. Move 0000 played by bad",
+                "Warning; Illegal move 0000 played by bad",
+                "CRC",
+                "Finished game 1 (bad vs rnd): 0-1 {White makes an illegal move}",
+            ],
+            "illegal move",
+            None,
+        ),
+        (
+            "--crash-after 3",
+            "10+0.1",
+            &[
+                "Started game 1 of 2 (bad vs rnd)",
+                "Warning; Engine bad is not responsive",
+                "CRC",
+                "Finished game 1 (bad vs rnd): 0-1 {White disconnects}",
+            ],
+            "abandoned",
+            Some((0, 2)),
+        ),
+        (
+            "--slow-move-ms 700",
+            "0.5+0",
+            &[
+                "Started game 1 of 2 (bad vs rnd)",
+                "CRC",
+                "Finished game 1 (bad vs rnd): 0-1 {White loses on time (*",
+            ],
+            "time forfeit",
+            Some((2, 0)),
+        ),
+        (
+            "--hang-after 3",
+            "0.5+0",
+            &[
+                "Started game 1 of 2 (bad vs rnd)",
+                "CRC",
+                "Finished game 1 (bad vs rnd): 0-1 {White loses on time (*",
+            ],
+            "time forfeit",
+            Some((2, 0)),
+        ),
+    ];
+    for (faulty, tc, lines, termination, players) in cases {
+        let _ = std::fs::remove_dir_all(&s.dir);
+        std::fs::create_dir_all(&s.dir).unwrap();
+        let (out, left) = faulty_match(&s, faulty, tc);
+        assert_fastchess_lines(&out);
+        let game = game_one(&out);
+        assert_eq!(game.len(), lines.len(), "{faulty}:\n{out}");
+        for (got, want) in game.iter().zip(lines.iter()) {
+            match want.strip_suffix('*') {
+                Some(start) => assert!(got.starts_with(start), "{faulty}: {got:?}\n{out}"),
+                None => assert_eq!(got, want, "{faulty}:\n{out}"),
+            }
+        }
+        assert!(
+            out.contains("Finished game 2 (rnd vs bad): 1-0 {Black "),
+            "{faulty}:\n{out}"
+        );
+        let games = pgn_games(&s.path("games.pgn"));
+        assert_eq!(games.len(), 2, "{faulty}");
+        for (tags, _) in &games {
+            assert_eq!(tags["Termination"], *termination, "{faulty}");
+            // fastchess's round is the pair's; its tags of the game's time.
+            assert_eq!(tags["Round"], "1", "{faulty}");
+            assert!(tags["GameDuration"].starts_with("00:00:0"), "{tags:?}");
+            assert!(tags["GameEndTime"].ends_with(" +0000"), "{tags:?}");
+        }
+        let block: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Player: "))
+            .take(3)
+            .collect();
+        match players {
+            Some((timeouts, crashed)) => assert_eq!(
+                block,
+                [
+                    "Player: bad".to_string(),
+                    format!("  Timeouts: {timeouts}"),
+                    format!("  Crashed: {crashed}")
+                ],
+                "{faulty}:\n{out}"
+            ),
+            None => assert!(block.is_empty(), "{faulty}:\n{out}"),
+        }
+        assert!(
+            out.contains("\nFinished match\nTotal Time: "),
+            "{faulty}:\n{out}"
+        );
+        // Only the PGN fastchess was asked for, and the (empty) temporary folder.
+        assert_eq!(left, ["games.pgn", "tmp"], "{faulty}");
+    }
+}
+
+/// A UCI option the engine does not declare, or a value it does not take: fastchess's warning
+/// on stdout (which fishtest's worker reads as an error of the run), and the games are played
+/// without it, where blitz-arena's own commands stop before the first game.
+#[test]
+fn options_an_engine_does_not_take_are_warned_and_dropped() {
+    let s = Scratch::new("compat-options");
+    let out = s.run(&[
+        "-engine",
+        &format!("cmd={BIN}"),
+        "args=engine random",
+        "name=New",
+        "option.ThreatBySafePawn=3",
+        "option.Seed=many",
+        "-engine",
+        &format!("cmd={BIN}"),
+        "args=engine random",
+        "name=Base",
+        "option.Seed=4",
+        "-each",
+        "tc=10+0.1",
+        "-rounds",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = stdout(&out);
+    assert_fastchess_lines(&lines);
+    let first: Vec<&str> = lines.lines().take(3).collect();
+    assert_eq!(
+        first,
+        [
+            "Warning; New doesn't have option ThreatBySafePawn",
+            "Warning; Invalid value for option Seed; many",
+            "Started game 1 of 2 (New vs Base)"
+        ],
+        "{lines}"
+    );
+    assert!(lines.contains("Games: 2, "), "{lines}");
+    s.assert_no_engines_left();
+    // Nothing written: no -pgnout, and no results folder.
+    assert_eq!(walk(&s.dir), Vec::<std::path::PathBuf>::new());
 }

@@ -10,6 +10,7 @@
 mod engine;
 mod grammar;
 mod options;
+mod probe;
 pub mod tc;
 
 use std::collections::BTreeMap;
@@ -19,10 +20,12 @@ use crate::cli::RunArgs;
 use crate::config::{Roster, RunTable};
 use crate::report::compat_console::OutputFormat;
 use crate::tournament::Format;
+use crate::vocabulary::Ruleset;
 
 pub use engine::{EngineSpec, WARN_KEYS};
 pub use grammar::Given;
 pub use options::{IGNORED, OPTIONS};
+pub use probe::{drop_unset_options, Unset};
 
 /// Which tool's command line, and so which defaults (games, rounds, output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +85,10 @@ pub struct CompatRun {
     pub warnings: Vec<String>,
     /// Files to empty before the run (`-pgnout append=false`, `-epdout append=false`).
     pub truncate: Vec<PathBuf>,
+    /// The results folder the run needs, made in the temporary folder and removed after it:
+    /// fastchess leaves only the files it is asked for (`-pgnout`, `-epdout`). None when
+    /// `-out DIR` asks to keep it.
+    pub scratch: Option<PathBuf>,
 }
 
 /// Why a compat command line cannot run: a bad command line (exit 2) or a run that cannot be
@@ -263,6 +270,11 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         None if names.len() == 2 => Format::Gauntlet,
         None => Format::RoundRobin,
     };
+    defaults(&mut b.run);
+    let scratch = b.run.out.is_none().then(scratch_folder);
+    if let Some(dir) = &scratch {
+        b.run.out = Some(dir.clone());
+    }
     let mut truncate = Vec::new();
     if b.truncate_pgn {
         truncate.extend(b.run.pgnout.clone());
@@ -276,7 +288,25 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         run: b.run,
         warnings: b.warnings.0,
         truncate,
+        scratch,
     })
+}
+
+/// Where fastchess's behaviour differs from blitz-arena's defaults, the command line gets
+/// fastchess's: one game at a time, and the `online` ruleset (a flag or an illegal move loses
+/// at once, as fastchess rules them; `-ruleset NAME` picks another).
+fn defaults(run: &mut RunArgs) {
+    run.concurrency.get_or_insert(1);
+    run.ruleset.get_or_insert(Ruleset::Online);
+}
+
+/// A fresh folder name in the temporary folder for a run's results.
+fn scratch_folder() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    std::env::temp_dir().join(format!("blitz-arena-compat-{}-{nanos}", std::process::id()))
 }
 
 /// cutechess-cli's per-engine `book=FILE bookdepth=N`: the arena plays one book for the

@@ -169,6 +169,15 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         }
         Ok(())
     }),
+    // blitz-arena's own options, given in the same grammar (`-ruleset fide`, `-out DIR`).
+    ("ruleset", |b, g| {
+        b.run.ruleset = Some(g.single()?.parse().map_err(|m| at(g, m))?);
+        Ok(())
+    }),
+    ("out", |b, g| {
+        b.run.out = Some(PathBuf::from(g.single()?));
+        Ok(())
+    }),
     ("config", |_, g| {
         Err(at(
             g,
@@ -205,12 +214,12 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
     (
         "autosaveinterval",
-        "every game is saved in the results folder as it ends (continue with --resume DIR)",
+        "no config.json is written; with -out DIR every game is saved in DIR as it ends (continue with blitz-arena gauntlet --resume DIR)",
     ),
     ("wait", "the next game starts at once"),
     (
         "log",
-        "the results folder's events.jsonl records every game",
+        "not written; with -out DIR, DIR/events.jsonl records every game",
     ),
     ("check-mate-pvs", "principal variations are not checked"),
     (

@@ -5,7 +5,7 @@
 //! The formats follow fastchess's `output_fastchess.hpp` / `output_cutechess.hpp` and `match.hpp`
 //! (result texts), and cutechess-cli's `enginematch.cpp` / `result.cpp`.
 
-use crate::event::{GameResult, Side, Termination};
+use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::report::stats::erf;
 use crate::report::Sprt;
 
@@ -208,8 +208,19 @@ impl PentaElo {
             error: (score_to_elo(upper) - score_to_elo(lower)) / 2.0,
             nelo: nelo(score),
             nelo_error: (nelo(upper) - nelo(lower)) / 2.0,
-            los: (1.0 - erf(-(score - 0.5) / (2.0 * per_pair).sqrt())) / 2.0,
+            los: los(score, per_pair),
         }
+    }
+}
+
+/// fastchess's LOS from the score and its variance per pair. Without decisive pairs it is
+/// 0/0: on x86 that NaN carries the sign bit, and fastchess prints `LOS: -nan %`.
+fn los(score: f64, per_pair: f64) -> f64 {
+    let z = -(score - 0.5) / (2.0 * per_pair).sqrt();
+    if z.is_nan() {
+        -f64::NAN
+    } else {
+        (1.0 - erf(z)) / 2.0
     }
 }
 
@@ -497,6 +508,60 @@ pub fn fastchess_sprt_done(sprt: &Sprt, h1: bool) -> String {
     )
 }
 
+/// Whether fastchess reads `text` as a move at all (`[a-h][1-8][a-h][1-8][nbrq]?`); a
+/// `bestmove` that is not gets the format warning before the illegal-move one.
+pub fn is_uci_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let file = |c: u8| (b'a'..=b'h').contains(&c);
+    let rank = |c: u8| (b'1'..=b'8').contains(&c);
+    matches!(b.len(), 4 | 5)
+        && file(b[0])
+        && rank(b[1])
+        && file(b[2])
+        && rank(b[3])
+        && (b.len() == 4 || b"nbrq".contains(&b[4]))
+}
+
+/// fastchess's warnings for an illegal `bestmove` (`match.cpp`), each line as it prints it:
+/// the format warning first when the text is no move at all, then the illegal move.
+pub fn illegal_move_warnings(uci: &str, engine: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !is_uci_move(uci) {
+        lines.push(format!(
+            "Warning; Move does not match uci move format, lowercase and 4/5 chars. Move {uci} played by {engine}"
+        ));
+    }
+    let uci = if uci.is_empty() { "<none>" } else { uci };
+    lines.push(format!("Warning; Illegal move {uci} played by {engine}"));
+    lines
+}
+
+/// fastchess's warning when an engine does not answer `isready` (`uci_engine.cpp`): it
+/// crashed or stalls.
+pub fn not_responsive(engine: &str) -> String {
+    format!("Warning; Engine {engine} is not responsive")
+}
+
+/// fastchess's count of time losses and crashes per engine, printed (fastchess format only)
+/// before `Finished match` when any engine has one (`tournament.cpp`).
+pub fn player_block(players: &[(String, u32, u32)]) -> Vec<String> {
+    if players.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![String::new()];
+    for (name, timeouts, crashed) in players {
+        lines.push(format!("Player: {name}"));
+        lines.push(format!("  Timeouts: {timeouts}"));
+        lines.push(format!("  Crashed: {crashed}"));
+    }
+    lines.push(String::new());
+    lines
+}
+
+/// fastchess's line when Ctrl-C stopped the match (`main.cpp`, in its form without a saved
+/// tournament file to resume from: blitz-arena writes none).
+pub const INTERRUPTED: &str = "Tournament was interrupted.";
+
 /// The last line both tools print when a match is over; OpenBench and fishtest wait for it.
 pub const FINISHED_MATCH: &str = "Finished match";
 
@@ -508,6 +573,31 @@ pub fn total_time(seconds: u64) -> String {
         seconds / 60 % 60,
         seconds % 60
     )
+}
+
+/// A game's ending as fastchess states it: result, termination and the loser's overrun in ms
+/// (fastchess's `(Nms overrun)`). It is the arena's ruling, except under `online` (the
+/// ruleset that rules as fastchess) for an engine that did not answer `stop` after its flag
+/// fell: the arena records that as a stall, but the flag had already ended the game, and
+/// fastchess states the time loss (it sends `stop` and asks nothing more in that game).
+pub fn fastchess_ending(record: &GameRecord) -> Option<(GameResult, Termination, i64)> {
+    let outcome = record.outcome()?;
+    let loser = loser(outcome.result);
+    let mut termination = outcome.termination;
+    if let Some(side) = loser {
+        let flag_first = record
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::FlagFall { side: s, .. } if *s == side));
+        let online = record.ruleset == crate::vocabulary::Ruleset::Online;
+        if termination == Termination::EngineStall && flag_first && online {
+            termination = Termination::Flag;
+        }
+    }
+    // The arena rules a flag the instant the time (less `timemargin`) runs out: the clock
+    // then shows the margin plus the ruling's own delay past zero.
+    let overrun_ms = loser.map_or(0, |side| (-outcome.clock_us[side.index()] / 1000).max(0));
+    Some((outcome.result, termination, overrun_ms))
 }
 
 /// The side that lost a decisive game.

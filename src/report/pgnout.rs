@@ -191,6 +191,20 @@ fn game_start_time(started: &str) -> Option<String> {
         .then(|| format!("{second} +0000"))
 }
 
+/// fastchess's `GameDuration`: the game's length as `HH:MM:SS`, whole seconds.
+fn game_duration(us: i64) -> String {
+    let s = us / 1_000_000;
+    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// fastchess's `GameEndTime`: the start (UTC, RFC 3339) plus the game's length, in the form
+/// of `GameStartTime`.
+fn game_end_time(started: &str, us: i64) -> Option<String> {
+    let start = chrono::DateTime::parse_from_rfc3339(started).ok()?;
+    let end = start + chrono::Duration::microseconds(us);
+    Some(end.format("%Y-%m-%dT%H:%M:%S +0000").to_string())
+}
+
 /// fastchess's score text: `+0.34`, `-1.20`, `0.00`, mates in plies `+M3` / `-M4`.
 pub fn score_text(score: Option<Score>) -> String {
     match score {
@@ -230,33 +244,39 @@ pub fn fastchess_pgn(
     extras: &[Extra],
     tags: &EventSite,
 ) -> String {
-    let outcome = record.outcome();
-    let result = outcome.as_ref().map_or("*", |o| o.result.as_str());
+    let outcome = super::compat_console::fastchess_ending(record);
+    let result = outcome.map_or("*", |o| o.0.as_str());
     let (start, _, moves) = replay(record);
     let mut headers = vec![
         ("Event", tags.event.clone()),
         ("Site", tags.site.clone()),
         ("Date", pgn_date(&record.started)),
-        ("Round", record.game.to_string()),
+        // fastchess numbers its rounds by the pair of games (1, 1, 2, 2, ...).
+        ("Round", record.pair.max(1).to_string()),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", result.to_string()),
     ];
-    if !record.opening.variant.is_standard() {
-        headers.push(("Variant", "Chess960".to_string()));
-    }
     if start != Chess::default() || !record.opening.variant.is_standard() {
         let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
         headers.push(("SetUp", "1".to_string()));
         headers.push(("FEN", fen));
     }
+    if !record.opening.variant.is_standard() {
+        headers.push(("Variant", "Chess960".to_string()));
+    }
+    let ended_us = record.events.last().map_or(0, |e| e.t_us()).max(0);
+    headers.push(("GameDuration", game_duration(ended_us)));
     if let Some(start) = game_start_time(&record.started) {
         headers.push(("GameStartTime", start));
+    }
+    if let Some(end) = game_end_time(&record.started, ended_us) {
+        headers.push(("GameEndTime", end));
     }
     headers.push(("PlyCount", moves.len().to_string()));
     headers.push((
         "Termination",
-        termination_name(outcome.as_ref().map(|o| o.termination)).to_string(),
+        termination_name(outcome.map(|o| o.1)).to_string(),
     ));
     let tc = |t: &crate::timecontrol::TimeControl| fastchess_time(t);
     let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
@@ -273,8 +293,9 @@ pub fn fastchess_pgn(
     out.push('\n');
 
     let ending = outcome
-        .as_ref()
-        .map(|o| reason(OutputFormat::Fastchess, o.result, o.termination, 0))
+        .map(|(result, termination, overrun)| {
+            reason(OutputFormat::Fastchess, result, termination, overrun)
+        })
         .unwrap_or_else(|| "Game interrupted".into());
     let mut texts = Vec::new();
     let mut pos = start.clone();
@@ -406,6 +427,17 @@ pub fn final_epd(record: &GameRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duration_and_end_time_as_fastchess_writes_them() {
+        assert_eq!(game_duration(3_725_900_000), "01:02:05");
+        assert_eq!(game_duration(999_999), "00:00:00");
+        assert_eq!(
+            game_end_time("2026-11-25T23:59:58.500Z", 2_000_000).as_deref(),
+            Some("2026-11-26T00:00:00 +0000")
+        );
+        assert_eq!(game_end_time("not a time", 1), None);
+    }
 
     #[test]
     fn scores_and_terminations_as_fastchess_writes_them() {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use crate::console::say;
-use crate::event::{GameRecord, GameResult};
+use crate::event::{Event, GameRecord, GameResult, Termination};
 use crate::report::compat_console::{
     self as fmt, MatchLabel, OutputFormat, PairStats, SprtNow, Wdl,
 };
@@ -43,6 +43,9 @@ pub struct CompatConsole {
     /// `finished` when the last results block was printed.
     block_at: Option<usize>,
     sprt_done: bool,
+    /// Time losses and crashes per engine, in the order they first happened (fastchess's
+    /// `Player:` block).
+    players: Vec<(String, u32, u32)>,
 }
 
 impl CompatConsole {
@@ -58,6 +61,7 @@ impl CompatConsole {
             wdl: Wdl::default(),
             block_at: None,
             sprt_done: false,
+            players: Vec::new(),
         }
     }
 
@@ -79,15 +83,55 @@ impl CompatConsole {
         }
     }
 
+    /// What fastchess prints while a game is ruled, before the game's PGN is written (and its
+    /// CRC line printed) and before `Finished game`: an illegal move's warnings, and the
+    /// warning for an engine that crashed or stalls (fastchess asks it `isready` before it
+    /// restarts it). Counts the engine's time loss or crash for the `Player:` block.
+    pub fn game_ruled(&mut self, record: &GameRecord) {
+        let Some((result, termination, _)) = fmt::fastchess_ending(record) else {
+            return;
+        };
+        let Some(side) = fmt::loser(result) else {
+            return;
+        };
+        let name = record.engine(side).to_string();
+        let mut lines = Vec::new();
+        match termination {
+            Termination::IllegalMove => {
+                let uci = record.events.iter().rev().find_map(|e| match e {
+                    Event::IllegalMove { side: s, uci, .. } if *s == side => Some(uci.as_str()),
+                    _ => None,
+                });
+                lines.extend(fmt::illegal_move_warnings(uci.unwrap_or(""), &name));
+            }
+            Termination::EngineCrash | Termination::EngineStall => {
+                lines.push(fmt::not_responsive(&name));
+                self.tally(&name, 0, 1);
+            }
+            Termination::Flag | Termination::BothFlags => self.tally(&name, 1, 0),
+            _ => {}
+        }
+        if self.s.format == OutputFormat::Fastchess {
+            for line in lines {
+                say!("{line}");
+            }
+        }
+    }
+
+    fn tally(&mut self, name: &str, timeouts: u32, crashed: u32) {
+        match self.players.iter_mut().find(|(n, ..)| n == name) {
+            Some(entry) => {
+                entry.1 += timeouts;
+                entry.2 += crashed;
+            }
+            None => self.players.push((name.to_string(), timeouts, crashed)),
+        }
+    }
+
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow) {
-        let ending = record.outcome().map(|o| (o.result, o.termination));
-        let overrun_ms = record
-            .outcome()
-            .and_then(|o| {
-                let side = fmt::loser(o.result)?;
-                Some(-o.clock_us[side.index()] / 1000)
-            })
-            .unwrap_or(0);
+        let ending = fmt::fastchess_ending(record);
+        let overrun_ms = ending.map_or(0, |e| e.2);
+        let ending = ending.map(|(result, termination, _)| (result, termination));
         say!(
             "{}",
             fmt::finished(
@@ -129,6 +173,15 @@ impl CompatConsole {
     pub fn finish(&mut self) {
         if self.block_at != Some(self.finished) && self.finished > 0 {
             self.block();
+        }
+        if self.s.format == OutputFormat::Fastchess {
+            for line in fmt::player_block(&self.players) {
+                say!("{line}");
+            }
+            // Stopped before every game was played, and not by the SPRT: Ctrl-C.
+            if self.finished < self.total && !self.sprt_done {
+                say!("{}", fmt::INTERRUPTED);
+            }
         }
         say!("{}", fmt::FINISHED_MATCH);
         if self.s.format == OutputFormat::Fastchess {

@@ -82,13 +82,17 @@ impl Progress {
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow, sprt: Option<&str>) {
         self.done += 1;
         count(&mut self.table, row);
+        // fastchess's order: the game's warnings, its PGN (and CRC line), `Finished game`.
         if let Some(compat) = &mut self.compat {
-            compat.game_finished(record, row);
+            compat.game_ruled(record);
         }
         if let Some(files) = &mut self.files {
             if let Err(e) = files.append(record) {
                 note!("warning: {e:#}");
             }
+        }
+        if let Some(compat) = &mut self.compat {
+            compat.game_finished(record, row);
         }
         let mut standings = standings(&self.table);
         if let Some(sprt) = sprt {

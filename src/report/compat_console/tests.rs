@@ -234,3 +234,49 @@ fn numbers_print_as_cpp_fmt_prints_them() {
     let st: crate::timecontrol::TimeControl = "0.5/move".parse().unwrap();
     assert_eq!(fastchess_time(&st), "0.5/move");
 }
+
+#[test]
+fn an_all_draws_block_says_los_minus_nan_as_fastchess_on_x86() {
+    let mut stats = PairStats::default();
+    stats.add_pair(0.5, 0.5);
+    let label = MatchLabel {
+        tc: "2+0.02".into(),
+        threads: "NULL".into(),
+        hash: "NULL".into(),
+        book: String::new(),
+    };
+    let lines = fastchess_h2h("a", "b", &label, &stats, None);
+    // -400 * log10(1) is -0 in C++ as in Rust: fastchess prints `-0.00` too.
+    assert_eq!(lines[2], "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan");
+    assert_eq!(
+        lines[3],
+        "LOS: -nan %, DrawRatio: 100.00 %, PairsRatio: -nan"
+    );
+}
+
+#[test]
+fn fault_warnings_and_the_player_block_as_fastchess_prints_them() {
+    assert!(is_uci_move("e7e8q") && is_uci_move("a2h8"));
+    assert!(!is_uci_move("0000") && !is_uci_move("e7e8k") && !is_uci_move("E2E4"));
+    assert_eq!(
+        illegal_move_warnings("b1h8", "sf"),
+        ["Warning; Illegal move b1h8 played by sf"]
+    );
+    assert_eq!(
+        illegal_move_warnings("0000", "sf"),
+        [
+            "Warning; Move does not match uci move format, lowercase and 4/5 chars. Move 0000 played by sf",
+            "Warning; Illegal move 0000 played by sf"
+        ]
+    );
+    assert_eq!(
+        illegal_move_warnings("", "sf")[1],
+        "Warning; Illegal move <none> played by sf"
+    );
+    assert_eq!(not_responsive("sf"), "Warning; Engine sf is not responsive");
+    assert!(player_block(&[]).is_empty());
+    assert_eq!(
+        player_block(&[("sf".into(), 2, 1)]),
+        ["", "Player: sf", "  Timeouts: 2", "  Crashed: 1", ""]
+    );
+}
