@@ -344,6 +344,53 @@ pub struct SearchInfo {
     /// The nodes per second the engine reported (`nps`), for `--pgnout-extras nps`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub nps: Option<u64>,
+    /// What the engine's processes got of the CPU during this search, as the arena measured
+    /// it (not reported by the engine); absent where it could not be measured (records
+    /// written before it was, engines inside the arena's own process).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cpu: Option<CpuUse>,
+}
+
+/// Searches shorter than this are never called starved: over a few milliseconds the wake-up
+/// after `go` and the scheduler's time slices (about 3 ms) are most of the wait.
+pub const STARVED_MIN_THINK_US: i64 = 20_000;
+
+/// The CPU an engine's processes got while it thought, measured by the arena from the
+/// kernel's accounting at its `go` and at its `bestmove` (`engine/cpu.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuUse {
+    /// CPU time its threads ran, in µs, all threads summed (above the think time when
+    /// several threads searched at once).
+    pub run_us: i64,
+    /// Time its threads were ready to run but waited for a core (the run-queue delay), in
+    /// µs, all threads summed; absent on a kernel that does not keep it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub wait_us: Option<i64>,
+}
+
+impl CpuUse {
+    /// Whether a search of `think_us` (its clock time) was starved of CPU: the machine, not
+    /// the engine, was short of it. Starved means its threads waited for a core at least
+    /// half the think time, and at least as long as they ran: it got at most half the CPU it
+    /// asked for. The wait, not the CPU time alone, is the test, because an engine that
+    /// sleeps or waits on a remote machine also runs little, and is not starved: it never
+    /// asked for a core. A search under [`STARVED_MIN_THINK_US`] is never starved, nor one
+    /// whose wait was not measured.
+    pub fn starved(&self, think_us: i64) -> bool {
+        let Some(wait_us) = self.wait_us else {
+            return false;
+        };
+        think_us >= STARVED_MIN_THINK_US && 2 * wait_us >= think_us && wait_us >= self.run_us
+    }
+
+    /// `40 ms of CPU in 310 ms, 270 ms waiting for a core`, for details and comments.
+    pub fn describe(&self, think_us: i64) -> String {
+        let mut text = format!("{} ms of CPU in {} ms", self.run_us / 1000, think_us / 1000);
+        if let Some(wait_us) = self.wait_us {
+            text.push_str(&format!(", {} ms waiting for a core", wait_us / 1000));
+        }
+        text
+    }
 }
 
 /// One thing that happened in a game. Times are microseconds since the game started.
@@ -662,6 +709,49 @@ impl GameRecord {
             Event::Injected { t_us, side, what } => Some((*t_us, *side, what)),
             _ => None,
         })
+    }
+
+    /// `side`'s legal moves whose search was starved of CPU (`CpuUse::starved`).
+    pub fn starved_moves(&self, side: Side) -> usize {
+        self.events
+            .iter()
+            .filter(|e| {
+                matches!(e, Event::Move { side: s, think_us, info, .. }
+                if *s == side && info.cpu.is_some_and(|c| c.starved(*think_us)))
+            })
+            .count()
+    }
+
+    /// The side that lost on time, or drew on a fallen flag, when its last move's search
+    /// was starved of CPU: its CPU use and think time. The result stands as ruled (the rules
+    /// know nothing of CPU); the user is told that the machine, not the engine, was short of
+    /// it. The last move is the one before its flag fell, or the late one after it; the
+    /// search its flag fell in is not measured when its `bestmove` never came.
+    pub fn starved_time_loss(&self) -> Option<(Side, CpuUse, i64)> {
+        let outcome = self.outcome()?;
+        if !outcome.termination.is_time_forfeit() {
+            return None;
+        }
+        let flagged = match outcome.result.winner() {
+            Some(winner) => winner.other(),
+            None => [Side::White, Side::Black]
+                .into_iter()
+                .min_by_key(|s| self.flag_us(*s).unwrap_or(i64::MAX))?,
+        };
+        self.flag_us(flagged)?;
+        self.events.iter().rev().find_map(|e| match e {
+            Event::Move {
+                side,
+                think_us,
+                info,
+                ..
+            } if *side == flagged => Some(
+                info.cpu
+                    .filter(|c| c.starved(*think_us))
+                    .map(|c| (flagged, c, *think_us)),
+            ),
+            _ => None,
+        })?
     }
 
     /// How many illegal moves were played (noticed or not).

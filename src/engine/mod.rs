@@ -1,6 +1,7 @@
 //! One actor per engine process: it owns the `Child`, talks UCI, races every wait against a
 //! deadline, and kills and reaps the process when it is shut down or dropped.
 
+mod cpu;
 pub mod janitor;
 mod lines;
 mod process;
@@ -151,6 +152,9 @@ pub struct Engine {
     ponders: bool,
     /// When it closed its output, if that was read by [`Engine::answered_early`].
     closed_at: Option<Instant>,
+    /// Its processes' CPU time and run-queue wait at each `go` and `bestmove` (none for an
+    /// engine inside the arena's own process).
+    cpu: Option<cpu::CpuMeter>,
 }
 
 impl Engine {
@@ -201,7 +205,9 @@ impl Engine {
             ponder_move: None,
             ponders: false,
             closed_at: None,
+            cpu: None,
         };
+        engine.cpu = engine.process.pid().map(cpu::CpuMeter::new);
         engine.handshake().await?;
         for (option, value) in options {
             engine.set_option(option, value).await?;
@@ -343,6 +349,9 @@ impl Engine {
         text.push('\n');
         text.push_str(go);
         text.push('\n');
+        if let Some(meter) = &mut self.cpu {
+            meter.start();
+        }
         let start = Instant::now();
         self.go_at = Some(start);
         self.send(&text).await?;
@@ -382,7 +391,8 @@ impl Engine {
                             .lock()
                             .expect("info slot lock")
                             .take();
-                        let info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        let mut info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        info.cpu = self.cpu.as_mut().and_then(cpu::CpuMeter::since_go);
                         // Kept only for an engine that may ponder: most never do, and
                         // this runs at every move.
                         if self.ponders {
@@ -406,6 +416,9 @@ impl Engine {
     /// (UCI). Returns the instant the write began: its clock starts then, as with [`Engine::go`],
     /// and a `bestmove` read before it (sent while pondering, against UCI) answers nothing.
     pub async fn ponderhit(&mut self) -> Result<Instant, EngineError> {
+        if let Some(meter) = &mut self.cpu {
+            meter.start();
+        }
         let start = Instant::now();
         self.go_at = Some(start);
         self.send("ponderhit\n").await?;

@@ -325,6 +325,12 @@ impl Process {
         (process, peer)
     }
 
+    /// The engine's process id (it leads its process group); none for an engine inside the
+    /// arena's own process.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Writes `text` to the engine; an error means the engine has closed its input.
     pub async fn write(&mut self, text: &str) -> std::io::Result<()> {
         match &mut self.input {

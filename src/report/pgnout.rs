@@ -484,6 +484,7 @@ mod tests {
             seldepth: Some(18),
             nodes: Some(12_345),
             nps: Some(100_000),
+            cpu: None,
         };
         let all = [Extra::Nps, Extra::Seldepth, Extra::Nodes];
         // Every extra, in fastchess's order whatever the order asked: n=, sd=, nps=.
