@@ -767,6 +767,66 @@ impl GameRecord {
 mod tests {
     use super::*;
 
+    /// The starvation rule on measured numbers.
+    #[test]
+    fn a_search_is_starved_when_it_waited_for_a_core_more_than_it_ran() {
+        let cpu = |run_ms: i64, wait_ms: i64| CpuUse {
+            run_us: run_ms * 1000,
+            wait_us: Some(wait_ms * 1000),
+        };
+        // Stockfish at load 10 on 2 cores, as measured: 122 ms of CPU in 316 ms.
+        let loaded = CpuUse {
+            run_us: 121_731,
+            wait_us: Some(194_138),
+        };
+        assert!(loaded.starved(315_873));
+        // A core all the time it thought.
+        assert!(!cpu(305, 5).starved(310_000));
+        // An engine that sleeps (or waits on a remote machine) runs little but never waited.
+        assert!(!cpu(2, 1).starved(500_000));
+        // Half and half is starved; a little less wait is not.
+        assert!(cpu(150, 150).starved(300_000));
+        assert!(!cpu(160, 140).starved(300_000));
+        // Four threads on two cores: each got half a core.
+        assert!(cpu(600, 600).starved(300_000));
+        // Four threads that waited 15 % each: 3.4 cores of 4.
+        assert!(!cpu(1020, 180).starved(300_000));
+        // Too short to tell, and a wait not measured: never starved.
+        assert!(!cpu(1, 18).starved(STARVED_MIN_THINK_US - 1));
+        assert!(cpu(1, 18).starved(STARVED_MIN_THINK_US + 1_000));
+        let unmeasured = CpuUse {
+            run_us: 0,
+            wait_us: None,
+        };
+        assert!(!unmeasured.starved(1_000_000));
+        assert_eq!(
+            loaded.describe(315_873),
+            "121 ms of CPU in 315 ms, 194 ms waiting for a core"
+        );
+    }
+
+    /// The CPU of a move in events.jsonl: written when measured, absent otherwise, so files
+    /// written before it read the same.
+    #[test]
+    fn cpu_use_is_written_in_the_info_when_measured() {
+        let info = SearchInfo {
+            depth: Some(3),
+            cpu: Some(CpuUse {
+                run_us: 40_000,
+                wait_us: Some(260_000),
+            }),
+            ..SearchInfo::default()
+        };
+        let text = serde_json::to_string(&info).unwrap();
+        assert_eq!(
+            text,
+            r#"{"depth":3,"cpu":{"run_us":40000,"wait_us":260000}}"#
+        );
+        assert_eq!(serde_json::from_str::<SearchInfo>(&text).unwrap(), info);
+        let no_wait: CpuUse = serde_json::from_str(r#"{"run_us":5}"#).unwrap();
+        assert_eq!(no_wait.wait_us, None);
+    }
+
     /// A move's info as events.jsonl holds it: `seldepth` only when the engine reported one,
     /// so files written before it was recorded read the same and are written the same.
     #[test]

@@ -11,7 +11,7 @@ use common::*;
 
 /// Columns that measure time (and so differ between runs); `injected` keeps its items with
 /// their instants removed.
-const TIMING: [&str; 9] = [
+const TIMING: [&str; 14] = [
     "white_ms_left",
     "black_ms_left",
     "white_flag_ms",
@@ -21,6 +21,11 @@ const TIMING: [&str; 9] = [
     "duration_ms",
     "started",
     "detail",
+    "white_cpu_ms",
+    "black_cpu_ms",
+    "white_starved",
+    "black_starved",
+    "starved_time_loss",
 ];
 
 fn run(s: &Scratch, out: &str) -> Vec<Vec<(String, String)>> {

@@ -137,6 +137,13 @@ pub async fn tournament(
         },
     );
 
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(warning) =
+        tournament::oversubscribed(&plan.engines, plan.concurrency.min(planned), cores)
+    {
+        note!("{warning}");
+    }
+
     let sprt = plan
         .sprt
         .as_deref()
@@ -229,6 +236,10 @@ pub async fn tournament(
     }
     results.write_summary(&summary)?;
     tables!("{}", summary.to_text());
+    if let Some(line) = summary.starved_line().filter(|_| compat) {
+        // Native output has it at the end of the tables.
+        summary!("{line}");
+    }
     let injections = &tally.injections;
     if !injections.is_empty() {
         tables!("{}", injections.to_text());

@@ -23,6 +23,11 @@
 //! | `white_think_ms`, `black_think_ms` | total think time of each side's legal moves |
 //! | `started` | UTC start time, RFC 3339 |
 //! | `detail` | the ending's detail (`white flag fell`) |
+//! | `white_cpu_ms`, `black_cpu_ms` | CPU time each side's engine got during its legal moves' searches; empty when not measured |
+//! | `white_starved`, `black_starved` | each side's legal moves whose search was starved of CPU (`CpuUse::starved`) |
+//! | `starved_time_loss` | `white` or `black`: the side lost on time (or its flag fell in a draw) and its last move was starved of CPU; empty otherwise |
+//!
+//! The last five came later: a games.csv without them still reads (empty, 0, empty).
 //!
 //! Milliseconds are floored from the record's microseconds, so a clock that is below zero by
 //! any amount is negative in the CSV.
@@ -37,7 +42,7 @@ use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::rules::Ruleset;
 
 /// The columns of `games.csv`, in order.
-pub const COLUMNS: [&str; 26] = [
+pub const COLUMNS: [&str; 31] = [
     "game",
     "pair",
     "white",
@@ -64,6 +69,21 @@ pub const COLUMNS: [&str; 26] = [
     "black_think_ms",
     "started",
     "detail",
+    "white_cpu_ms",
+    "black_cpu_ms",
+    "white_starved",
+    "black_starved",
+    "starved_time_loss",
+];
+
+/// Columns added after the first versions: a games.csv without them still reads.
+const LATER_COLUMNS: [&str; 6] = [
+    "pair",
+    "white_cpu_ms",
+    "black_cpu_ms",
+    "white_starved",
+    "black_starved",
+    "starved_time_loss",
 ];
 
 /// One row of `games.csv`. The field order is the column order.
@@ -100,6 +120,17 @@ pub struct GameRow {
     pub black_think_ms: i64,
     pub started: String,
     pub detail: String,
+    #[serde(default)]
+    pub white_cpu_ms: Option<i64>,
+    #[serde(default)]
+    pub black_cpu_ms: Option<i64>,
+    #[serde(default)]
+    pub white_starved: u32,
+    #[serde(default)]
+    pub black_starved: u32,
+    /// The side whose time loss came after a starved move (`GameRecord::starved_time_loss`).
+    #[serde(default)]
+    pub starved_time_loss: Option<Side>,
 }
 
 /// Microseconds to milliseconds, rounding down (so any negative time stays negative).
@@ -117,6 +148,8 @@ impl GameRow {
     pub fn from_record(r: &GameRecord) -> GameRow {
         let mut moves = [0u32; 2];
         let mut think_us = [0i64; 2];
+        let mut cpu_us: [Option<i64>; 2] = [None, None];
+        let mut starved = [0u32; 2];
         // Clocks if the record has no end: the last ones known.
         let mut last_clock = [
             r.tc_white.base.as_micros() as i64,
@@ -128,11 +161,17 @@ impl GameRow {
                     side,
                     think_us: t,
                     clock_us,
+                    info,
                     ..
                 } => {
-                    moves[side.index()] += 1;
-                    think_us[side.index()] += t;
-                    last_clock[side.index()] = *clock_us;
+                    let i = side.index();
+                    moves[i] += 1;
+                    think_us[i] += t;
+                    last_clock[i] = *clock_us;
+                    if let Some(cpu) = info.cpu {
+                        *cpu_us[i].get_or_insert(0) += cpu.run_us;
+                        starved[i] += u32::from(cpu.starved(*t));
+                    }
                 }
                 Event::IllegalMove { side, clock_us, .. } | Event::Go { side, clock_us, .. } => {
                     last_clock[side.index()] = *clock_us;
@@ -181,6 +220,11 @@ impl GameRow {
             black_think_ms: ms(think_us[1]),
             started: one_line(&r.started),
             detail: one_line(outcome.as_ref().map_or("", |o| o.detail)),
+            white_cpu_ms: cpu_us[0].map(ms),
+            black_cpu_ms: cpu_us[1].map(ms),
+            white_starved: starved[0],
+            black_starved: starved[1],
+            starved_time_loss: r.starved_time_loss().map(|(side, ..)| side),
         }
     }
 
@@ -228,6 +272,22 @@ impl GameRow {
         match side {
             Side::White => self.white_think_ms,
             Side::Black => self.black_think_ms,
+        }
+    }
+
+    /// `side`'s legal moves whose search was starved of CPU.
+    pub fn starved(&self, side: Side) -> u32 {
+        match side {
+            Side::White => self.white_starved,
+            Side::Black => self.black_starved,
+        }
+    }
+
+    /// CPU time `side`'s engine got during its legal moves' searches, when measured.
+    pub fn cpu_ms(&self, side: Side) -> Option<i64> {
+        match side {
+            Side::White => self.white_cpu_ms,
+            Side::Black => self.black_cpu_ms,
         }
     }
 
@@ -301,8 +361,8 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
         .headers()
         .map_err(|e| anyhow!("not a games.csv: cannot read the header: {e}"))?
         .clone();
-    // `pair` came later than the other columns; files without it still read (pair 0).
-    for column in COLUMNS.into_iter().filter(|c| *c != "pair") {
+    // Columns that came later: files without them still read (pair 0, no CPU measured).
+    for column in COLUMNS.into_iter().filter(|c| !LATER_COLUMNS.contains(c)) {
         if !headers.iter().any(|h| h == column) {
             // Quoted header fields can hold line breaks; the message stays on one line.
             let found: Vec<String> = headers.iter().take(8).map(one_line).collect();
@@ -377,7 +437,7 @@ mod tests {
             "game,pair,white,black,opening,ruleset,tc_white,tc_black,result,termination,rule,plies,\
              white_ms_left,black_ms_left,white_flag_ms,black_flag_ms,illegal_moves,injected,\
              duration_ms,seed,white_moves,black_moves,white_think_ms,black_think_ms,started,\
-             detail\n"
+             detail,white_cpu_ms,black_cpu_ms,white_starved,black_starved,starved_time_loss\n"
         );
     }
 
@@ -388,7 +448,7 @@ mod tests {
         assert_eq!(
             line,
             "1,1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE 5.1.1,7,296000,295500,,,0,,\
-             8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,\n"
+             8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,,,,0,0,\n"
         );
     }
 
@@ -428,7 +488,7 @@ mod tests {
         assert_eq!(row.black_ms_left, 299_300);
         // Quotes and commas are quoted; the line break became a space.
         let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
-        assert!(line.ends_with(",\"black played \"\"e1e5\"\": not legal, really yes\"\n"));
+        assert!(line.ends_with(",\"black played \"\"e1e5\"\": not legal, really yes\",,,0,0,\n"));
         assert_eq!(line.matches('\n').count(), 1);
 
         let r = Builder::new(4, "a", "b")
@@ -492,6 +552,55 @@ mod tests {
         assert!(parse_rows(b"").unwrap().is_empty());
     }
 
+    /// A flag loss after starved moves: the CPU columns, the starved counts and the side
+    /// whose time loss came after a starved move; an unmeasured move counts nothing.
+    #[test]
+    fn starved_moves_and_a_starved_time_loss_have_their_columns() {
+        let r = Builder::new(6, "a", "b")
+            .moves(Side::White, 300, "e2e4 e7e5")
+            .cpu(290, 5)
+            .moves(Side::White, 300, "g1f3")
+            .cpu(40, 260)
+            .moves(Side::Black, 300, "b8c6")
+            .flag(Side::White, 10)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        let row = GameRow::from_record(&r);
+        assert_eq!((row.white_cpu_ms, row.black_cpu_ms), (Some(40), Some(290)));
+        assert_eq!((row.white_starved, row.black_starved), (1, 0));
+        assert_eq!(row.starved_time_loss, Some(Side::White));
+        let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+        assert!(
+            line.ends_with(",white flag fell,40,290,1,0,white\n"),
+            "{line}"
+        );
+        let mut file = GameRow::csv_header().into_bytes();
+        file.extend(line.as_bytes());
+        assert_eq!(parse_rows(&file).unwrap(), [row]);
+    }
+
+    /// A games.csv written before the CPU columns existed still reads: nothing measured,
+    /// nothing starved.
+    #[test]
+    fn a_games_csv_without_the_cpu_columns_still_reads() {
+        let old_columns = &COLUMNS[..26];
+        let full = String::from_utf8(
+            GameRow::from_record(&scholars_mate())
+                .to_csv_line()
+                .unwrap(),
+        )
+        .unwrap();
+        let fields: Vec<&str> = full.trim_end().split(',').collect();
+        let file = format!("{}\n{}\n", old_columns.join(","), fields[..26].join(","));
+        let rows = parse_rows(file.as_bytes()).unwrap();
+        assert_eq!(rows, [GameRow::from_record(&scholars_mate())]);
+        assert_eq!(rows[0].white_cpu_ms, None);
+    }
+
     #[test]
     fn a_file_that_is_not_games_csv_names_the_missing_column() {
         let e = parse_rows(b"game,white,black,opening\n1,a,b,c\n").unwrap_err();
@@ -509,7 +618,7 @@ mod tests {
         );
         let msg = format!("{:#}", parse_rows(&file).unwrap_err());
         assert!(
-            msg.contains("line 2: 3 fields where the header has 26"),
+            msg.contains("line 2: 3 fields where the header has 31"),
             "{msg}"
         );
     }

@@ -50,7 +50,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, FromSetup, Move, Position};
 
-use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::event::{Claimable, CpuUse, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
 use crate::timecontrol::TimeControl;
 
@@ -225,6 +225,32 @@ fn push_clocks(atoms: &mut Vec<String>, clock_us: i64, think_us: i64) {
     atoms.push(text);
 }
 
+/// A move whose search was starved of CPU says so in its clock comment:
+/// `{[%clk 0:00:01.2] [%emt 0:00:00.31] starved of CPU: 40 ms of CPU in 310 ms, ...}`.
+/// The words are atoms of their own, so that lines still break at 80 columns.
+fn note_starved(atoms: &mut Vec<String>, cpu: Option<CpuUse>, think_us: i64) {
+    let Some(cpu) = cpu.filter(|c| c.starved(think_us)) else {
+        return;
+    };
+    let Some(clocks) = atoms.last_mut().filter(|a| a.ends_with('}')) else {
+        return;
+    };
+    clocks.pop();
+    let text = format!("starved of CPU: {}}}", cpu.describe(think_us));
+    atoms.extend(text.split(' ').map(str::to_string));
+}
+
+/// For a time loss whose last move was starved of CPU: `white's last move was starved of
+/// CPU (...): the machine was short of CPU, not the engine`. The result stands as ruled.
+pub fn starved_loss_note(record: &GameRecord) -> Option<String> {
+    let (side, cpu, think_us) = record.starved_time_loss()?;
+    Some(format!(
+        "{}'s last move was starved of CPU ({}): the machine was short of CPU, not the engine",
+        side.name(),
+        cpu.describe(think_us)
+    ))
+}
+
 /// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
 /// letter is read as a queen, as the rulesets that let it stand do (WBCA 17, USCF 16).
 fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
@@ -359,6 +385,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 uci,
                 think_us,
                 clock_us,
+                info,
                 ..
             } => {
                 // The illegal move stood if the game went on with the opponent's move.
@@ -388,6 +415,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 match (pos.as_mut(), m) {
                     (Some(p), Some(m)) => {
                         push_move(&mut atoms, &mut notes, p, *side, m, *clock_us, *think_us);
+                        note_starved(&mut atoms, info.cpu, *think_us);
                         plies += 1;
                     }
                     (p, _) => {
@@ -561,6 +589,9 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
         Some(o) => {
             if !o.detail.is_empty() {
                 parts.push(o.detail.to_string());
+            }
+            if let Some(note) = starved_loss_note(record) {
+                parts.push(note);
             }
             for side in [Side::White, Side::Black] {
                 let us = o.clock_us[side.index()];
@@ -868,6 +899,19 @@ pub(crate) mod tests {
             self
         }
 
+        /// The last move's search got `run_ms` of CPU and waited `wait_ms` for a core.
+        pub fn cpu(mut self, run_ms: i64, wait_ms: i64) -> Builder {
+            let last = self.record.events.iter_mut().rev().find_map(|e| match e {
+                Event::Move { info, .. } => Some(info),
+                _ => None,
+            });
+            last.expect("a move").cpu = Some(crate::event::CpuUse {
+                run_us: run_ms * 1000,
+                wait_us: Some(wait_ms * 1000),
+            });
+            self
+        }
+
         pub fn event(mut self, e: Event) -> Builder {
             self.record.events.push(e);
             self
@@ -1117,6 +1161,57 @@ while True:
         );
         let (_, plies, _) = replay(&pgn);
         assert_eq!(plies, 2);
+    }
+
+    /// A starved move says so in its clock comment; a time loss after one says so in the
+    /// final comment, the result as ruled; a move that got its CPU says nothing.
+    #[test]
+    fn starved_moves_and_a_starved_time_loss_are_noted() {
+        let record = Builder::new(2, "alpha", "beta")
+            .moves(Side::White, 300, "e2e4 e7e5")
+            .cpu(290, 5)
+            .moves(Side::White, 300, "g1f3")
+            .cpu(40, 260)
+            .flag(Side::Black, 0)
+            .end(
+                GameResult::WhiteWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "black flag fell",
+            );
+        let pgn = game_pgn(&record);
+        let moves = movetext_joined(&pgn);
+        assert!(
+            moves.contains("e5 {[%clk 0:04:59.7] [%emt 0:00:00.3]} 2."),
+            "{moves}"
+        );
+        assert!(
+            moves.contains(
+                "Nf3 {[%clk 0:04:59.4] [%emt 0:00:00.3] starved of CPU: 40 ms of CPU in 300 ms, 260 ms waiting for a core}"
+            ),
+            "{moves}"
+        );
+        // Black's last move got its CPU: its time loss is not marked.
+        assert!(!moves.contains("last move was starved"), "{moves}");
+        assert!(movetext_lines(&pgn).iter().all(|l| l.len() <= 80), "{pgn}");
+        let white_flag = Builder::new(3, "alpha", "beta")
+            .moves(Side::White, 300, "e2e4")
+            .cpu(40, 260)
+            .moves(Side::Black, 300, "e7e5")
+            .flag(Side::White, 0)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE 6.9",
+                "white flag fell",
+            );
+        let moves = movetext_joined(&game_pgn(&white_flag));
+        assert!(
+            moves.ends_with(
+                "{white flag fell; white's last move was starved of CPU (40 ms of CPU in 300 ms, 260 ms waiting for a core): the machine was short of CPU, not the engine; flag, rule FIDE 6.9} 0-1"
+            ),
+            "{moves}"
+        );
     }
 
     #[test]

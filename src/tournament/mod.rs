@@ -22,7 +22,7 @@ use crate::report::html::HtmlReport;
 use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
 pub use compat_progress::CompatSettings;
 pub use plan::RunPlan;
-pub use progress::Progress;
+pub use progress::{oversubscribed, Progress};
 pub use schedule::{Format, Pairing};
 
 /// Everything a run needs, validated.

@@ -253,7 +253,7 @@ mod tests {
 
     fn row(game: u64, pair: u64, white: &str, black: &str, result: &str) -> GameRow {
         let csv = format!(
-            "{}\n{game},{pair},{white},{black},startpos,fide,5+0,5+0,{result},checkmate,FIDE 5.1.1,10,1,1,,,0,,1,1,5,5,1,1,,\n",
+            "{}\n{game},{pair},{white},{black},startpos,fide,5+0,5+0,{result},checkmate,FIDE 5.1.1,10,1,1,,,0,,1,1,5,5,1,1,,,,,0,0,\n",
             crate::report::COLUMNS.join(",")
         );
         // A folder of its own per call: tests run in parallel and ask for the same game

@@ -16,6 +16,7 @@ mod pentanomial;
 mod phases;
 mod sprt;
 mod standings;
+mod starved;
 mod summary_csv;
 mod time;
 mod totals;
@@ -35,6 +36,7 @@ pub use self::pairings::PairingStats;
 pub use self::pentanomial::{pentanomial, PentaStats};
 pub use self::sprt::{SprtOutcome, SprtStop};
 pub use self::standings::EngineStats;
+pub use self::starved::StarvedStats;
 pub use self::summary_csv::SUMMARY_COLUMNS;
 pub use self::totals::Totals;
 use super::csv::GameRow;
@@ -54,6 +56,8 @@ pub struct Summary {
     pub phases_known: bool,
     /// The SPRT of a two-engine match, when `with_sprt` was called.
     pub sprt: Option<SprtOutcome>,
+    /// Moves starved of CPU per engine, in standings order.
+    pub starved: Vec<StarvedStats>,
 }
 
 impl Summary {
@@ -76,8 +80,10 @@ impl Summary {
                 }
             }
         }
+        let names: Vec<String> = engines.iter().map(|e| e.name.clone()).collect();
         Summary {
             totals: Totals::of(rows),
+            starved: starved::starved(rows, &names),
             engines,
             pairings,
             phases_known: false,
@@ -142,13 +148,24 @@ impl Summary {
             time::text(&mut out, &self.engines);
             phases::text(&mut out, &self.engines, self.phases_known);
             pairings::text(&mut out, &self.pairings);
+            starved::text(&mut out, &self.starved);
             if let Some(s) = &self.sprt {
                 sprt::text(&mut out, s);
             }
             out.push('\n');
         }
         self.totals.text(&mut out);
+        if let Some(line) = self.starved_line() {
+            out.push_str(&line);
+            out.push('\n');
+        }
         out
+    }
+
+    /// `12 moves starved of CPU ...: the machine was short of CPU, not the engines`, for the
+    /// end of a run and `stats`; `None` when no move was starved.
+    pub fn starved_line(&self) -> Option<String> {
+        starved::closing_line(&self.starved)
     }
 
     /// Writes `summary.csv` (see `SUMMARY_COLUMNS`): a row per engine in standings order, then

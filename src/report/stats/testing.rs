@@ -44,6 +44,11 @@ pub fn row(
         black_think_ms: 30_000,
         started: String::new(),
         detail: String::new(),
+        white_cpu_ms: None,
+        black_cpu_ms: None,
+        white_starved: 0,
+        black_starved: 0,
+        starved_time_loss: None,
     }
 }
 
