@@ -357,7 +357,7 @@ pub const STARVED_MIN_THINK_US: i64 = 20_000;
 
 /// The CPU an engine's processes got while it thought, measured by the arena from the
 /// kernel's accounting at its `go` and at its `bestmove` (`engine/cpu.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuUse {
     /// CPU time its threads ran, in µs, all threads summed (above the think time when
     /// several threads searched at once).
@@ -366,6 +366,14 @@ pub struct CpuUse {
     /// µs, all threads summed; absent on a kernel that does not keep it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub wait_us: Option<i64>,
+    /// CPU time, in µs, of threads that ended before the `bestmove` was read (an engine that
+    /// starts a thread per search): their wait was not seen. Absent when there were none.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ended_us: Option<i64>,
+    /// With `ended_us`: the machine's CPU pressure during the search, the time in µs at
+    /// least one task waited for a core (Linux PSI); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub pressure_us: Option<i64>,
 }
 
 impl CpuUse {
@@ -374,20 +382,36 @@ impl CpuUse {
     /// half the think time, and at least as long as they ran: it got at most half the CPU it
     /// asked for. The wait, not the CPU time alone, is the test, because an engine that
     /// sleeps or waits on a remote machine also runs little, and is not starved: it never
-    /// asked for a core. A search under [`STARVED_MIN_THINK_US`] is never starved, nor one
-    /// whose wait was not measured.
+    /// asked for a core. When threads that ended during the search took their wait with them
+    /// (`ended_us`), the machine's CPU pressure stands in for it: the engine got under half
+    /// a core while, at least half the think time, some task waited for one. A search under
+    /// [`STARVED_MIN_THINK_US`] is never starved, nor one whose wait was not measured.
     pub fn starved(&self, think_us: i64) -> bool {
-        let Some(wait_us) = self.wait_us else {
+        if think_us < STARVED_MIN_THINK_US {
             return false;
+        }
+        let waited = self
+            .wait_us
+            .is_some_and(|wait| 2 * wait >= think_us && wait >= self.run_us);
+        let pressed = match (self.ended_us, self.pressure_us) {
+            (Some(_), Some(pressure)) => 2 * self.run_us < think_us && 2 * pressure >= think_us,
+            _ => false,
         };
-        think_us >= STARVED_MIN_THINK_US && 2 * wait_us >= think_us && wait_us >= self.run_us
+        waited || pressed
     }
 
     /// `40 ms of CPU in 310 ms, 270 ms waiting for a core`, for details and comments.
     pub fn describe(&self, think_us: i64) -> String {
         let mut text = format!("{} ms of CPU in {} ms", self.run_us / 1000, think_us / 1000);
-        if let Some(wait_us) = self.wait_us {
-            text.push_str(&format!(", {} ms waiting for a core", wait_us / 1000));
+        match (self.ended_us, self.pressure_us, self.wait_us) {
+            (Some(_), Some(pressure_us), _) => text.push_str(&format!(
+                ", the machine short of CPU for {} ms",
+                pressure_us / 1000
+            )),
+            (_, _, Some(wait_us)) => {
+                text.push_str(&format!(", {} ms waiting for a core", wait_us / 1000))
+            }
+            _ => {}
         }
         text
     }
@@ -773,11 +797,13 @@ mod tests {
         let cpu = |run_ms: i64, wait_ms: i64| CpuUse {
             run_us: run_ms * 1000,
             wait_us: Some(wait_ms * 1000),
+            ..CpuUse::default()
         };
         // Stockfish at load 10 on 2 cores, as measured: 122 ms of CPU in 316 ms.
         let loaded = CpuUse {
             run_us: 121_731,
             wait_us: Some(194_138),
+            ..CpuUse::default()
         };
         assert!(loaded.starved(315_873));
         // A core all the time it thought.
@@ -794,11 +820,38 @@ mod tests {
         // Too short to tell, and a wait not measured: never starved.
         assert!(!cpu(1, 18).starved(STARVED_MIN_THINK_US - 1));
         assert!(cpu(1, 18).starved(STARVED_MIN_THINK_US + 1_000));
-        let unmeasured = CpuUse {
-            run_us: 0,
-            wait_us: None,
-        };
+        let unmeasured = CpuUse::default();
         assert!(!unmeasured.starved(1_000_000));
+        // A search thread that ended before its bestmove was read (the built-in engines, at
+        // load 10 on 2 cores, as measured): its wait is gone, the machine's pressure stands in.
+        let ended = CpuUse {
+            run_us: 27_000,
+            wait_us: Some(0),
+            ended_us: Some(27_000),
+            pressure_us: Some(221_000),
+        };
+        assert!(ended.starved(223_000));
+        assert_eq!(
+            ended.describe(223_000),
+            "27 ms of CPU in 223 ms, the machine short of CPU for 221 ms"
+        );
+        // ... but not on a quiet machine (an engine that sleeps in a thread per search), nor
+        // when it got over half a core.
+        assert!(!CpuUse {
+            pressure_us: Some(3_000),
+            ..ended
+        }
+        .starved(223_000));
+        assert!(!CpuUse {
+            run_us: 120_000,
+            ..ended
+        }
+        .starved(223_000));
+        assert!(!CpuUse {
+            pressure_us: None,
+            ..ended
+        }
+        .starved(223_000));
         assert_eq!(
             loaded.describe(315_873),
             "121 ms of CPU in 315 ms, 194 ms waiting for a core"
@@ -814,6 +867,7 @@ mod tests {
             cpu: Some(CpuUse {
                 run_us: 40_000,
                 wait_us: Some(260_000),
+                ..CpuUse::default()
             }),
             ..SearchInfo::default()
         };

@@ -2,15 +2,19 @@
 //! `go` and at its `bestmove` (Linux), so that a move or a time loss can be marked starved
 //! when the machine, not the engine, was short of CPU (`CpuUse::starved`).
 //!
-//! Two numbers for each process of the engine:
+//! For each process of the engine:
 //! - the CPU time its threads ran: the process's CPU clock (`clock_gettime` on the clock
 //!   `clock_getcpuclockid` names), exact to the nanosecond and summed over all its threads,
 //!   those that have exited included: one system call;
-//! - the time its threads were ready to run but waited for a core, the run-queue delay (the
-//!   second field of `/proc/PID/task/TID/schedstat`, kept by kernels built with
-//!   `CONFIG_SCHED_INFO`, which distributions' are): the starvation signal itself. A thread
-//!   that exits during the search takes its wait with it (the wait is then under-counted,
-//!   never over-counted).
+//! - each live thread's time on a CPU and time ready to run but waiting for a core, the
+//!   run-queue delay (`/proc/PID/task/TID/schedstat`, kept by kernels built with
+//!   `CONFIG_SCHED_INFO`, as distributions' are): the starvation signal itself.
+//!
+//! A thread that exits during the search (an engine that starts a thread per `go`, as the
+//! built-in ones do) takes its wait with it: the CPU time the process clock counts beyond its
+//! live threads' is then recorded as `ended_us`, with the machine's CPU pressure over the
+//! search (`/proc/pressure/cpu`, the time some task waited for a core) standing in for the
+//! engine's own wait.
 //!
 //! The processes are the engine and the descendants it has at the first reading (a wrapper
 //! script that does not `exec` its engine has started it by then: the handshake is over); a
@@ -39,8 +43,18 @@ pub struct CpuMeter {
 #[derive(Debug, Clone, PartialEq)]
 struct Sample {
     run_ns: u64,
-    /// Each live thread's run-queue delay so far, by thread id; `None` when not kept.
-    waits: Option<Vec<(u32, u64)>>,
+    /// Each live thread's time on a CPU and run-queue delay so far, by thread id; `None`
+    /// when the kernel does not keep them.
+    threads: Option<Vec<Thread>>,
+    /// The machine's CPU pressure so far (`some total`, µs); `None` without PSI.
+    pressure_us: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Thread {
+    tid: u32,
+    ran_ns: u64,
+    waited_ns: u64,
 }
 
 impl CpuMeter {
@@ -71,36 +85,52 @@ impl CpuMeter {
             .members
             .get_or_insert_with(|| group_members(self.leader));
         let mut run_ns = 0;
-        let mut waits = Some(Vec::new());
+        let mut threads = Some(Vec::new());
         for member in members.iter() {
             run_ns += clock_ns(member.clock)?;
-            if let Some(list) = &mut waits {
-                if !read_waits(member.pid, list) {
-                    waits = None;
+            if let Some(list) = &mut threads {
+                if !read_threads(member.pid, list) {
+                    threads = None;
                 }
             }
         }
-        Some(Sample { run_ns, waits })
+        Some(Sample {
+            run_ns,
+            threads,
+            pressure_us: read_pressure(),
+        })
     }
 }
 
-/// The CPU used between two readings. A thread born between them counts its whole wait.
+/// CPU time of threads that ended during a search below this is noise (a live thread's
+/// counters lag its process clock by up to a scheduler tick).
+const ENDED_MIN_NS: u64 = 1_000_000;
+
+/// The CPU used between two readings. A thread born between them counts whole.
 fn use_between(start: &Sample, end: &Sample) -> CpuUse {
-    let wait_ns = match (&start.waits, &end.waits) {
-        (Some(before), Some(after)) => Some(
-            after
-                .iter()
-                .map(|(tid, ns)| {
-                    let earlier = before.iter().find(|(t, _)| t == tid).map_or(0, |b| b.1);
-                    ns.saturating_sub(earlier)
-                })
-                .sum::<u64>(),
-        ),
-        _ => None,
+    let run_ns = end.run_ns.saturating_sub(start.run_ns);
+    let (wait_us, ended_ns) = match (&start.threads, &end.threads) {
+        (Some(before), Some(after)) => {
+            let (mut ran, mut waited) = (0u64, 0u64);
+            for t in after {
+                let b = before.iter().find(|b| b.tid == t.tid);
+                ran += t.ran_ns.saturating_sub(b.map_or(0, |b| b.ran_ns));
+                waited += t.waited_ns.saturating_sub(b.map_or(0, |b| b.waited_ns));
+            }
+            (Some((waited / 1000) as i64), run_ns.saturating_sub(ran))
+        }
+        _ => (None, 0),
     };
+    // Most of it, or a noticeable part: the wait measured misses theirs.
+    let ended = ended_ns >= ENDED_MIN_NS.max(run_ns / 4);
     CpuUse {
-        run_us: (end.run_ns.saturating_sub(start.run_ns) / 1000) as i64,
-        wait_us: wait_ns.map(|ns| (ns / 1000) as i64),
+        run_us: (run_ns / 1000) as i64,
+        wait_us,
+        ended_us: ended.then_some((ended_ns / 1000) as i64),
+        pressure_us: match (ended, start.pressure_us, end.pressure_us) {
+            (true, Some(a), Some(b)) => Some(b.saturating_sub(a) as i64),
+            _ => None,
+        },
     }
 }
 
@@ -152,8 +182,8 @@ fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
     Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// Appends each thread of `pid` with its run-queue delay; false when the kernel keeps none.
-fn read_waits(pid: libc::pid_t, list: &mut Vec<(u32, u64)>) -> bool {
+/// Appends each thread of `pid` with its counters; false when the kernel keeps none.
+fn read_threads(pid: libc::pid_t, list: &mut Vec<Thread>) -> bool {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return false;
     };
@@ -164,9 +194,13 @@ fn read_waits(pid: libc::pid_t, list: &mut Vec<(u32, u64)>) -> bool {
         };
         // A thread that has just exited has no file: it is skipped.
         if let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) {
-            match parse_wait(&text) {
-                Some(ns) => {
-                    list.push((tid, ns));
+            match parse_schedstat(&text) {
+                Some((ran_ns, waited_ns)) => {
+                    list.push(Thread {
+                        tid,
+                        ran_ns,
+                        waited_ns,
+                    });
                     any = true;
                 }
                 None => return false,
@@ -176,9 +210,27 @@ fn read_waits(pid: libc::pid_t, list: &mut Vec<(u32, u64)>) -> bool {
     any
 }
 
-/// The run-queue delay of a `schedstat` line: `ran_ns waited_ns timeslices`.
-fn parse_wait(text: &str) -> Option<u64> {
-    text.split_whitespace().nth(1)?.parse().ok()
+/// A `schedstat` line: `ran_ns waited_ns timeslices`.
+fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
+    let mut fields = text.split_whitespace();
+    let ran = fields.next()?.parse().ok()?;
+    let waited = fields.next()?.parse().ok()?;
+    Some((ran, waited))
+}
+
+/// The machine's CPU pressure so far: the `total` (µs) of the `some` line of
+/// `/proc/pressure/cpu`, the time at least one task waited for a core; `None` without PSI.
+fn read_pressure() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+    parse_pressure(&text)
+}
+
+fn parse_pressure(text: &str) -> Option<u64> {
+    let some = text.lines().find(|l| l.starts_with("some "))?;
+    some.split_whitespace()
+        .find_map(|f| f.strip_prefix("total="))?
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
@@ -186,41 +238,78 @@ mod tests {
     use super::*;
 
     #[test]
-    fn schedstat_lines_give_their_wait() {
-        assert_eq!(parse_wait("31574539 61200909 86\n"), Some(61_200_909));
-        assert_eq!(parse_wait("0 0 0"), Some(0));
-        assert_eq!(parse_wait("12"), None);
-        assert_eq!(parse_wait(""), None);
+    fn schedstat_and_pressure_lines_are_read() {
+        assert_eq!(
+            parse_schedstat("31574539 61200909 86\n"),
+            Some((31_574_539, 61_200_909))
+        );
+        assert_eq!(parse_schedstat("0 0 0"), Some((0, 0)));
+        assert_eq!(parse_schedstat("12"), None);
+        assert_eq!(parse_schedstat(""), None);
+        let psi = "some avg10=98.06 avg60=98.36 avg300=98.75 total=2414476427\n\
+                   full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(parse_pressure(psi), Some(2_414_476_427));
+        assert_eq!(parse_pressure("full total=3\n"), None);
     }
 
-    /// Threads are matched by id: a thread born during the search counts its whole wait, one
-    /// that exited takes its wait with it, and no count runs backwards.
+    fn thread(tid: u32, ran_ms: u64, waited_ms: u64) -> Thread {
+        Thread {
+            tid,
+            ran_ns: ran_ms * 1_000_000,
+            waited_ns: waited_ms * 1_000_000,
+        }
+    }
+
+    /// Threads are matched by id: a thread born during the search counts whole, and no count
+    /// runs backwards. CPU the live threads do not account for ran in threads that ended:
+    /// recorded, with the machine's pressure.
     #[test]
     fn use_between_two_readings() {
         let start = Sample {
             run_ns: 5_000_000,
-            waits: Some(vec![(10, 1_000_000), (11, 9_000_000)]),
+            threads: Some(vec![thread(10, 1, 1), thread(11, 4, 9)]),
+            pressure_us: Some(1_000),
         };
         let end = Sample {
             run_ns: 45_000_000,
-            waits: Some(vec![(10, 61_000_000), (12, 2_000_000)]),
+            threads: Some(vec![thread(10, 31, 61), thread(12, 10, 2)]),
+            pressure_us: Some(91_000),
         };
         assert_eq!(
             use_between(&start, &end),
             CpuUse {
                 run_us: 40_000,
-                wait_us: Some(62_000)
+                wait_us: Some(62_000),
+                ended_us: None,
+                pressure_us: None,
+            }
+        );
+        // A search thread born and ended between the readings: only the process clock saw it.
+        let ended = Sample {
+            run_ns: 65_000_000,
+            ..end.clone()
+        };
+        assert_eq!(
+            use_between(&start, &ended),
+            CpuUse {
+                run_us: 60_000,
+                wait_us: Some(62_000),
+                ended_us: Some(20_000),
+                pressure_us: Some(90_000),
             }
         );
         let unkept = Sample {
             run_ns: 4_000_000,
-            waits: None,
+            threads: None,
+            pressure_us: None,
         };
         assert_eq!(
             use_between(&start, &unkept),
             CpuUse {
                 run_us: 0,
-                wait_us: None
+                wait_us: None,
+                ended_us: None,
+                pressure_us: None,
             }
         );
     }

@@ -908,6 +908,7 @@ pub(crate) mod tests {
             last.expect("a move").cpu = Some(crate::event::CpuUse {
                 run_us: run_ms * 1000,
                 wait_us: Some(wait_ms * 1000),
+                ..Default::default()
             });
             self
         }

@@ -87,7 +87,7 @@ pub fn text(out: &mut String, engines: &[StarvedStats]) {
         })
         .collect();
     out.push_str(
-        "\nStarved of CPU (a move is starved when the engine waited for a core at least half its think time, and at least as long as it ran)\n",
+        "\nStarved of CPU (a move is starved when the engine got at most half the CPU it asked for, waiting for a core at least half its think time)\n",
     );
     out.push_str(&table(&header, &[0], &rows));
 }
