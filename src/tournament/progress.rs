@@ -256,6 +256,26 @@ mod tests {
         }
     }
 
+    /// The line of a time loss after a starved move says so; others say nothing more.
+    #[test]
+    fn a_time_loss_after_a_starved_move_is_explained() {
+        use crate::event::{GameResult, Termination};
+        use crate::report::pgn::tests::Builder;
+        let lost = |cpu: (i64, i64)| {
+            Builder::new(1, "a", "b")
+                .moves(Side::White, 300, "e2e4")
+                .cpu(cpu.0, cpu.1)
+                .moves(Side::Black, 300, "e7e5")
+                .flag(Side::White, 0)
+                .end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9", "")
+        };
+        assert_eq!(
+            starved_note(&lost((40, 260))),
+            ", white's last move was starved of CPU (40 ms of CPU in 300 ms, 260 ms waiting for a core)"
+        );
+        assert_eq!(starved_note(&lost((295, 3))), "");
+    }
+
     #[test]
     fn the_warning_counts_the_threads_that_think_at_once() {
         let one = [engine(None, false), engine(None, false)];
