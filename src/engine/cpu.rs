@@ -21,6 +21,9 @@
 //! process started later is not followed. Reading /proc does not block on a device: it is
 //! done inline, a few microseconds a reading.
 
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
 use crate::event::CpuUse;
 
 /// One process of the engine.
@@ -35,8 +38,21 @@ pub struct CpuMeter {
     leader: libc::pid_t,
     /// Found at the first reading.
     members: Option<Vec<Member>>,
+    /// Each known thread's `schedstat`, kept open and read again from its start (the kernel
+    /// makes the line anew at each read): one `pread` a thread a reading.
+    threads: Vec<ThreadFile>,
+    /// Look the threads up again at the next `go`: first, and after a search in which
+    /// threads came or went.
+    rescan: bool,
+    /// `/proc/pressure/cpu`, kept open the same way; `None` without PSI.
+    pressure: Option<File>,
     /// The reading at the last `go` (or `ponderhit`).
     at_go: Option<Sample>,
+}
+
+struct ThreadFile {
+    tid: u32,
+    file: File,
 }
 
 /// The engine's counters at one instant.
@@ -62,13 +78,22 @@ impl CpuMeter {
         CpuMeter {
             leader: pid as libc::pid_t,
             members: None,
+            threads: Vec::new(),
+            rescan: true,
+            pressure: File::open("/proc/pressure/cpu").ok(),
             at_go: None,
         }
     }
 
     /// The engine is sent `go` (or `ponderhit`): its search starts now.
     pub fn start(&mut self) {
-        self.at_go = self.sample();
+        // The pressure is wanted only where threads come and go: read it then (and at the
+        // first search), not at every move of an engine whose threads stay.
+        let rescan = std::mem::take(&mut self.rescan);
+        if rescan {
+            self.scan();
+        }
+        self.at_go = self.sample(rescan);
     }
 
     /// The engine's `bestmove` was read: what it got of the CPU since the last [`start`].
@@ -76,30 +101,73 @@ impl CpuMeter {
     /// [`start`]: CpuMeter::start
     pub fn since_go(&mut self) -> Option<CpuUse> {
         let start = self.at_go.take()?;
-        let end = self.sample()?;
-        Some(use_between(&start, &end))
+        let end = self.sample(start.pressure_us.is_some())?;
+        let cpu = use_between(&start, &end);
+        self.rescan = cpu.ended_us.is_some();
+        Some(cpu)
     }
 
-    fn sample(&mut self) -> Option<Sample> {
+    /// Finds the engine's processes (once) and their threads.
+    fn scan(&mut self) {
         let members = self
             .members
             .get_or_insert_with(|| group_members(self.leader));
-        let mut run_ns = 0;
-        let mut threads = Some(Vec::new());
+        self.threads.clear();
         for member in members.iter() {
-            run_ns += clock_ns(member.clock)?;
-            if let Some(list) = &mut threads {
-                if !read_threads(member.pid, list) {
-                    threads = None;
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", member.pid)) else {
+                continue;
+            };
+            for task in tasks.flatten() {
+                let tid = task.file_name().to_str().and_then(|t| t.parse().ok());
+                let file = File::open(task.path().join("schedstat"));
+                if let (Some(tid), Ok(file)) = (tid, file) {
+                    self.threads.push(ThreadFile { tid, file });
                 }
             }
         }
+    }
+
+    fn sample(&mut self, pressure: bool) -> Option<Sample> {
+        let mut run_ns = 0;
+        for member in self.members.as_deref().unwrap_or_default() {
+            run_ns += clock_ns(member.clock)?;
+        }
+        let mut buf = [0u8; 128];
+        let mut threads = Vec::with_capacity(self.threads.len());
+        let mut kept = !self.threads.is_empty();
+        for t in &self.threads {
+            // A thread that has exited reads as an error: it is left out.
+            let Some(text) = read_from_start(&t.file, &mut buf) else {
+                continue;
+            };
+            match parse_schedstat(text) {
+                Some((ran_ns, waited_ns)) => threads.push(Thread {
+                    tid: t.tid,
+                    ran_ns,
+                    waited_ns,
+                }),
+                None => kept = false,
+            }
+        }
+        let mut buf = [0u8; 256];
+        let pressure_us = self
+            .pressure
+            .as_ref()
+            .filter(|_| pressure)
+            .and_then(|f| read_from_start(f, &mut buf))
+            .and_then(parse_pressure);
         Some(Sample {
             run_ns,
-            threads,
-            pressure_us: read_pressure(),
+            threads: kept.then_some(threads),
+            pressure_us,
         })
     }
+}
+
+/// A /proc file's text, read again from its start.
+fn read_from_start<'a>(file: &File, buf: &'a mut [u8]) -> Option<&'a [u8]> {
+    let n = file.read_at(buf, 0).ok()?;
+    Some(&buf[..n])
 }
 
 /// CPU time of threads that ended during a search below this is noise (a live thread's
@@ -182,55 +250,34 @@ fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
     Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// Appends each thread of `pid` with its counters; false when the kernel keeps none.
-fn read_threads(pid: libc::pid_t, list: &mut Vec<Thread>) -> bool {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return false;
-    };
-    let mut any = false;
-    for task in tasks.flatten() {
-        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
-            continue;
-        };
-        // A thread that has just exited has no file: it is skipped.
-        if let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) {
-            match parse_schedstat(&text) {
-                Some((ran_ns, waited_ns)) => {
-                    list.push(Thread {
-                        tid,
-                        ran_ns,
-                        waited_ns,
-                    });
-                    any = true;
-                }
-                None => return false,
-            }
-        }
-    }
-    any
-}
-
-/// A `schedstat` line: `ran_ns waited_ns timeslices`.
-fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
-    let mut fields = text.split_whitespace();
-    let ran = fields.next()?.parse().ok()?;
-    let waited = fields.next()?.parse().ok()?;
+/// A `schedstat` line: `ran_ns waited_ns timeslices`. Read byte by byte: this runs for every
+/// thread at every reading.
+fn parse_schedstat(text: &[u8]) -> Option<(u64, u64)> {
+    let (ran, rest) = number(text)?;
+    let (waited, _) = number(rest.strip_prefix(b" ")?)?;
     Some((ran, waited))
 }
 
 /// The machine's CPU pressure so far: the `total` (µs) of the `some` line of
-/// `/proc/pressure/cpu`, the time at least one task waited for a core; `None` without PSI.
-fn read_pressure() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
-    parse_pressure(&text)
+/// `/proc/pressure/cpu`, the time at least one task waited for a core.
+fn parse_pressure(text: &[u8]) -> Option<u64> {
+    // `some avg10=... avg60=... avg300=... total=N`: the total is the line's last field.
+    let line = text.strip_prefix(b"some ")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let at = line.iter().rposition(|&b| b == b' ')? + 1;
+    number(line[at..].strip_prefix(b"total=")?).map(|(n, _)| n)
 }
 
-fn parse_pressure(text: &str) -> Option<u64> {
-    let some = text.lines().find(|l| l.starts_with("some "))?;
-    some.split_whitespace()
-        .find_map(|f| f.strip_prefix("total="))?
-        .parse()
-        .ok()
+/// The decimal number at the start of `text`, and what follows it.
+fn number(text: &[u8]) -> Option<(u64, &[u8])> {
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let n = text[..digits]
+        .iter()
+        .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+    Some((n, &text[digits..]))
 }
 
 #[cfg(test)]
@@ -240,16 +287,18 @@ mod tests {
     #[test]
     fn schedstat_and_pressure_lines_are_read() {
         assert_eq!(
-            parse_schedstat("31574539 61200909 86\n"),
+            parse_schedstat(b"31574539 61200909 86\n"),
             Some((31_574_539, 61_200_909))
         );
-        assert_eq!(parse_schedstat("0 0 0"), Some((0, 0)));
-        assert_eq!(parse_schedstat("12"), None);
-        assert_eq!(parse_schedstat(""), None);
-        let psi = "some avg10=98.06 avg60=98.36 avg300=98.75 total=2414476427\n\
+        assert_eq!(parse_schedstat(b"0 0 0"), Some((0, 0)));
+        assert_eq!(parse_schedstat(b"12"), None);
+        assert_eq!(parse_schedstat(b""), None);
+        assert_eq!(parse_schedstat(b"99999999999999999999 1 1"), None);
+        let psi = b"some avg10=98.06 avg60=98.36 avg300=98.75 total=2414476427\n\
                    full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
         assert_eq!(parse_pressure(psi), Some(2_414_476_427));
-        assert_eq!(parse_pressure("full total=3\n"), None);
+        assert_eq!(parse_pressure(b"full total=3\n"), None);
+        assert_eq!(parse_pressure(b"some avg10=1.00\nfull total=3\n"), None);
     }
 
     fn thread(tid: u32, ran_ms: u64, waited_ms: u64) -> Thread {
