@@ -44,16 +44,18 @@ impl Drop for Hogs {
 }
 
 /// Whether this machine can hold an engine below a core and measure it: `taskset`, a second
-/// core, and a kernel that keeps run-queue delays.
+/// core, a kernel that keeps run-queue delays, and its CPU pressure (PSI: the built-in engines
+/// search in a thread per `go`, whose wait ends with it).
 fn can_starve() -> bool {
     let ok = Command::new("taskset")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
         && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
-        && std::path::Path::new("/proc/self/schedstat").exists();
+        && std::path::Path::new("/proc/self/schedstat").exists()
+        && std::fs::read_to_string("/proc/pressure/cpu").is_ok_and(|t| t.starts_with("some "));
     if !ok {
-        eprintln!("SKIPPED: needs taskset, two cores and /proc/PID/schedstat");
+        eprintln!("SKIPPED: needs taskset, two cores, /proc/PID/schedstat and /proc/pressure/cpu");
     }
     ok
 }
