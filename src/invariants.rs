@@ -3,12 +3,39 @@
 //! faults were ruled as the rules say.
 
 use crate::event::{Claimable, Event, GameRecord, Side, Termination};
+use crate::game::rerule::{rerule, Rerule};
+use crate::game::Watchers;
 use crate::report::Rendered;
-use crate::rules::Ruleset;
+use crate::rules::{cite, RefereeSettings, Ruleset, Situation};
+
+/// The run's options a ruling depends on: the referee's settings and the watchers.
+#[derive(Clone, Copy, Debug)]
+pub struct RunRules<'a> {
+    pub settings: &'a RefereeSettings,
+    pub watchers: &'a Watchers,
+}
 
 /// What is wrong with a game's ruling; empty when every invariant holds. `written` is the
-/// game as it went into games.csv and games.pgn.
-pub fn check(record: &GameRecord, written: &Rendered) -> Vec<String> {
+/// game as it went into games.csv and games.pgn; `rules`, the run's options it was ruled with.
+pub fn check(record: &GameRecord, written: &Rendered, rules: RunRules) -> Vec<String> {
+    let mut broken = ruled(record, written);
+    let Some(outcome) = record.outcome() else {
+        return broken;
+    };
+    // 5. Every game ends by a cited rule of its ruleset, or by an option the user gave.
+    if let Some(why) = uncited(record, outcome.termination, outcome.rule, rules.settings) {
+        broken.push(why);
+    }
+    // 6. Re-ruled from its events under the ruleset it was played under, with the run's
+    //    options, the game gets the ruling it was played to (`adjudicate` reproduces play).
+    if let Some(why) = rerules_otherwise(record, rules) {
+        broken.push(why);
+    }
+    broken
+}
+
+/// Invariants 1-4: the ruling itself, and the files written of it.
+fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
     let mut broken = Vec::new();
     let Some(outcome) = record.outcome() else {
         return vec!["the game has no ending".to_string()];
@@ -125,6 +152,85 @@ pub fn check(record: &GameRecord, written: &Rendered) -> Vec<String> {
     broken
 }
 
+/// Why the game's ending is neither a rule of its ruleset nor an option the user gave.
+fn uncited(
+    record: &GameRecord,
+    termination: Termination,
+    rule: &str,
+    settings: &RefereeSettings,
+) -> Option<String> {
+    let given = |s: Situation| cite(record.ruleset, s) == rule;
+    let ok = match termination {
+        Termination::MaxMoves => given(Situation::MaxMoves) && settings.max_moves.is_some(),
+        Termination::Adjudication => {
+            (given(Situation::DrawAdjudication) && settings.adjudication.draw.is_some())
+                || (given(Situation::ResignAdjudication) && settings.adjudication.resign.is_some())
+        }
+        Termination::Tablebase => {
+            given(Situation::Tablebase)
+                && record
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::Tablebase { .. }))
+        }
+        Termination::EngineCrash | Termination::EngineStall if given(Situation::EngineCrash) => {
+            record
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::EngineFault { .. }))
+        }
+        _ => Situation::ALL.iter().any(|s| {
+            !matches!(
+                s,
+                Situation::MaxMoves
+                    | Situation::DrawAdjudication
+                    | Situation::ResignAdjudication
+                    | Situation::Tablebase
+                    | Situation::EngineCrash
+            ) && given(*s)
+        }),
+    };
+    (!ok).then(|| {
+        format!(
+            "the game ended {termination} ({rule}), which is no rule of {} and no option given",
+            record.ruleset
+        )
+    })
+}
+
+/// Why the game's record, re-ruled under its own ruleset, gives another ruling.
+fn rerules_otherwise(record: &GameRecord, rules: RunRules) -> Option<String> {
+    let outcome = record.outcome()?;
+    let mut settings = rules.settings.clone();
+    settings.ruleset = record.ruleset;
+    let played = format!(
+        "{} {} ({})",
+        outcome.result.as_str(),
+        outcome.termination,
+        outcome.rule
+    );
+    match rerule(record, &settings, rules.watchers) {
+        Rerule::Ended { ending, .. } => {
+            let again = format!(
+                "{} {} ({})",
+                ending.result.as_str(),
+                ending.termination,
+                ending.rule
+            );
+            (again != played).then(|| {
+                format!(
+                    "played {played}, but re-ruled from its events under {} {again}",
+                    record.ruleset
+                )
+            })
+        }
+        Rerule::Undetermined(why) => Some(format!(
+            "played {played}, but re-ruled from its events under {} undetermined: {why}",
+            record.ruleset
+        )),
+    }
+}
+
 /// A test hook (issue 15), not a feature: when the environment variable [`Tamper::VAR`] names
 /// one of these, `gauntlet` and `round-robin` corrupt every game it applies to after the
 /// referee has ruled it, so that end-to-end tests (tests/invariants.rs) can watch [`check`]
@@ -225,7 +331,7 @@ mod tests {
 
     /// The checks over the game as `ResultsDir::append` would write it.
     fn checked(record: &GameRecord) -> Vec<String> {
-        check(record, &Rendered::of(record).unwrap())
+        ruled(record, &Rendered::of(record).unwrap())
     }
     use crate::event::OpeningRecord;
     use crate::timecontrol::TimeControl;
@@ -474,15 +580,15 @@ mod tests {
             )],
         );
         let good = Rendered::of(&game).unwrap();
-        assert_eq!(check(&game, &good), Vec::<String>::new());
+        assert_eq!(ruled(&game, &good), Vec::<String>::new());
         let broken = Some("the PGN does not end in 1-0".to_string());
         let mut tag = Rendered::of(&game).unwrap();
         tag.pgn = tag.pgn.replace("[Result \"1-0\"]", "[Result \"0-1\"]");
-        assert_eq!(check(&game, &tag).first(), broken.as_ref());
+        assert_eq!(ruled(&game, &tag).first(), broken.as_ref());
         let mut last = Rendered::of(&game).unwrap();
         let at = last.pgn.rfind("1-0").unwrap();
         last.pgn.replace_range(at..at + 3, "0-1");
-        assert_eq!(check(&game, &last).first(), broken.as_ref());
+        assert_eq!(ruled(&game, &last).first(), broken.as_ref());
     }
 
     #[test]

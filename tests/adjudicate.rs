@@ -358,3 +358,67 @@ fn at_t(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Issue 23.5: a game played with `--inject-flag-mode at-mate` (the mater's flag falls 200 ms
+/// before its mating move, its opponent's notice deferred until the mate) and re-ruled under
+/// the ruleset it was played under gets the ruling it was played to: the mate under FIDE
+/// (6.9, 6.8), the mated side's claim under the house rules (H13). The re-ruling used to
+/// supply a claim at the flag's instant and rule FIDE's game a loss on time.
+#[test]
+fn an_at_mate_injection_is_re_ruled_as_it_was_played() {
+    let s = Scratch::new("adjudicate-at-mate");
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}\n[engines.mater]\nbuiltin = \"script\"\nargs = [\"--moves\", \"a1a8\"]\n"
+        ),
+    );
+    s.write("mate.fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n");
+    for (ruleset, played) in [
+        ("fide", ("1-0", "checkmate", "FIDE 6.9, 6.8")),
+        ("house", ("0-1", "flag", "H13")),
+    ] {
+        let out = format!("res-{ruleset}");
+        gauntlet(
+            &s,
+            &[
+                "mater",
+                "--vs",
+                "random",
+                "--openings",
+                "mate.fen",
+                "--tc",
+                "1s+0",
+                "--games",
+                "1",
+                "--inject-flag",
+                "1",
+                "--inject-flag-mode",
+                "at-mate",
+                "--flag-overshoot-ms",
+                "200..200",
+                "--ruleset",
+                ruleset,
+                "--out",
+                &out,
+            ],
+        );
+        let row = &csv_rows(&s.path(&format!("{out}/games.csv")))[0];
+        assert_eq!(
+            (
+                row["result"].as_str(),
+                row["termination"].as_str(),
+                row["rule"].as_str()
+            ),
+            played,
+            "{row:?}"
+        );
+        let again = adjudicate(&s, &out, ruleset);
+        assert!(
+            again.ends_with(&format!(
+                "1 game, 0 rulings differ under {ruleset}, 0 undetermined, 1 the same\n"
+            )),
+            "{again}"
+        );
+    }
+}

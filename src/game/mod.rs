@@ -22,17 +22,21 @@ use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
-use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter, NoticeAt};
+use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::FlagMode;
 
 mod ponder;
 #[cfg(test)]
 mod ponder_tests;
+pub mod rerule;
 #[cfg(test)]
 mod scripted;
 #[cfg(test)]
 mod tests;
+pub mod verdicts;
+
+use verdicts::{Action, FlagNotice, IllegalNotice, Verdicts};
 
 /// Fixed search limits sent with every `go` (the clock still runs and is recorded).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -318,11 +322,8 @@ struct Game<'a> {
     held: Option<Held>,
     /// The flag plan was carried out.
     flag_injected: bool,
-    /// `both`: the side whose next move is held until its own flag falls.
-    second_staller: Option<Side>,
-    /// Flags whose notice is deferred by an injection (`both`: until the second falls;
-    /// `at-mate`: until the mating move is released), with the instant each fell.
-    deferred: Vec<Side>,
+    /// The one interpreter of the referee's verdicts, shared with the re-ruling (`verdicts.rs`).
+    verdicts: Verdicts,
     /// Watchers that notice the opponent's fallen flag as their own side next moves
     /// (`--flag-notice-after press`).
     at_press: Vec<Side>,
@@ -402,14 +403,9 @@ impl Game<'_> {
             }
             Timer::Release => {
                 let held = self.held.take().expect("a held move");
-                let deferred = std::mem::take(&mut self.deferred);
-                if self.second_staller.is_none() {
-                    // `at-mate`: the flag's notice was deferred until the mating move is made.
-                    for side in deferred {
-                        self.schedule_notice(side, at);
-                    }
-                } else {
-                    self.deferred = deferred;
+                // `at-mate`: the flag's notice was deferred until the mating move is made.
+                for side in self.verdicts.released() {
+                    self.schedule_notice(side, at);
                 }
                 self.on_reply(held.side, held.text, at, held.info)
             }
@@ -455,30 +451,21 @@ impl Game<'_> {
         self.claim = Some((done, by, what));
     }
 
-    /// Acts on a verdict given at `at`.
     /// The opponent's watcher notices `side`'s fallen flag after an exponential delay from
     /// `from` (docs/architecture.md, "The model").
     fn schedule_notice(&mut self, side: Side, from: Instant) {
         let watcher = side.other();
-        // `--flag-notice-after`: an exact notice, no random draw.
-        match self.setup.watchers.flag_notice_after.map(|f| f.of(watcher)) {
-            Some(NoticeAt::Ms(ms)) => {
-                let notice = from + Duration::from_millis(ms);
-                self.notices.push((notice, watcher, Claimable::Flag));
-                return;
+        let delay = match FlagNotice::of(&self.setup.watchers, watcher) {
+            // `--flag-notice-after`: an exact notice, no random draw.
+            FlagNotice::After(ms) => Duration::from_millis(ms),
+            FlagNotice::AtPress => return self.at_press.push(watcher),
+            FlagNotice::Never => return,
+            FlagNotice::Drawn { mean_ms } => {
+                let delay_ms = -mean_ms * (1.0 - self.rng.random::<f64>()).ln();
+                Duration::from_micros((delay_ms * 1000.0) as u64)
             }
-            Some(NoticeAt::Press) => return self.at_press.push(watcher),
-            Some(NoticeAt::Never) => return,
-            None => {}
-        }
-        let mean = self.setup.watchers.flag_notice_ms;
-        let delay_ms = if mean > 0.0 {
-            -mean * (1.0 - self.rng.random::<f64>()).ln()
-        } else {
-            0.0
         };
-        let notice = from + Duration::from_micros((delay_ms * 1000.0) as u64);
-        self.notices.push((notice, side.other(), Claimable::Flag));
+        self.notices.push((from + delay, watcher, Claimable::Flag));
     }
 
     /// An engine's `bestmove` arrived: injections first (an illegal move in its place, a flag
@@ -532,6 +519,7 @@ impl Game<'_> {
                 side,
                 what: Injection::Flag { mode, overshoot_ms },
             });
+            self.verdicts.injected(side, mode);
             self.held = Some(Held {
                 side,
                 text,
@@ -551,7 +539,7 @@ impl Game<'_> {
         }
         let ms = |n: u64| Duration::from_millis(n);
         // `both`, second half: held until its own flag falls.
-        if self.second_staller == Some(side) {
+        if self.verdicts.second_staller() == Some(side) {
             return Some(deadline + ms(1));
         }
         if self.flag_injected {
@@ -573,8 +561,6 @@ impl Game<'_> {
                 // the release and runs out after its time left, so the gap cannot be shorter
                 // than that; the decision itself depends on the plan only, so a seed replays it.
                 let opponent_left_ms = (self.clock.left_us(side.other(), at) / 1000).max(0) as u64;
-                self.second_staller = Some(side.other());
-                self.deferred.push(side);
                 deadline + ms(gap_ms.saturating_sub(opponent_left_ms))
             }
             FlagPlan::AtMate { overshoot_ms } => {
@@ -586,7 +572,6 @@ impl Game<'_> {
                 if !after.is_checkmate() {
                     return None;
                 }
-                self.deferred.push(side);
                 deadline + ms(overshoot_ms)
             }
             _ => return None,
@@ -647,10 +632,15 @@ impl Game<'_> {
         });
     }
 
+    /// Acts on a verdict given at `at`, as the one interpreter of verdicts says (`verdicts.rs`).
     fn act(&mut self, verdict: Verdict, at: Instant) -> Option<Ending> {
-        match verdict {
-            Verdict::Continue => None,
-            Verdict::End(ending) => {
+        let cannot_stand = self.referee.pending_cannot_stand();
+        match self
+            .verdicts
+            .act(verdict, &self.setup.watchers, cannot_stand)
+        {
+            Action::Continue => None,
+            Action::End(ending) => {
                 // Fix: the clocks stop when the game is decided (a claim completing stops the
                 // clocks, docs/architecture.md, "The model"), not when the loop has finished stopping the engine that
                 // was thinking; the end clocks used to include that (1-5 ms, more for a slow
@@ -658,39 +648,22 @@ impl Game<'_> {
                 self.ended_at.get_or_insert(at);
                 Some(ending)
             }
-            Verdict::FlagDown { side } => {
-                if self.deferred.contains(&side) {
-                    // Injected: this flag goes unnoticed for now.
-                } else if self.second_staller == Some(side) {
-                    // `both`: the second flag fell; now both watchers may notice.
-                    self.second_staller = None;
-                    for first in std::mem::take(&mut self.deferred) {
-                        self.schedule_notice(first, at);
-                    }
-                    self.schedule_notice(side, at);
-                } else {
+            Action::WatchFlags(sides) => {
+                for side in sides {
                     self.schedule_notice(side, at);
                 }
                 None
             }
-            Verdict::IllegalCompleted { offender } => {
-                let by = offender.other();
-                // A move no board can hold counts as noticed (docs/rulesets.md).
-                let cannot_stand = self.referee.pending_cannot_stand();
-                let noticed = cannot_stand
-                    || match self.setup.watchers.illegal_notice_after {
-                        Some(IllegalNoticeAfter::Plies(plies)) => {
-                            if plies > 0 {
-                                let at_ply = self.referee.plies() + 1 + plies;
-                                self.late_illegal = Some((by, at_ply));
-                            }
-                            plies == 0
-                        }
-                        Some(IllegalNoticeAfter::Never) => false,
-                        None => self
-                            .rng
-                            .random_bool(self.setup.watchers.illegal_notice.clamp(0.0, 1.0)),
-                    };
+            Action::Illegal { by, notice } => {
+                let noticed = match notice {
+                    IllegalNotice::Now => true,
+                    IllegalNotice::Stands => false,
+                    IllegalNotice::Late { plies } => {
+                        self.late_illegal = Some((by, self.referee.plies() + 1 + plies));
+                        false
+                    }
+                    IllegalNotice::Drawn(p) => self.rng.random_bool(p),
+                };
                 let t_us = self.us(at);
                 if noticed {
                     self.record(Event::Notice {
@@ -709,7 +682,7 @@ impl Game<'_> {
                     self.act(verdict, at)
                 }
             }
-            Verdict::Penalty {
+            Action::Penalty {
                 side,
                 add_us,
                 rule,
@@ -892,8 +865,7 @@ impl Game<'_> {
             moves_made: [0; 2],
             held: None,
             flag_injected: false,
-            second_staller: None,
-            deferred: Vec::new(),
+            verdicts: Verdicts::default(),
             at_press: Vec::new(),
             late_illegal: None,
             offered: [None, None],

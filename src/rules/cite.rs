@@ -60,6 +60,40 @@ pub enum Situation {
 }
 
 impl Situation {
+    /// Every situation, for the set of citations a ruleset can end a game with.
+    pub const ALL: [Situation; 30] = [
+        Situation::Checkmate,
+        Situation::Stalemate,
+        Situation::DeadPosition,
+        Situation::Threefold,
+        Situation::Fivefold,
+        Situation::FiftyMoves,
+        Situation::SeventyFiveMoves,
+        Situation::FlagWin,
+        Situation::FlagNoMaterial,
+        Situation::IllegalMove,
+        Situation::NoMove,
+        Situation::NoPromotion,
+        Situation::IllegalNoMaterial,
+        Situation::KingCapture,
+        Situation::KingsAdjacentClaim,
+        Situation::SimultaneousClaims,
+        Situation::ImproperPromotion,
+        Situation::SimultaneousClaimsNoMaterial,
+        Situation::PersistingIllegalPosition,
+        Situation::MateAfterOwnFlag,
+        Situation::MatedClaimsOnTime,
+        Situation::MatedClaimsOnTimeTooLate,
+        Situation::BothFlags,
+        Situation::OwnFlagDuringClaim,
+        Situation::FirstFlagLoses,
+        Situation::EngineCrash,
+        Situation::MaxMoves,
+        Situation::DrawAdjudication,
+        Situation::ResignAdjudication,
+        Situation::Tablebase,
+    ];
+
     /// The situation of a noticed illegal move of `kind` (`None`: text that is no move).
     pub fn illegal(kind: Option<IllegalKind>) -> Situation {
         match kind {

@@ -200,7 +200,11 @@ pub async fn run(
                 written
             }
         };
-        for broken in crate::invariants::check(&record, &written) {
+        let rules = crate::invariants::RunRules {
+            settings: &run.plan.settings,
+            watchers: &run.plan.watchers,
+        };
+        for broken in crate::invariants::check(&record, &written, rules) {
             progress.println(&format!("INVARIANT BROKEN: game {}: {broken}", record.game));
             violations.push((record.game, broken));
         }

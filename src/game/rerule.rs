@@ -1,0 +1,507 @@
+//! A recorded game ruled again from its events (`adjudicate`, and the invariant that a game
+//! re-ruled under the ruleset it was played under gives the ruling it was played to).
+//!
+//! Each game's recorded events are fed in order to a fresh referee with the run's settings and
+//! the ruleset asked for, and each verdict is acted on by the same interpreter the live game
+//! uses (`verdicts.rs`). The events are facts (moves, flag falls, what the watchers noticed),
+//! so they stay valid as long as the other ruleset would have produced the same ones. Where it
+//! ends the game earlier (`online` at a flag fall), its ending is taken there. Where it would
+//! have needed events the record does not have (a claim of a flag that `online` never waited
+//! for, a take-back under FIDE 7.5.5, a game that goes on), the game is *undetermined* and the
+//! report says why. Events the watchers would have produced at the same instant with certainty
+//! (a notice and a claim when the notice and the claim take no time) are supplied and reported
+//! as assumed.
+
+use std::collections::VecDeque;
+
+use shakmaty::Chess;
+
+use super::verdicts::{Action, FlagNotice, IllegalNotice, Verdicts};
+use super::Watchers;
+use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::rules::illegal::MoveCheck;
+use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
+use crate::settings::NoticeAt;
+
+/// A recorded game re-ruled under another ruleset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rerule {
+    /// The other ruleset ends the game: how, and the events the record lacked that were
+    /// supplied because the watchers would certainly have produced them.
+    Ended {
+        ending: Ending,
+        assumed: Vec<String>,
+    },
+    /// The other ruleset would have needed events the record does not have: why.
+    Undetermined(String),
+}
+
+/// The position a record's game started from, after its opening moves.
+fn starting_referee(record: &GameRecord, settings: &RefereeSettings) -> Result<Referee, String> {
+    let root: Chess = record.opening.root().map_err(|e| {
+        let text = record.opening.fen.as_deref().unwrap_or_default();
+        format!("its opening FEN {text:?} cannot be set up: {e}")
+    })?;
+    Referee::after_opening(settings.clone(), root, &record.opening.moves)
+        .map_err(|e| format!("its opening moves cannot be played: {e}"))
+}
+
+/// A clock change in words: "a minute", "12.5 s".
+fn amount(add_us: i64) -> String {
+    match add_us.abs() {
+        60_000_000 => "a minute".to_string(),
+        us => format!("{:.1} s", us as f64 / 1e6),
+    }
+}
+
+/// What a penalty verdict does, in words.
+fn penalty_text(side: Side, add_us: i64, rule: &str, retake: bool, promoted: bool) -> String {
+    if promoted && add_us >= 0 {
+        format!(
+            "the pawn would become a queen and {} be given {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if promoted {
+        format!(
+            "the pawn would become a queen and {}'s clock be charged {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if retake {
+        format!(
+            "the illegal move would be taken back and {} given {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    } else if add_us >= 0 {
+        format!("{} would be given {} ({rule})", side.name(), amount(add_us))
+    } else {
+        format!(
+            "{}'s clock would be charged {} ({rule})",
+            side.name(),
+            amount(add_us)
+        )
+    }
+}
+
+/// One game replayed under another ruleset.
+struct Replay<'a> {
+    referee: Referee,
+    ruleset: Ruleset,
+    watchers: &'a Watchers,
+    /// The recorded events not fed yet, with the supplied ones in front.
+    queue: VecDeque<Event>,
+    assumed: Vec<String>,
+    /// An illegal move the new referee waits to hear the opponent's watcher about.
+    pending_illegal: Option<Side>,
+    /// A recorded illegal-move claim to leave out: its move was no illegal move here.
+    skip_claim: Option<Side>,
+    /// The flag claims that were fed, by claimant.
+    flag_claimed: [bool; 2],
+    /// Why the game goes on after the last event, when a ruling of this ruleset says so.
+    goes_on: Option<String>,
+    /// The last illegal move fed: its side and text.
+    last_illegal: Option<(Side, String)>,
+    /// The one interpreter of verdicts, as the live game holds it.
+    verdicts: Verdicts,
+    /// A move held back by a flag injection, by this side, not yet fed.
+    held: Option<Side>,
+}
+
+impl Replay<'_> {
+    /// "the game would have gone on: WHY; the record ends here", or, where the record goes
+    /// on, "the game would have gone otherwise: WHY; the record goes on as RULESET ruled it".
+    fn undetermined(&self, why: &str, recorded: Ruleset) -> Rerule {
+        Rerule::Undetermined(if self.queue.is_empty() {
+            format!("the game would have gone on: {why}; the record ends here")
+        } else {
+            format!(
+                "the game would have gone otherwise: {why}; the record goes on as {recorded} \
+                 ruled it"
+            )
+        })
+    }
+
+    /// Whether a notice or a claim of `what` by `by` is recorded later.
+    fn noticed_later(&self, by: Side, what: Claimable) -> bool {
+        self.queue.iter().any(|e| {
+            matches!(e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
+                if *b == by && *w == what)
+        })
+    }
+
+    /// Whether the next recorded event is `side`'s watcher's notice of `what`.
+    fn next_is_notice(&self, by: Side, what: Claimable) -> bool {
+        matches!(self.queue.front(), Some(Event::Notice { by: b, what: w, .. }) if *b == by && *w == what)
+    }
+
+    /// Puts a notice and a claim by `by`'s watcher at `t_us` in front of the queue.
+    fn supply_claim(&mut self, t_us: i64, by: Side, what: Claimable) {
+        self.queue.push_front(Event::Claim { t_us, by, what });
+        self.queue.push_front(Event::Notice { t_us, by, what });
+    }
+
+    /// "white's e7e8 stands as a promotion to a queen (RULE)", of the last illegal move.
+    fn promotion_stands(&self, rule: &str) -> Option<String> {
+        let (side, uci) = self.last_illegal.as_ref()?;
+        Some(format!(
+            "{}'s {uci} stands as a promotion to a queen ({rule})",
+            side.name()
+        ))
+    }
+
+    /// Why the game is not over when the record ends.
+    fn open_end(&self, record: &GameRecord) -> String {
+        let w = self.watchers;
+        if let Some(offender) = self.pending_illegal {
+            return format!(
+                "{}'s watcher would rule on {}'s illegal move",
+                offender.other().name(),
+                offender.name()
+            );
+        }
+        if self.referee.waiting() {
+            let mated = self.referee.turn();
+            return format!(
+                "{}'s watcher would claim {}'s fallen flag: a win if its own flag is still up \
+                 (H13), a draw if not (H14)",
+                mated.name(),
+                mated.other().name()
+            );
+        }
+        for side in [Side::White, Side::Black] {
+            let by = side.other();
+            if self.referee.flag_fell(side) && !self.flag_claimed[by.index()] {
+                let when = match w.flag_notice_after.map(|f| f.of(by)) {
+                    Some(NoticeAt::Ms(0)) => "at once".to_string(),
+                    Some(NoticeAt::Ms(ms)) => format!("{ms} ms after it fell"),
+                    Some(NoticeAt::Press) => "as its own side next moves".to_string(),
+                    Some(NoticeAt::Never) => "never".to_string(),
+                    None if w.flag_notice_ms == 0.0 => "at once".to_string(),
+                    None => format!("after {} ms on average", w.flag_notice_ms),
+                };
+                let claim = if w.claim_ms == 0 {
+                    String::new()
+                } else {
+                    format!(", its claim taking {} ms", w.claim_ms)
+                };
+                return format!(
+                    "{}'s watcher would notice {}'s fallen flag {when} and claim{claim}",
+                    by.name(),
+                    side.name()
+                );
+            }
+        }
+        if let Some(why) = &self.goes_on {
+            return why.clone();
+        }
+        match record.outcome() {
+            Some(o) => format!(
+                "{} does not end the game where the record does ({}, {})",
+                self.ruleset, o.termination, o.rule
+            ),
+            None => "the record has no ending".to_string(),
+        }
+    }
+}
+
+/// Re-rules `record` with `settings` (whose ruleset is the new one) and the run's watchers.
+pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watchers) -> Rerule {
+    let recorded = record.ruleset;
+    let referee = match starting_referee(record, settings) {
+        Ok(referee) => referee,
+        Err(e) => return Rerule::Undetermined(format!("the record cannot be replayed: {e}")),
+    };
+    let mut r = Replay {
+        referee,
+        ruleset: settings.ruleset,
+        watchers,
+        verdicts: Verdicts::default(),
+        held: None,
+        queue: record
+            .events
+            .iter()
+            .filter(|e| !matches!(e, Event::End { .. }))
+            .cloned()
+            .collect(),
+        assumed: Vec::new(),
+        pending_illegal: None,
+        skip_claim: None,
+        flag_claimed: [false; 2],
+        goes_on: None,
+        last_illegal: None,
+    };
+    while let Some(event) = r.queue.pop_front() {
+        match r.admit(&event) {
+            Admit::Feed => {}
+            Admit::Skip => continue,
+            Admit::Stop(why) => {
+                r.queue.push_front(event);
+                return r.undetermined(&why, recorded);
+            }
+        }
+        // The live game starts watching an `at-mate` flag as the held mating move is released.
+        let released = match (&event, r.held) {
+            (
+                Event::Move { side, .. }
+                | Event::IllegalMove { side, .. }
+                | Event::Claim {
+                    by: side,
+                    what: Claimable::KingCapture,
+                    ..
+                },
+                Some(held),
+            ) if *side == held => {
+                r.held = None;
+                r.verdicts.released()
+            }
+            _ => Vec::new(),
+        };
+        let plies_before = r.referee.plies();
+        let verdict = r.referee.apply(&event);
+        match &event {
+            Event::IllegalMove { side, uci, .. } => r.last_illegal = Some((*side, uci.clone())),
+            Event::Unnoticed { .. } => r.pending_illegal = None,
+            Event::Claim { by, what, .. } => match what {
+                Claimable::Flag => r.flag_claimed[by.index()] = true,
+                Claimable::IllegalMove | Claimable::KingCapture => r.pending_illegal = None,
+            },
+            _ => {}
+        }
+        if let Err(stop) = r.act(verdict, &event, plies_before) {
+            return match stop {
+                Stop::Ended => Rerule::Ended {
+                    ending: r.ending(),
+                    assumed: r.assumed,
+                },
+                Stop::Undetermined(why) => r.undetermined(&why, recorded),
+            };
+        }
+        r.watch_flags(released, event.t_us());
+    }
+    let why = r.open_end(record);
+    r.undetermined(&why, recorded)
+}
+
+/// Whether a recorded event is fed to the new referee.
+enum Admit {
+    Feed,
+    /// Not this game's event under the new ruleset.
+    Skip,
+    /// The record cannot be followed further: why.
+    Stop(String),
+}
+
+/// Why the replay stops.
+enum Stop {
+    Ended,
+    Undetermined(String),
+}
+
+impl Replay<'_> {
+    /// Is the recorded event still one of this game's under the new ruleset?
+    fn admit(&mut self, event: &Event) -> Admit {
+        match event {
+            Event::Move { side, uci, .. } | Event::IllegalMove { side, uci, .. } => {
+                let fits = *side == self.referee.turn()
+                    && (matches!(event, Event::IllegalMove { .. })
+                        || matches!(self.referee.check_move(uci), MoveCheck::Legal(_)));
+                if !fits {
+                    return Admit::Stop(format!(
+                        "the recorded move {uci} of {} does not fit the position as {} has it",
+                        side.name(),
+                        self.ruleset
+                    ));
+                }
+                self.goes_on = None;
+            }
+            Event::Notice {
+                by,
+                what: Claimable::IllegalMove,
+                ..
+            }
+            | Event::Unnoticed { by, .. }
+                if self.pending_illegal != Some(by.other()) =>
+            {
+                // The recorded ruleset ruled illegal a move that this one let stand (a
+                // promotion read as a queen): its notice and claim are not this game's.
+                if matches!(event, Event::Notice { .. }) {
+                    self.skip_claim = Some(*by);
+                }
+                return Admit::Skip;
+            }
+            Event::Claim {
+                by,
+                what: Claimable::IllegalMove,
+                ..
+            } if self.skip_claim == Some(*by) => {
+                self.skip_claim = None;
+                return Admit::Skip;
+            }
+            Event::Penalty {
+                side, add_us, rule, ..
+            } => {
+                // The penalties of this ruleset are taken right after their verdicts (below);
+                // any other one changed the recorded clocks, and the flag times after it.
+                if *add_us != 0 {
+                    return Admit::Stop(format!(
+                        "the recorded clocks include a penalty that {} does not give ({} {}, \
+                         {rule}), so the times after it are not its own",
+                        self.ruleset,
+                        side.name(),
+                        amount(*add_us)
+                    ));
+                }
+                return Admit::Skip;
+            }
+            Event::Injected {
+                side,
+                what: Injection::Flag { mode, .. },
+                ..
+            } => {
+                // The live game learns of a held move from the same event.
+                self.verdicts.injected(*side, *mode);
+                self.held = Some(*side);
+            }
+            _ => {}
+        }
+        Admit::Feed
+    }
+
+    /// The ending the referee gave, refined by an engine that hung at the end (recorded right
+    /// after it).
+    fn ending(&mut self) -> Ending {
+        if let Some(
+            stall @ Event::EngineFault {
+                fault: Fault::Stall,
+                ..
+            },
+        ) = self.queue.front()
+        {
+            let stall = stall.clone();
+            self.referee.apply(&stall);
+        }
+        self.referee
+            .ending()
+            .cloned()
+            .expect("the referee ended the game")
+    }
+
+    /// Acts on the verdict on `event`, through the live game's interpreter; `Err` when the
+    /// replay stops there.
+    fn act(&mut self, verdict: Verdict, event: &Event, plies_before: u32) -> Result<(), Stop> {
+        let cannot_stand = self.referee.pending_cannot_stand();
+        match self.verdicts.act(verdict, self.watchers, cannot_stand) {
+            Action::End(_) => return Err(Stop::Ended),
+            Action::Continue => {
+                if matches!(event, Event::IllegalMove { .. }) && self.referee.plies() > plies_before
+                {
+                    // Not illegal here: the pawn became a queen (WBCA 17).
+                    let rule = if self.ruleset == Ruleset::Wbca {
+                        "WBCA 17"
+                    } else {
+                        self.ruleset.as_str()
+                    };
+                    self.goes_on = self.promotion_stands(rule);
+                }
+            }
+            Action::WatchFlags(sides) => self.watch_flags(sides, event.t_us()),
+            Action::Illegal { by, notice } => {
+                self.pending_illegal = Some(by.other());
+                self.hear_illegal(by, notice, event.t_us())?;
+            }
+            Action::Penalty {
+                side,
+                add_us,
+                rule,
+                retake,
+            } => {
+                // A promotion without its piece played as a queen (FIDE 7.5.2, USCF 16).
+                let promoted = !retake && self.referee.plies() > plies_before;
+                // The real loop records the penalty at once: the record must have it next.
+                let recorded_too = matches!(
+                    self.queue.front(),
+                    Some(Event::Penalty { side: s, add_us: a, .. }) if *s == side && *a == add_us
+                );
+                if recorded_too {
+                    self.queue.pop_front();
+                } else if add_us != 0 || retake {
+                    let why = penalty_text(side, add_us, rule, retake, promoted);
+                    return Err(Stop::Undetermined(why));
+                }
+                if promoted {
+                    self.goes_on = self.promotion_stands(rule);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The opponents of `sides`' fallen flags start watching them at `t_us`. Watchers that
+    /// notice and claim at once do so at that instant: if the record never noticed the flag,
+    /// its ruleset did not wait for a claim (online), and the claim is supplied.
+    fn watch_flags(&mut self, sides: Vec<Side>, t_us: i64) {
+        for side in sides {
+            let by = side.other();
+            let instant = self.watchers.claim_ms == 0
+                && FlagNotice::of(self.watchers, by) == FlagNotice::After(0);
+            if instant && !self.noticed_later(by, Claimable::Flag) {
+                self.supply_claim(t_us, by, Claimable::Flag);
+                self.assumed.push(format!(
+                    "{}'s watcher noticed {}'s fallen flag and claimed at once \
+                     (--flag-notice-ms 0, --claim-ms 0)",
+                    by.name(),
+                    side.name()
+                ));
+            }
+        }
+    }
+
+    /// `by`'s watcher notices its opponent's illegal move (`notice`, from the interpreter):
+    /// the recorded notice, or the one the watchers would certainly have made.
+    fn hear_illegal(&mut self, by: Side, notice: IllegalNotice, t_us: i64) -> Result<(), Stop> {
+        let offender = by.other();
+        let heard = self.next_is_notice(by, Claimable::IllegalMove)
+            || matches!(self.queue.front(), Some(Event::Unnoticed { by: b, .. }) if *b == by);
+        if heard {
+            return Ok(());
+        }
+        match notice {
+            IllegalNotice::Now if self.watchers.claim_ms == 0 => {
+                self.supply_claim(t_us, by, Claimable::IllegalMove);
+                self.assumed.push(format!(
+                    "{}'s watcher noticed {}'s illegal move and claimed at once \
+                     (--illegal-notice 1, --claim-ms 0)",
+                    by.name(),
+                    offender.name()
+                ));
+                Ok(())
+            }
+            IllegalNotice::Stands | IllegalNotice::Late { .. } => self.stands(by, t_us),
+            IllegalNotice::Drawn(p) if p <= 0.0 => self.stands(by, t_us),
+            IllegalNotice::Now => Err(Stop::Undetermined(format!(
+                "{}'s watcher would claim {}'s illegal move, its claim taking {} ms",
+                by.name(),
+                offender.name(),
+                self.watchers.claim_ms
+            ))),
+            IllegalNotice::Drawn(p) => Err(Stop::Undetermined(format!(
+                "{}'s watcher would notice {}'s illegal move with probability {p}",
+                by.name(),
+                offender.name(),
+            ))),
+        }
+    }
+
+    /// The watcher did not notice: the illegal move stands.
+    fn stands(&mut self, by: Side, t_us: i64) -> Result<(), Stop> {
+        self.queue.push_front(Event::Unnoticed { t_us, by });
+        self.assumed.push(format!(
+            "{}'s watcher did not notice {}'s illegal move (--illegal-notice 0)",
+            by.name(),
+            by.other().name()
+        ));
+        Ok(())
+    }
+}
