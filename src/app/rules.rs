@@ -197,7 +197,7 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (STALEMATE, "draw ({Stalemate})"),
             (NOTICED, "the offender loses, whatever the material ({IllegalMove})"),
-            (UNNOTICED, "the move stands (H15)"),
+            (UNNOTICED, "the move stands as if legal; a mate or stalemate it gives ends the game (H15)"),
             (NO_BOARD, "{NoBoard} the offender loses ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: the capturer wins ({KingCapture})"),
             (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
@@ -230,7 +230,7 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 NOTICED,
                 "the offender loses if the claimant could still mate, else draw ({IllegalMove})",
             ),
-            (UNNOTICED, "the move stands (G§3)"),
+            (UNNOTICED, "the move stands as if legal; a mate or stalemate it gives ends the game (G§3)"),
             (NO_BOARD, "{NoBoard} ruled as a noticed illegal move ({IllegalMove})"),
             (
                 KING_CAPTURE,
@@ -267,7 +267,10 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "the offender loses if the claimant has mating material ({IllegalMove}), else \
                  draw ({IllegalNoMaterial})",
             ),
-            (UNNOTICED, "the move stands (WBCA 14)"),
+            (
+                UNNOTICED,
+                "the move stands as if legal; a mate or stalemate it gives ends the game (WBCA 14)",
+            ),
             (
                 NO_BOARD,
                 "{NoBoard} ruled as a noticed illegal move ({IllegalMove})",
@@ -323,7 +326,8 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (
                 UNNOTICED,
-                "the move stands (FIDE A.5.2); if it left both kings in check and the next move \
+                "the move stands as if legal, a mate or stalemate it gives ends the game (FIDE \
+                 A.5.2); if it left both kings in check and the next move \
                  does not cure that, draw ({PersistingIllegalPosition}); A.5.4's other case, a \
                  pawn on the last rank, never arises: a pawn sent there without its piece \
                  becomes a queen (FIDE 7.5.2), one sent back onto its own first rank counts as \
@@ -382,7 +386,7 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                 "the offender loses if the claimant has mating material ({IllegalMove}), else \
                  draw ({IllegalNoMaterial})",
             ),
-            (UNNOTICED, "the move stands (USCF 3b, 14)"),
+            (UNNOTICED, "the move stands as if legal; a mate or stalemate it gives ends the game (USCF 3b, 14)"),
             (NO_BOARD, "{NoBoard} ruled as a noticed illegal move ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: as above ({KingCapture})"),
             (ADJACENT, "the claimant loses ({KingsAdjacentClaim})"),

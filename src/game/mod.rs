@@ -679,6 +679,8 @@ impl Game<'_> {
                         // The illegal move stands: engines are told the position by FEN.
                         self.rebase();
                     }
+                    // A move that stands is a move: the tables follow it too.
+                    let verdict = self.tablebase_verdict(verdict, at);
                     self.act(verdict, at)
                 }
             }

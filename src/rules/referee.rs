@@ -427,8 +427,15 @@ impl Referee {
                 self.on_move(*side, uci, info.score)
             }
             Event::IllegalMove {
-                side, uci, kind, ..
-            } => self.on_illegal(*side, uci, *kind),
+                side,
+                uci,
+                kind,
+                t_us,
+                ..
+            } => {
+                self.last_move_us = *t_us;
+                self.on_illegal(*side, uci, *kind)
+            }
             Event::Unnoticed { by, .. } => self.on_unnoticed(*by),
             Event::FlagFall { side, t_us } => self.on_flag(*side, *t_us),
             Event::Tablebase {
@@ -493,10 +500,6 @@ impl Referee {
             _ => return self.on_illegal(side, uci, None),
         };
         self.play(m);
-        self.legal.clear();
-        self.legal.extend(self.pos.legal_moves());
-        self.legal_known = true;
-        let ruleset = self.settings.ruleset;
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
         // G§3, WBCA 14, USCF 3b, FIDE A.5.2), and after a legal move the kings are apart.
         self.stood = None;
@@ -505,51 +508,65 @@ impl Referee {
         if let Some(verdict) = self.fide_a54(side) {
             return verdict;
         }
+        if let Some(verdict) = self.after_move(side) {
+            return verdict;
+        }
+        self.adjudicate(side, score)
+    }
+
+    /// The rules that follow every move that stands, legal or not (H15, G§3, WBCA 14, USCF 3b:
+    /// an illegal move not noticed stands as if legal): mate, stalemate, a dead position,
+    /// repetitions, the 50/75-move rules, `--max-moves`.
+    fn after_move(&mut self, side: Side) -> Option<Verdict> {
+        self.legal.clear();
+        self.legal.extend(self.pos.legal_moves());
+        self.legal_known = true;
+        let ruleset = self.settings.ruleset;
         // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
         let no_move = self.legal.is_empty();
         if no_move && self.pos.is_check() {
-            return self.on_checkmate(side);
+            return Some(self.on_checkmate(side));
         }
         // FIDE 5.2.1: stalemate, even with a flag down (WBCA 8a, USCF 8a, H2, G§2).
         if no_move {
-            return self.end(
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::Stalemate,
                 Situation::Stalemate,
                 String::new(),
-            );
+            ));
         }
         // FIDE 5.2.2: a position in which neither side can mate.
         if self.pos.is_insufficient_material() {
-            return self.end(
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::InsufficientMaterial,
                 Situation::DeadPosition,
                 String::new(),
-            );
+            ));
         }
         if is_dead(ruleset, &self.pos) {
-            return self.end(
+            return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,
                 Situation::DeadPosition,
                 "neither side can mate".to_string(),
-            );
+            ));
         }
         if let Some(verdict) = self.draw_rules() {
-            return verdict;
+            return Some(verdict);
         }
         if let Some(max) = self.settings.max_moves {
             if self.plies >= 2 * max {
-                return self.end(
+                return Some(self.end(
                     GameResult::Draw,
                     Termination::MaxMoves,
                     Situation::MaxMoves,
                     format!("{max} moves played"),
-                );
+                ));
             }
         }
-        self.adjudicate(side, score)
+        None
     }
 
     /// The move `uci` names, when it is one of the known legal moves of a piece other than the
@@ -891,6 +908,15 @@ impl Referee {
             return verdict;
         }
         self.a54_watch = illegal::arbiter_waits(&self.pos);
+        // A move that stands is a move (H15, G§3, WBCA 14, USCF 3b, FIDE A.5.2): the mate or
+        // stalemate it gives ends the game, and every rule that follows a move follows it. A
+        // position no game can reach (a king left in check, kings side by side) waits for the
+        // opponent's claim or its next move (FIDE A.5.4).
+        if illegal::position_is_illegal(&self.pos).is_none() {
+            if let Some(verdict) = self.after_move(pending.side) {
+                return verdict;
+            }
+        }
         Verdict::Continue
     }
 
