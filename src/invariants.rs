@@ -243,6 +243,9 @@ pub enum Tamper {
     PenaltyToOffender,
     /// The PGN is written with another result than the CSV row and the record.
     PgnResult,
+    /// The game ends by no rule: the arena's old fallback when it had nothing left to wait
+    /// for, `1/2-1/2 max-moves (arena: nothing left to wait for)`.
+    Uncited,
 }
 
 impl Tamper {
@@ -257,8 +260,10 @@ impl Tamper {
             "offender-wins" => Tamper::OffenderWins,
             "penalty-to-offender" => Tamper::PenaltyToOffender,
             "pgn-result" => Tamper::PgnResult,
+            "uncited" => Tamper::Uncited,
             other => anyhow::bail!(
-                "{}={other:?}: expected offender-wins, penalty-to-offender or pgn-result",
+                "{}={other:?}: expected offender-wins, penalty-to-offender, pgn-result or \
+                 uncited",
                 Self::VAR
             ),
         }))
@@ -266,6 +271,20 @@ impl Tamper {
 
     /// Corrupts the ruling in `record` (after the referee).
     pub fn ruling(self, record: &mut GameRecord) {
+        if self == Tamper::Uncited {
+            if let Some(Event::End {
+                result,
+                termination,
+                rule,
+                ..
+            }) = record.events.last_mut()
+            {
+                *result = crate::event::GameResult::Draw;
+                *termination = Termination::MaxMoves;
+                *rule = "arena: nothing left to wait for".to_string();
+            }
+            return;
+        }
         let Some(i) = record.events.iter().rposition(|e| {
             matches!(
                 e,

@@ -41,8 +41,10 @@ fn play(s: &Scratch, out: &str, ruleset: &str, tamper: Option<&str>) -> std::pro
 }
 
 /// Runs the same game honestly, then with `tamper`, and checks that only the tampered run
-/// says the invariants broke (`broken` is the check's line) and exits 1.
+/// says the invariants broke (`broken` is the check's line) and exits 1. A tampered ruling
+/// breaks a second invariant too: re-ruled from its events, the game gets its true ruling.
 fn assert_caught(tamper: &str, ruleset: &str, broken: &str) -> Scratch {
+    let places = if tamper == "pgn-result" { 1 } else { 2 };
     let s = Scratch::new(&format!("invariants-{tamper}"));
     s.write("engines.toml", ENGINES);
     let honest = play(&s, "honest", ruleset, None);
@@ -56,10 +58,21 @@ fn assert_caught(tamper: &str, ruleset: &str, broken: &str) -> Scratch {
     let out = play(&s, "res", ruleset, Some(tamper));
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(text.contains("invariants: BROKEN in 1 places:"), "{text}");
-    assert!(text.contains(broken), "{broken:?} not in: {text}");
     assert!(
-        stderr(&out).contains("1 invariant violations: the arena ruled a game wrongly"),
+        text.contains(&format!("invariants: BROKEN in {places} places:")),
+        "{text}"
+    );
+    assert!(text.contains(broken), "{broken:?} not in: {text}");
+    if places == 2 {
+        assert!(
+            text.contains("but re-ruled from its events under"),
+            "{text}"
+        );
+    }
+    assert!(
+        stderr(&out).contains(&format!(
+            "{places} invariant violations: the arena ruled a game wrongly"
+        )),
         "{}",
         stderr(&out)
     );
@@ -93,6 +106,19 @@ fn a_pgn_that_disagrees_with_the_csv_is_caught() {
     let (tags, _) = &pgn_games(&s.path("res/games.pgn"))[0];
     assert_eq!(row["result"], "0-1");
     assert_eq!(tags["Result"], "1-0");
+}
+
+/// Issue 23.2: every game ends by a rule of its ruleset or by an option the user gave; the
+/// arena's old fallback (`max-moves (arena: nothing left to wait for)`, with no --max-moves
+/// behind it) breaks that.
+#[test]
+fn a_game_ended_by_no_rule_is_caught() {
+    assert_caught(
+        "uncited",
+        "house",
+        "game 1: the game ended max-moves (arena: nothing left to wait for), which is no rule \
+         of house and no option given",
+    );
 }
 
 #[test]

@@ -36,6 +36,7 @@ enum Cite {
     MateAfterOwnFlag,
     MatedClaimsOnTime,
     MatedClaimsTooLate,
+    MateStandsFlagUnseen,
     IllegalMove,
     IllegalNoMaterial,
     KingCapture,
@@ -58,7 +59,7 @@ enum Cite {
 }
 
 impl Cite {
-    const ALL: [Cite; 27] = [
+    const ALL: [Cite; 28] = [
         Cite::Checkmate,
         Cite::Stalemate,
         Cite::DeadPosition,
@@ -74,6 +75,7 @@ impl Cite {
         Cite::MateAfterOwnFlag,
         Cite::MatedClaimsOnTime,
         Cite::MatedClaimsTooLate,
+        Cite::MateStandsFlagUnseen,
         Cite::IllegalMove,
         Cite::IllegalNoMaterial,
         Cite::KingCapture,
@@ -111,6 +113,7 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
         Cite::MateAfterOwnFlag => Situation::MateAfterOwnFlag,
         Cite::MatedClaimsOnTime => Situation::MatedClaimsOnTime,
         Cite::MatedClaimsTooLate => Situation::MatedClaimsOnTimeTooLate,
+        Cite::MateStandsFlagUnseen => Situation::MateStandsFlagUnseen,
         Cite::IllegalMove => Situation::IllegalMove,
         Cite::IllegalNoMaterial => Situation::IllegalNoMaterial,
         Cite::KingCapture => Situation::KingCapture,
@@ -193,7 +196,9 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (
                 MATE_FLAGGED,
                 "the mated side claims on time and wins ({MatedClaimsOnTime}); draw if its own \
-                 flag is down when its claim completes ({MatedClaimsTooLate})",
+                 flag is down when its claim completes ({MatedClaimsTooLate}); the mate stands \
+                 if the mated side never notices: a flag not seen has not fallen \
+                 ({MateStandsFlagUnseen})",
             ),
             (STALEMATE, "draw ({Stalemate})"),
             (NOTICED, "the offender loses, whatever the material ({IllegalMove})"),
@@ -983,6 +988,12 @@ mod tests {
                 .moves("d8h4")
                 .notice(White, Claimable::Flag)
                 .claim(White, Claimable::Flag),
+            Cite::MateStandsFlagUnseen if ruleset != House => return None,
+            Cite::MateStandsFlagUnseen => play(None)
+                .moves("f2f3 e7e5 g2g4")
+                .flag(Black)
+                .moves("d8h4")
+                .unnoticed(White),
             Cite::MatedClaimsTooLate => play(None)
                 .moves("f2f3 e7e5 g2g4")
                 .flag(Black)

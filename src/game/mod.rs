@@ -967,6 +967,20 @@ impl Game<'_> {
                     sleep_until(at).await;
                     Ok(Reply::Deadline)
                 }
+                // H10, H13: the game waits for the mated side's watcher after a mate by a
+                // flagged side, and nothing is left that it could notice: the mate stands.
+                None if self.referee.waiting() => {
+                    let at = Instant::now();
+                    let by = self.referee.turn();
+                    let verdict = self.record(Event::Unnoticed {
+                        t_us: self.us(at),
+                        by,
+                    });
+                    match self.act(verdict, at) {
+                        Some(ending) => Err(ending),
+                        None => Ok(Reply::Deadline),
+                    }
+                }
                 None => Err(Ending {
                     result: crate::event::GameResult::Draw,
                     termination: crate::event::Termination::MaxMoves,

@@ -322,7 +322,7 @@ impl Replay<'_> {
                 ..
             }
             | Event::Unnoticed { by, .. }
-                if self.pending_illegal != Some(by.other()) =>
+                if self.pending_illegal != Some(by.other()) && !self.referee.waiting() =>
             {
                 // The recorded ruleset ruled illegal a move that this one let stand (a
                 // promotion read as a queen): its notice and claim are not this game's.

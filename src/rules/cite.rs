@@ -45,6 +45,9 @@ pub enum Situation {
     MatedClaimsOnTime,
     /// H14: the mated side's own flag fell while it claimed.
     MatedClaimsOnTimeTooLate,
+    /// H10, H13: the mated side's own flag fell before it noticed the mater's: the mater's
+    /// flag was never seen, so it never fell, and the mate stands.
+    MateStandsFlagUnseen,
     /// Both flags down before either was claimed.
     BothFlags,
     /// The claimant's own flag fell before its claim completed.
@@ -61,7 +64,7 @@ pub enum Situation {
 
 impl Situation {
     /// Every situation, for the set of citations a ruleset can end a game with.
-    pub const ALL: [Situation; 30] = [
+    pub const ALL: [Situation; 31] = [
         Situation::Checkmate,
         Situation::Stalemate,
         Situation::DeadPosition,
@@ -84,6 +87,7 @@ impl Situation {
         Situation::MateAfterOwnFlag,
         Situation::MatedClaimsOnTime,
         Situation::MatedClaimsOnTimeTooLate,
+        Situation::MateStandsFlagUnseen,
         Situation::BothFlags,
         Situation::OwnFlagDuringClaim,
         Situation::FirstFlagLoses,
@@ -209,6 +213,7 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
 
         (MatedClaimsOnTime, _) => "H13",
         (MatedClaimsOnTimeTooLate, _) => "H14",
+        (MateStandsFlagUnseen, _) => "H10, H13",
 
         (BothFlags, House) => "H8, H25",
         (BothFlags, Generic) => "G§2",

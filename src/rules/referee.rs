@@ -871,7 +871,7 @@ impl Referee {
     /// USCF 3b/14, FIDE A.5.2).
     fn on_unnoticed(&mut self, by: Side) -> Verdict {
         let Some(pending) = self.pending_illegal.take() else {
-            return Verdict::Continue;
+            return self.mate_stands(by);
         };
         let Some(illegal) = pending.illegal.clone() else {
             // Text that is no move cannot stand: it is noticed whatever the watcher does.
@@ -918,6 +918,41 @@ impl Referee {
             }
         }
         Verdict::Continue
+    }
+
+    /// H10, H13: the mated side's watcher will notice nothing more (the game has nothing left
+    /// to wait for), so the mater's flag was never seen: "A flag shall not be considered fallen
+    /// until he or his opponent sees it" (H10), and the mate stands.
+    fn mate_stands(&mut self, by: Side) -> Verdict {
+        let Some(mater) = self.mate_by_flagged else {
+            return Verdict::Continue;
+        };
+        if by != mater.other() {
+            return Verdict::Continue;
+        }
+        self.mate_by_flagged = None;
+        let mut detail = format!(
+            "{} flag fell at {} unnoticed; {} mated {} at {}",
+            mater.name(),
+            secs(self.flags[mater.index()].unwrap_or_default()),
+            mater.name(),
+            by.name(),
+            secs(self.last_move_us)
+        );
+        if let Some(t) = self.flags[by.index()] {
+            detail.push_str(&format!("; {} flag fell at {}", by.name(), secs(t)));
+        }
+        detail.push_str(&format!(
+            "; {} never noticed {}'s flag: a flag not seen has not fallen, the mate stands",
+            by.name(),
+            mater.name()
+        ));
+        self.end(
+            GameResult::win_for(mater),
+            Termination::Checkmate,
+            Situation::MateStandsFlagUnseen,
+            detail,
+        )
     }
 
     /// FIDE A.5.4: "If the arbiter observes both kings are in check, or a pawn on the rank
