@@ -86,7 +86,8 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
     }
 
     // 3. Every noticed illegal move is ruled per the ruleset: the claim ends the game (FIDE:
-    //    a penalty the first time), and the offender does not win it (but under USCF 7d).
+    //    a penalty the first time), and the offender does not win it (but under USCF 7d and
+    //    H20).
     let mut claimed = None;
     for (i, event) in record.events.iter().enumerate() {
         if let Event::Claim {
@@ -117,7 +118,10 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
             }
             (_, Some(Event::End { .. })) => {
                 let offender = by.other();
-                if winner == Some(offender) && !outcome.rule.contains("7d") {
+                // USCF 7d: the kings-adjacent mover's claim; H20: the claimant's own flag fell
+                // before the illegal move.
+                let exempt = outcome.rule.contains("7d") || outcome.rule == "H20";
+                if winner == Some(offender) && !exempt {
                     broken.push(format!(
                         "{} won the claim of its own illegal move",
                         offender.name()

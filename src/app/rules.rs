@@ -37,6 +37,7 @@ enum Cite {
     MatedClaimsOnTime,
     MatedClaimsTooLate,
     MateStandsFlagUnseen,
+    OwnFlagBeforeIllegal,
     IllegalMove,
     IllegalNoMaterial,
     KingCapture,
@@ -59,7 +60,7 @@ enum Cite {
 }
 
 impl Cite {
-    const ALL: [Cite; 28] = [
+    const ALL: [Cite; 29] = [
         Cite::Checkmate,
         Cite::Stalemate,
         Cite::DeadPosition,
@@ -76,6 +77,7 @@ impl Cite {
         Cite::MatedClaimsOnTime,
         Cite::MatedClaimsTooLate,
         Cite::MateStandsFlagUnseen,
+        Cite::OwnFlagBeforeIllegal,
         Cite::IllegalMove,
         Cite::IllegalNoMaterial,
         Cite::KingCapture,
@@ -114,6 +116,7 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
         Cite::MatedClaimsOnTime => Situation::MatedClaimsOnTime,
         Cite::MatedClaimsTooLate => Situation::MatedClaimsOnTimeTooLate,
         Cite::MateStandsFlagUnseen => Situation::MateStandsFlagUnseen,
+        Cite::OwnFlagBeforeIllegal => Situation::OwnFlagBeforeIllegal,
         Cite::IllegalMove => Situation::IllegalMove,
         Cite::IllegalNoMaterial => Situation::IllegalNoMaterial,
         Cite::KingCapture => Situation::KingCapture,
@@ -179,6 +182,7 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const NO_BOARD: &str = "a move no board can hold";
     const ADJACENT: &str = "kings-adjacent mover claims the opponent left its king in check";
     const AT_ONCE: &str = "flag claim and illegal-move claim at once";
+    const OWN_FLAG_ILLEGAL: &str = "illegal move claimed by a side whose own flag fell before it";
     const NO_PIECE: &str = "promotion without its piece (e7e8)";
     const NO_MOVE: &str = "no move, clock pressed (0000)";
     const THREEFOLD: &str = "threefold repetition";
@@ -203,6 +207,12 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (STALEMATE, "draw ({Stalemate})"),
             (NOTICED, "the offender loses, whatever the material ({IllegalMove})"),
             (UNNOTICED, "the move stands as if legal; a mate or stalemate it gives ends the game (H15)"),
+            (
+                OWN_FLAG_ILLEGAL,
+                "the claimant, whose flag fell first, loses; the illegal mover loses only if \
+                 neither flag had fallen before its move was completed (the arena knows the \
+                 order) ({OwnFlagBeforeIllegal})",
+            ),
             (NO_BOARD, "{NoBoard} the offender loses ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: the capturer wins ({KingCapture})"),
             (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
@@ -988,6 +998,12 @@ mod tests {
                 .moves("d8h4")
                 .notice(White, Claimable::Flag)
                 .claim(White, Claimable::Flag),
+            Cite::OwnFlagBeforeIllegal if ruleset != House => return None,
+            // White's flag falls unnoticed; then Black's king jumps two squares; White claims.
+            Cite::OwnFlagBeforeIllegal => play(None)
+                .moves("e2e4")
+                .flag(White)
+                .noticed_illegal("e8e6", None),
             Cite::MateStandsFlagUnseen if ruleset != House => return None,
             Cite::MateStandsFlagUnseen => play(None)
                 .moves("f2f3 e7e5 g2g4")

@@ -48,6 +48,9 @@ pub enum Situation {
     /// H10, H13: the mated side's own flag fell before it noticed the mater's: the mater's
     /// flag was never seen, so it never fell, and the mate stands.
     MateStandsFlagUnseen,
+    /// H20: an illegal move claimed by a side whose own flag fell before the illegal move was
+    /// completed: the side whose flag fell loses.
+    OwnFlagBeforeIllegal,
     /// Both flags down before either was claimed.
     BothFlags,
     /// The claimant's own flag fell before its claim completed.
@@ -64,7 +67,7 @@ pub enum Situation {
 
 impl Situation {
     /// Every situation, for the set of citations a ruleset can end a game with.
-    pub const ALL: [Situation; 31] = [
+    pub const ALL: [Situation; 32] = [
         Situation::Checkmate,
         Situation::Stalemate,
         Situation::DeadPosition,
@@ -88,6 +91,7 @@ impl Situation {
         Situation::MatedClaimsOnTime,
         Situation::MatedClaimsOnTimeTooLate,
         Situation::MateStandsFlagUnseen,
+        Situation::OwnFlagBeforeIllegal,
         Situation::BothFlags,
         Situation::OwnFlagDuringClaim,
         Situation::FirstFlagLoses,
@@ -214,6 +218,7 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (MatedClaimsOnTime, _) => "H13",
         (MatedClaimsOnTimeTooLate, _) => "H14",
         (MateStandsFlagUnseen, _) => "H10, H13",
+        (OwnFlagBeforeIllegal, _) => "H20",
 
         (BothFlags, House) => "H8, H25",
         (BothFlags, Generic) => "G§2",

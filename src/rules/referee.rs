@@ -1288,8 +1288,11 @@ impl Referee {
             Claimable::KingCapture => Situation::KingCapture,
             _ => Situation::illegal(kind),
         };
-        // H3.4, H16-H19, H26: the offender loses whatever the material.
         if ruleset == Ruleset::House {
+            if let Some(verdict) = self.house_h20(by, &detail) {
+                return verdict;
+            }
+            // H3.4, H16-H19, H26: the offender loses whatever the material.
             return self.end(GameResult::win_for(by), Termination::IllegalMove, s, detail);
         }
         // G§3, WBCA 14/8f, USCF 7d/8d: the offender loses if the claimant could still win.
@@ -1304,6 +1307,32 @@ impl Referee {
                 format!("{detail}; {} cannot mate", by.name()),
             )
         }
+    }
+
+    /// H20: "the player who has left his King in check loses the game, provided that both
+    /// players agree that neither flag had fallen before the player who made the illegal move
+    /// punched his clock; if, however, the players cannot agree as to when the flag fell, the
+    /// game must be declared as lost for the player whose flag fell" (H19: any illegal move).
+    /// The arena knows the order: when the claimant's own flag, and only its, fell before the
+    /// illegal move was completed, the claimant loses.
+    fn house_h20(&mut self, by: Side, detail: &str) -> Option<Verdict> {
+        let illegal_at = self.last_move_us;
+        let own = self.flags[by.index()].filter(|t| *t <= illegal_at)?;
+        if self.flags[by.other().index()].is_some_and(|t| t <= illegal_at) {
+            return None; // both flags were down before it: not H20's case
+        }
+        Some(self.end(
+            GameResult::win_for(by.other()),
+            Termination::Flag,
+            Situation::OwnFlagBeforeIllegal,
+            format!(
+                "{} flag fell at {}, before {}'s illegal move was completed at {}; {detail}",
+                by.name(),
+                secs(own),
+                by.other().name(),
+                secs(illegal_at)
+            ),
+        ))
     }
 
     /// FIDE 7.5.5 (with A.5.x): the first completed illegal move is taken back, the offender

@@ -1395,7 +1395,12 @@ fn flag_claim_and_illegal_move_claim_at_the_same_moment() {
         AFTER_E4,
         defaults(),
         [
-            (House, &ev, lost("H3.4, H18, H19")),
+            // H20: black's own flag fell before white's illegal move: black loses.
+            (
+                House,
+                &ev,
+                expect([FlagDown(B), Illegal(W), End(WhiteWins, Flag, "H20")]),
+            ),
             (Generic, &ev, lost("G§3")),
             (Wbca, &ev, lost("WBCA 14")),
             (
@@ -1429,7 +1434,12 @@ fn flag_claim_after_the_illegal_move_claim() {
         AFTER_E4,
         claim_ms(200),
         [
-            (House, &ev, lost("H3.4, H18, H19")),
+            // H20: black's own flag fell before white's illegal move: black loses.
+            (
+                House,
+                &ev,
+                expect([FlagDown(B), Illegal(W), End(WhiteWins, Flag, "H20")]),
+            ),
             (Generic, &ev, lost("G§3")),
             (Wbca, &ev, lost("WBCA 14")),
             (
