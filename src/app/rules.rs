@@ -274,8 +274,16 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                  ({FlagNoMaterial})",
             ),
             (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
-            (BOTH, "draw ({BothFlags})"),
-            (MATE_FLAGGED, "the mate stands ({MateAfterOwnFlag})"),
+            (
+                BOTH,
+                "draw the moment the second flag falls unclaimed; a later mate changes nothing \
+                 ({BothFlags})",
+            ),
+            (
+                MATE_FLAGGED,
+                "the mate stands, unless the mated side's flag had fallen too: then the game \
+                 was drawn already ({MateAfterOwnFlag})",
+            ),
             (STALEMATE, "draw ({Stalemate})"),
             (
                 NOTICED,

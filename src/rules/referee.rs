@@ -1430,6 +1430,9 @@ impl Referee {
             return Verdict::Continue;
         }
         self.flags[side.index()] = Some(t_us);
+        if let Some(verdict) = self.wbca_8c(side, t_us) {
+            return verdict;
+        }
         if self.settings.ruleset == Ruleset::Online {
             // Online: the server sees the flag at once; lichess's material rule.
             return self.flag_win(
@@ -1442,6 +1445,29 @@ impl Referee {
             );
         }
         Verdict::FlagDown { side }
+    }
+
+    /// WBCA 8c: "A game is a draw ... If the flag of one player falls after the flag of the
+    /// other player has already fallen and a win has not been claimed": drawn the moment the
+    /// second flag falls, whatever follows (unlike USCF 8c, a later mate does not stand). A
+    /// claim of the first flag already under way is ruled when it completes (8c too).
+    fn wbca_8c(&mut self, side: Side, t_us: i64) -> Option<Verdict> {
+        if self.settings.ruleset != Ruleset::Wbca || self.flag_noticed[side.index()].is_some() {
+            return None;
+        }
+        let first = self.flags[side.other().index()]?;
+        Some(self.end(
+            GameResult::Draw,
+            Termination::BothFlags,
+            Situation::BothFlags,
+            format!(
+                "both flags down: {} flag fell at {}, {} flag at {}, and no win was claimed",
+                side.other().name(),
+                secs(first),
+                side.name(),
+                secs(t_us)
+            ),
+        ))
     }
 
     fn on_fault(&mut self, side: Side, fault: &Fault, detail: &str) -> Verdict {

@@ -549,7 +549,12 @@ fn both_flags_down_before_either_is_claimed() {
             [
                 (House, &ev, both(End(Draw, BothFlags, "H8, H25"))),
                 (Generic, &ev, both(End(Draw, BothFlags, "G§2"))),
-                (Wbca, &ev, both(End(Draw, BothFlags, "WBCA 8c"))),
+                // WBCA 8c: drawn the moment the second flag falls unclaimed.
+                (
+                    Wbca,
+                    &ev,
+                    expect([FlagDown(W), End(Draw, BothFlags, "WBCA 8c")]),
+                ),
                 // The first flag to fall loses, whoever claims.
                 (Fide, &ev, both(End(BlackWins, BothFlags, "FIDE 6.9"))),
                 (Uscf, &ev, both(End(Draw, BothFlags, "USCF 8c"))),
@@ -582,7 +587,12 @@ fn both_flags_down_and_the_first_to_fall_faces_a_bare_king() {
         [
             (House, &ev, both(End(Draw, BothFlags, "H8, H25"))),
             (Generic, &ev, both(End(Draw, BothFlags, "G§2"))),
-            (Wbca, &ev, both(End(Draw, BothFlags, "WBCA 8c"))),
+            // WBCA 8c: drawn the moment the second flag falls unclaimed.
+            (
+                Wbca,
+                &ev,
+                expect([FlagDown(W), End(Draw, BothFlags, "WBCA 8c")]),
+            ),
             (Fide, &ev, both(End(Draw, BothFlags, "FIDE 6.9"))),
             (Uscf, &ev, both(End(Draw, BothFlags, "USCF 8c"))),
             (
@@ -709,7 +719,12 @@ fn mate_with_both_flags_down() {
         [
             (House, &ev, down(End(Draw, BothFlags, "H8, H25"))),
             (Generic, &ev, down(End(Draw, Flag, "G§2"))),
-            (Wbca, &ev, down(End(WhiteWins, Checkmate, "WBCA 7a"))),
+            // WBCA 8c: drawn when the second flag fell; the mate after it changes nothing.
+            (
+                Wbca,
+                &ev,
+                expect([FlagDown(B), End(Draw, BothFlags, "WBCA 8c")]),
+            ),
             (Fide, &ev, down(End(WhiteWins, Checkmate, "FIDE 6.9, 6.8"))),
             (Uscf, &ev, down(End(WhiteWins, Checkmate, "USCF 7a, 8c"))),
             (Online, &ev, expect([End(WhiteWins, Flag, "online: flag")])),
@@ -2348,7 +2363,7 @@ fn a_both_flags_detail_names_both_flags_in_the_order_they_fell() {
         notice(s(3), W, FLAG),
         claim(s(3), W, FLAG),
     ];
-    for ruleset in [House, Generic, Wbca, Fide, Uscf] {
+    for ruleset in [House, Generic, Fide, Uscf] {
         assert_eq!(
             detail_of(ruleset, AFTER_E4, defaults(), &ev),
             "both flags down: black flag fell at 1.000 s, white flag at 2.000 s; white noticed \
@@ -2356,6 +2371,12 @@ fn a_both_flags_detail_names_both_flags_in_the_order_they_fell() {
             "{ruleset}"
         );
     }
+    // WBCA 8c: drawn as the second flag falls, before any claim.
+    assert_eq!(
+        detail_of(Wbca, AFTER_E4, defaults(), &ev),
+        "both flags down: black flag fell at 1.000 s, white flag at 2.000 s, and no win was \
+         claimed"
+    );
 }
 
 #[test]
