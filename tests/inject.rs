@@ -165,17 +165,15 @@ fn flag_injections_under_every_ruleset_are_ruled_and_counted() {
             }
         }
     }
-    // Every mode was carried out somewhere, and the ones without their moment were recorded.
+    // Every mode was carried out somewhere. (Injections without their moment are counted by
+    // `injected_counts` against the summary; since issue 23.8 plans a stall within a side's
+    // first 8 moves, these runs no longer have any.)
     for label in ["flag:stall", "flag:both", "flag:at-mate"] {
         assert!(
             total.get(label).copied().unwrap_or(0) > 0,
             "{label} never injected: {total:?}"
         );
     }
-    assert!(
-        total.keys().any(|l| l.ends_with("not-possible")),
-        "{total:?}"
-    );
     s.assert_no_engines_left();
 }
 
@@ -290,4 +288,40 @@ fn bad_injection_options_are_one_line_errors() {
         assert!(!out.status.success());
         assert!(stderr(&out).contains(needle), "{needle}: {}", stderr(&out));
     }
+}
+
+/// Issue 23.8: a flag injection is planned on a move the game is likely to reach. Planned over
+/// 30 moves, 8 of 20 games between minimax and random ended before it (12 flags in 20 games);
+/// now at least 18 of 20 games see the flag fall.
+#[test]
+fn flag_injections_land_in_nearly_every_game() {
+    let s = Scratch::new("inject-lands");
+    s.write("engines.toml", ENGINES);
+    let out = s.run(&[
+        "gauntlet",
+        "minimax",
+        "--vs",
+        "random",
+        "--tc",
+        "5s+0.05s",
+        "--games",
+        "20",
+        "--concurrency",
+        "4",
+        "--inject-flag",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = csv_rows(&s.path("res/games.csv"));
+    assert_eq!(rows.len(), 20);
+    let flagged = rows
+        .iter()
+        .filter(|r| !r["white_flag_ms"].is_empty() || !r["black_flag_ms"].is_empty())
+        .count();
+    assert!(flagged >= 18, "{flagged} of 20 games saw a flag fall");
+    s.assert_no_engines_left();
 }
