@@ -356,6 +356,11 @@ async fn both_flags_down_before_a_claim() {
         }
         assert_eq!(g.gos(Side::Black), [(600 * MS, 500 * MS)]);
         assert_eq!(g.flag(Side::Black), Some(1100 * MS));
+        if ruleset == Ruleset::Wbca {
+            // WBCA 8c: drawn as the second flag falls, before any watcher notices.
+            assert!(g.notices(Side::Black, Claimable::Flag).is_empty());
+            continue;
+        }
         let notice = notice_at(500 * MS, 500.0);
         assert_eq!(g.notices(Side::Black, Claimable::Flag), [notice]);
         assert_eq!(g.claims(Side::Black, Claimable::Flag), [notice]);

@@ -41,7 +41,12 @@ fn use_records(records: &[GameRecord]) {
     let _ = InjectionSummary::from_records(records).to_text();
     for record in records {
         if let Ok(rendered) = Rendered::of(record) {
-            let _ = blitz_arena::invariants::check(record, &rendered);
+            let settings = blitz_arena::rules::RefereeSettings::default();
+            let rules = blitz_arena::invariants::RunRules {
+                settings: &settings,
+                watchers: &blitz_arena::game::Watchers::default(),
+            };
+            let _ = blitz_arena::invariants::check(record, &rendered, rules);
         }
     }
 }
