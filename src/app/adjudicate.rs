@@ -146,8 +146,8 @@ fn load(results: &Path) -> anyhow::Result<(Vec<GameRecord>, Option<RunPlan>, std
             results.display()
         );
     }
-    let text =
-        std::fs::read(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let text = report::read_bytes(&file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     if !text.is_empty() && !text.ends_with(b"\n") {
         let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
         bail!(

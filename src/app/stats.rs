@@ -29,7 +29,7 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
         }
         tally.injections.merge(part.injections);
         // The run's plan, when there is one: only for the order of the engines and the SPRT.
-        if path.join(RUN_JSON).is_file() {
+        if path.is_dir() && path.join(RUN_JSON).symlink_metadata().is_ok() {
             if let Ok(plan) = RunPlan::load(path) {
                 named.extend(plan.engines.iter().map(|e| e.name.clone()));
                 let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
@@ -70,7 +70,8 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
 fn read_results(path: &Path) -> anyhow::Result<(Tally, bool)> {
     let rows = read_rows(path)?;
     let events = path.join(EVENTS_JSONL);
-    if !path.is_dir() || !events.is_file() {
+    // Anything by the events' name is read (and a FIFO, a link or a device refused by it).
+    if !path.is_dir() || events.symlink_metadata().is_err() {
         let tally = Tally {
             rows,
             ..Tally::default()

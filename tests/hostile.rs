@@ -1,0 +1,165 @@
+//! Hostile files, tampered records and hostile engines (issue 24): nothing the arena reads can
+//! hang it or leak through it, nothing it writes lands outside its folder, a tampered record is
+//! refused rather than rewritten, and an engine can neither exhaust the arena nor outlive it.
+
+mod common;
+
+use std::ffi::CString;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const ENGINES: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.random]
+builtin = "random"
+options = { Seed = 3 }
+"#;
+
+/// A finished run of 4 games in `out`.
+fn finished_run(s: &Scratch, out: &str) {
+    s.write("engines.toml", ENGINES);
+    s.run_ok(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--games",
+        "4",
+        "--max-moves",
+        "8",
+        "--tc",
+        "10s+0.1s",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+    ]);
+}
+
+/// Runs `blitz-arena ARGS`, failing the test if it has not exited within 30 s (a hang).
+fn run_bounded(s: &Scratch, args: &[&str]) -> Output {
+    let mut child: Child = s
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("blitz-arena {}: still running after 30 s", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Exit 1 and one line on stderr that contains `needle`; returns the line.
+#[track_caller]
+fn refused(out: &Output, needle: &str) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "exit 1 expected: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    err.trim_end().to_string()
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+#[test]
+fn a_fifo_in_a_results_folder_is_refused_and_never_waited_on() {
+    for name in ["games.csv", "events.jsonl", "run.json"] {
+        let s = Scratch::new("fifo");
+        finished_run(&s, "out");
+        let path = s.path("out").join(name);
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        for args in [
+            vec!["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+            vec!["stats", "out"],
+            vec!["report", "out"],
+            vec!["adjudicate", "out", "--ruleset", "uscf"],
+            vec!["merge", "out", "--out", "merged"],
+        ] {
+            if name != "events.jsonl" && args[0] == "adjudicate" {
+                continue; // adjudicate reads only the events (and the plan, if readable)
+            }
+            let out = run_bounded(&s, &args);
+            if name == "run.json" && ["stats", "report"].contains(&args[0]) {
+                // These need no plan: the games are counted, the FIFO left unread.
+                assert!(out.status.success(), "{}", stderr(&out));
+                continue;
+            }
+            refused(&out, name);
+            assert!(
+                std::fs::symlink_metadata(&path)
+                    .unwrap()
+                    .file_type()
+                    .is_fifo(),
+                "{name} left as it was"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_symbolic_link_in_a_results_folder_is_not_followed_and_its_target_never_shown() {
+    for name in ["games.csv", "events.jsonl"] {
+        let s = Scratch::new("symlink");
+        finished_run(&s, "out");
+        let secret = s.write("secret", "SECRET-LINE,1,2\nmore\n");
+        let path = s.path("out").join(name);
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&secret, &path).unwrap();
+        for args in [
+            vec!["stats", "out"],
+            vec!["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+        ] {
+            let out = run_bounded(&s, &args);
+            let line = refused(&out, "symbolic link");
+            assert!(!line.contains("SECRET"), "{line}");
+            assert!(!stdout(&out).contains("SECRET"));
+        }
+    }
+}
+
+#[test]
+fn a_hard_link_as_the_lock_file_is_refused_and_the_linked_file_untouched() {
+    let s = Scratch::new("hardlink");
+    s.write("engines.toml", ENGINES);
+    let precious = s.write("precious", "keep me\n");
+    std::fs::create_dir(s.path("out")).unwrap();
+    std::fs::hard_link(&precious, s.path("out/run.lock")).unwrap();
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--games",
+            "2",
+            "--max-moves",
+            "8",
+            "--tc",
+            "10s+0.1s",
+            "--out",
+            "out",
+        ],
+    );
+    refused(&out, "run.lock");
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
+}
