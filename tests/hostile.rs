@@ -163,3 +163,73 @@ fn a_hard_link_as_the_lock_file_is_refused_and_the_linked_file_untouched() {
     refused(&out, "run.lock");
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
 }
+
+/// A finished run's folder, interrupted as if killed: its last game removed from games.csv,
+/// so that `--resume` has one game to play and every other one to keep.
+fn resumable_run(s: &Scratch) {
+    finished_run(s, "out");
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+}
+
+fn resume(s: &Scratch) -> Output {
+    run_bounded(
+        s,
+        &["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+    )
+}
+
+#[test]
+fn resume_refuses_a_record_whose_result_was_edited_and_leaves_the_folder_untouched() {
+    let s = Scratch::new("tampered-result");
+    resumable_run(&s);
+    let events = s.path("out/events.jsonl");
+    let text = std::fs::read_to_string(&events).unwrap();
+    let (from, to) = if text.contains(r#""result":"1/2-1/2""#) {
+        (r#""result":"1/2-1/2""#, r#""result":"1-0""#)
+    } else if text.contains(r#""result":"1-0""#) {
+        (r#""result":"1-0""#, r#""result":"0-1""#)
+    } else {
+        (r#""result":"0-1""#, r#""result":"1-0""#)
+    };
+    std::fs::write(&events, text.replacen(from, to, 1)).unwrap();
+    let before = folder_contents(&s.path("out"));
+    let line = refused(&resume(&s), "events.jsonl");
+    assert!(line.contains("game "), "{line}");
+    let mut after = folder_contents(&s.path("out"));
+    after.retain(|p, _| !p.ends_with("run.lock"));
+    let mut before = before;
+    before.retain(|p, _| !p.ends_with("run.lock"));
+    assert_eq!(before, after, "the folder is left untouched");
+}
+
+#[test]
+fn resume_refuses_a_games_csv_row_whose_colours_were_swapped() {
+    let s = Scratch::new("tampered-row");
+    resumable_run(&s);
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<&str> = lines[1].split(',').collect();
+    cells.swap(2, 3);
+    lines[1] = cells.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let line = refused(&resume(&s), "games.csv");
+    assert!(line.contains("game "), "{line}");
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        lines.join("\n") + "\n"
+    );
+}
+
+#[test]
+fn resume_keeps_an_untampered_folder() {
+    let s = Scratch::new("untampered");
+    resumable_run(&s);
+    let out = resume(&s);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
+}

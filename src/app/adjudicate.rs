@@ -413,6 +413,32 @@ impl Replay<'_> {
 }
 
 /// Re-rules `record` with `settings` (whose ruleset is the new one) and the run's watchers.
+/// Does a kept game's record rule as it says? Its events, ruled again under its own ruleset
+/// with the run's settings, must end as its `End` says (result and termination): a record
+/// edited by hand is refused by `--resume` and `merge` rather than rewritten from.
+pub(crate) fn ruling_holds(record: &GameRecord, plan: &RunPlan) -> Result<(), String> {
+    let Some(outcome) = record.outcome() else {
+        return Err("its record has no ending".to_string());
+    };
+    let mut settings = plan.settings.clone();
+    settings.ruleset = record.ruleset;
+    match rerule(record, &settings, &plan.watchers) {
+        Rerule::Ended { ending, .. }
+            if ending.result == outcome.result && ending.termination == outcome.termination =>
+        {
+            Ok(())
+        }
+        Rerule::Ended { ending, .. } => Err(format!(
+            "its events rule {} {}, its record says {} {}",
+            ending.result.as_str(),
+            ending.termination.as_str(),
+            outcome.result.as_str(),
+            outcome.termination.as_str()
+        )),
+        Rerule::Undetermined(why) => Err(format!("its events do not rule: {why}")),
+    }
+}
+
 fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watchers) -> Rerule {
     let recorded = record.ruleset;
     let referee = match starting_referee(record, settings) {
