@@ -233,3 +233,31 @@ fn resume_keeps_an_untampered_folder() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
 }
+
+const GREEDY_DECLARER: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.declarer]
+builtin = "faulty"
+args = ["--declare-options", "3000"]
+"#;
+
+#[test]
+fn an_engine_that_declares_too_much_fails_its_handshake_in_check_and_before_a_run() {
+    let s = Scratch::new("declarer");
+    s.write("engines.toml", GREEDY_DECLARER);
+    let out = run_bounded(&s, &["check", "declarer"]);
+    assert!(!out.status.success());
+    let all = stderr(&out) + &stdout(&out);
+    assert!(all.contains("declarer fails its handshake"), "{all}");
+    assert!(all.contains("before uciok"), "{all}");
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet", "instant", "--vs", "declarer", "--games", "2", "--out", "out",
+        ],
+    );
+    refused(&out, "declarer fails its handshake");
+    assert!(!s.path("out/games.csv").exists(), "no run started");
+    s.assert_no_engines_left();
+}
