@@ -261,3 +261,59 @@ fn an_engine_that_declares_too_much_fails_its_handshake_in_check_and_before_a_ru
     assert!(!s.path("out/games.csv").exists(), "no run started");
     s.assert_no_engines_left();
 }
+
+/// A long run in `res` (many games at a slow clock), started in the background.
+fn long_run(s: &Scratch) -> Child {
+    s.write("engines.toml", ENGINES);
+    s.command(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--games",
+        "400",
+        "--tc",
+        "60s+0",
+        "--max-moves",
+        "30",
+        "--concurrency",
+        "1",
+        "--out",
+        "res",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn sighup_stops_a_run_as_cleanly_as_sigterm() {
+    let s = Scratch::new("sighup");
+    let mut child = long_run(&s);
+    wait_for_games(&s, "res/games.csv", 1);
+    // SAFETY: signals the arena process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(129), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopping: finishing the files"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(s.path("res/games.csv")).unwrap();
+    assert!(text.ends_with('\n'), "no torn row");
+    s.assert_no_engines_left();
+}
+
+#[test]
+fn report_refuses_a_folder_a_live_run_holds() {
+    let s = Scratch::new("report-live");
+    let mut child = long_run(&s);
+    wait_for_games(&s, "res/games.csv", 1);
+    let out = run_bounded(&s, &["report", "res"]);
+    // SAFETY: signals the arena process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    refused(&out, "in use by a running blitz-arena run");
+}
