@@ -317,3 +317,23 @@ fn report_refuses_a_folder_a_live_run_holds() {
     child.wait().unwrap();
     refused(&out, "in use by a running blitz-arena run");
 }
+
+#[test]
+fn stats_says_what_it_dropped_and_what_it_counted_twice() {
+    let s = Scratch::new("stats-notes");
+    finished_run(&s, "out");
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let second = text.lines().nth(2).unwrap().to_string();
+    std::fs::write(&csv, format!("{text}{second}\n5,3,inst")).unwrap();
+    let out = s.run_ok(&["stats", "out"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("dropped a half-written last line (8 bytes)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 row repeats a game number already listed"),
+        "{err}"
+    );
+}
