@@ -290,7 +290,7 @@ fn long_run(s: &Scratch) -> Child {
 #[test]
 fn sighup_stops_a_run_as_cleanly_as_sigterm() {
     let s = Scratch::new("sighup");
-    let mut child = long_run(&s);
+    let child = long_run(&s);
     wait_for_games(&s, "res/games.csv", 1);
     // SAFETY: signals the arena process this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
