@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad command line (clap's errors,
 //! values out of range, options that contradict each other: [`app::UsageError`]); 3 `check`
-//! found a failing engine; 130 / 143 interrupted by SIGINT / SIGTERM (finished games saved).
+//! found a failing engine; 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (finished games saved).
 //! A fastchess / cutechess-cli command line ([`blitz_arena::compat`]) exits as fastchess
 //! does: 0 done, 1 an error or interrupted by SIGINT; and 2 for a bad command line, 143 for
 //! SIGTERM (fastchess exits 1, and dies on SIGTERM).
@@ -176,18 +176,21 @@ async fn native(command: Command, cancel: watch::Receiver<bool>) -> anyhow::Resu
     }
 }
 
-/// Waits for SIGINT or SIGTERM, then asks the run to stop; a second signal exits at once (the
-/// engines die with the arena: they carry a parent-death signal).
+/// Waits for SIGINT, SIGTERM or SIGHUP (a closed terminal), then asks the run to stop; a
+/// second signal exits at once (the engines die with the arena: they carry a parent-death
+/// signal).
 async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
-    let (Ok(mut int), Ok(mut term)) = (
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
     ) else {
         return 130;
     };
     let code = tokio::select! {
         _ = int.recv() => 130,
         _ = term.recv() => 143,
+        _ = hup.recv() => 129,
     };
     err_line(
         "stopping: finishing the files of the games already played (signal again to exit at once)",
@@ -197,6 +200,7 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
         tokio::select! {
             _ = int.recv() => {},
             _ = term.recv() => {},
+            _ = hup.recv() => {},
         }
         std::process::exit(i32::from(code));
     });

@@ -124,8 +124,8 @@ fn load(results: &Path) -> anyhow::Result<(Vec<GameRecord>, Option<RunPlan>, std
             results.display()
         );
     }
-    let text =
-        std::fs::read(&file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let text = report::read_bytes(&file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     if !text.is_empty() && !text.ends_with(b"\n") {
         let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
         bail!(
@@ -222,6 +222,32 @@ fn report_game(
         Rerule::Undetermined(why) => lines.push(format!("  {now:<width$} undetermined: {why}")),
     }
     (comparison, lines)
+}
+
+/// Does a kept game's record rule as it says? Its events, ruled again under its own ruleset
+/// with the run's settings, must end as its `End` says (result and termination): a record
+/// edited by hand is refused by `--resume` and `merge` rather than rewritten from.
+pub(crate) fn ruling_holds(record: &GameRecord, plan: &RunPlan) -> Result<(), String> {
+    let Some(outcome) = record.outcome() else {
+        return Err("its record has no ending".to_string());
+    };
+    let mut settings = plan.settings.clone();
+    settings.ruleset = record.ruleset;
+    match rerule(record, &settings, &plan.watchers) {
+        Rerule::Ended { ending, .. }
+            if ending.result == outcome.result && ending.termination == outcome.termination =>
+        {
+            Ok(())
+        }
+        Rerule::Ended { ending, .. } => Err(format!(
+            "its events rule {} {}, its record says {} {}",
+            ending.result.as_str(),
+            ending.termination.as_str(),
+            outcome.result.as_str(),
+            outcome.termination.as_str()
+        )),
+        Rerule::Undetermined(why) => Err(format!("its events do not rule: {why}")),
+    }
 }
 
 #[cfg(test)]

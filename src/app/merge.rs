@@ -25,7 +25,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     merged.shard = None;
     let book = merged.load_book()?;
     let planned = merged.full_schedule(book.len()).len();
-    let check = merged.game_check(&book);
+    let in_plan = merged.game_check(&book);
+    let check = |record: &crate::event::GameRecord| {
+        in_plan(record)?;
+        super::adjudicate::ruling_holds(record, &merged)
+    };
 
     let (out, _) = folder::make_folder(out, false)?;
     let _lock = FolderLock::acquire(&out)?;

@@ -48,6 +48,17 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
             bail!("{}: no such results folder", dir.display());
         }
     }
+    if out.is_none() {
+        if let [dir] = dirs {
+            // A live run rewrites its own report.html: another writer would race it.
+            if let Some(holder) = crate::report::FolderLock::holder(dir) {
+                bail!(
+                    "{} is in use by a running blitz-arena run ({holder}); its report.html is kept up to date by that run (or write elsewhere with --out FILE)",
+                    dir.display()
+                );
+            }
+        }
+    }
     let out = match (out, dirs) {
         (Some(out), _) => out.to_path_buf(),
         (None, [dir]) => dir.join(REPORT_HTML),

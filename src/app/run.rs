@@ -85,7 +85,12 @@ pub async fn tournament(
         }
     };
     let previous = if resuming {
-        let reconciled = report::reconcile(&out, plan.game_check(&book))?;
+        let planned = plan.game_check(&book);
+        let check = |record: &crate::event::GameRecord| {
+            planned(record)?;
+            super::adjudicate::ruling_holds(record, &plan)
+        };
+        let reconciled = report::reconcile(&out, check)?;
         for repair in &reconciled.repairs {
             note!("warning: {}: {repair}", out.display());
         }

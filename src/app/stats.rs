@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-use super::{say, Finish};
+use super::{note, say, Finish};
+use crate::report::csv::read_rows_reporting;
 use crate::report::reconcile::EventsIndex;
-use crate::report::{read_rows, Sprt, Summary, Tally, EVENTS_JSONL};
+use crate::report::{GameRow, Sprt, Summary, Tally, EVENTS_JSONL};
 use crate::tournament::plan::{RunPlan, RUN_JSON};
 
 pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
@@ -29,7 +30,7 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
         }
         tally.injections.merge(part.injections);
         // The run's plan, when there is one: only for the order of the engines and the SPRT.
-        if path.join(RUN_JSON).is_file() {
+        if path.is_dir() && path.join(RUN_JSON).symlink_metadata().is_ok() {
             if let Ok(plan) = RunPlan::load(path) {
                 named.extend(plan.engines.iter().map(|e| e.name.clone()));
                 let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
@@ -68,9 +69,11 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
 /// time by phase and the injections. The second value says whether the records were all
 /// there. The records are read one at a time, never all at once.
 fn read_results(path: &Path) -> anyhow::Result<(Tally, bool)> {
-    let rows = read_rows(path)?;
+    let (rows, torn) = read_rows_reporting(path)?;
+    warn_of(path, &rows, torn);
     let events = path.join(EVENTS_JSONL);
-    if !path.is_dir() || !events.is_file() {
+    // Anything by the events' name is read (and a FIFO, a link or a device refused by it).
+    if !path.is_dir() || events.symlink_metadata().is_err() {
         let tally = Tally {
             rows,
             ..Tally::default()
@@ -91,6 +94,30 @@ fn read_results(path: &Path) -> anyhow::Result<(Tally, bool)> {
         }
     }
     Ok((tally, complete))
+}
+
+/// Says what a `games.csv` held that is not counted as read: a torn last line (dropped) and
+/// games listed more than once (each row is counted).
+fn warn_of(path: &Path, rows: &[GameRow], torn: u64) {
+    if torn > 0 {
+        note!(
+            "warning: {}: dropped a half-written last line ({torn} bytes)",
+            path.display()
+        );
+    }
+    let mut seen = std::collections::HashSet::with_capacity(rows.len());
+    let twice = rows.iter().filter(|r| !seen.insert(r.game)).count();
+    if twice > 0 {
+        note!(
+            "warning: {}: {twice} {} a game number already listed; every row is counted",
+            path.display(),
+            if twice == 1 {
+                "row repeats"
+            } else {
+                "rows repeat"
+            }
+        );
+    }
 }
 
 #[cfg(test)]

@@ -203,6 +203,10 @@ pub trait Engine: Send {
         true
     }
 
+    /// Called on `uci` after the engine's own option lines, before `uciok`: for lines of
+    /// its own (the faulty engine's declaration flood).
+    fn declare_more(&mut self, _out: &Out) {}
+
     /// Called on the loop thread for every `go`, before any search starts.
     fn on_go(&mut self) -> GoAction {
         GoAction::Search

@@ -20,6 +20,7 @@ const KNOWN: &[&str] = &[
     "--ignore-stop-after",
     "--slow-start",
     "--no-uciok",
+    "--declare-options",
     "--garbage",
     "--illegal-after",
     "--null-after",
@@ -100,6 +101,9 @@ pub struct Flags {
     pub say_think: bool,
     pub stray_bestmove_after: Option<u64>,
     pub exit_on_newgame: Option<u64>,
+    /// Declares this many combo options of 64 values each before `uciok`: more than an
+    /// arena should hold.
+    pub declare_options: Option<u64>,
 }
 
 impl Flags {
@@ -145,6 +149,7 @@ impl Flags {
                 "--reserve-ms" => f.reserve_ms = Some(n),
                 "--stray-bestmove-after" => f.stray_bestmove_after = Some(n),
                 "--exit-on-newgame" => f.exit_on_newgame = Some(n),
+                "--declare-options" => f.declare_options = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -283,6 +288,17 @@ impl Engine for Faulty {
         !self.flags.no_uciok
     }
 
+    fn declare_more(&mut self, out: &Out) {
+        for i in 0..self.flags.declare_options.unwrap_or(0) {
+            let vars: String = (0..64)
+                .map(|v| format!(" var value-{v:04}-{i:08}"))
+                .collect();
+            out.line(&format!(
+                "option name Junk {i} type combo default value-0000-{i:08}{vars}"
+            ));
+        }
+    }
+
     fn on_go(&mut self) -> GoAction {
         self.gos += 1;
         if self.from(self.flags.crash_after) {
@@ -363,7 +379,7 @@ mod tests {
         let f = flags(
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
              --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9 \
-             --reserve-ms 30 --say-think",
+             --reserve-ms 30 --say-think --declare-options 11",
         )
         .expect("flags");
         assert_eq!(
@@ -385,6 +401,7 @@ mod tests {
                 say_think: true,
                 stray_bestmove_after: None,
                 exit_on_newgame: None,
+                declare_options: Some(11),
             }
         );
         assert_eq!(flags("").expect("no flags"), Flags::default());

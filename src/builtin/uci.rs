@@ -139,6 +139,8 @@ impl Session {
         for l in &lines {
             self.out.line(l);
         }
+        let out = self.out.clone();
+        self.engine().declare_more(&out);
         if send_uciok {
             self.out.line("uciok");
         }

@@ -88,6 +88,8 @@ pub enum EngineError {
         value: String,
         allowed: String,
     },
+    #[error("engine {name} fails its handshake: {what} (an engine may declare at most {max} options)", max = uci::MAX_OPTIONS)]
+    DeclaresTooMuch { name: String, what: String },
 }
 
 /// The declared name nearest to a mistyped `option` (UCI names are case-insensitive): one
@@ -263,20 +265,40 @@ impl Engine {
     async fn handshake(&mut self) -> Result<(), EngineError> {
         self.send("uci\n").await?;
         let deadline = Instant::now() + self.timeouts.uciok;
+        let mut declared = uci::Declarations::default();
         loop {
             let text = self.expect_line(deadline, "uciok").await?;
             let text = text.trim();
             if text == "uciok" {
                 return Ok(());
             }
-            if let Some((key, value)) = uci::parse_id(text) {
+            // Bounded before it is parsed: a combo's values are counted on the raw line.
+            let raw_vars = text.matches(" var ").count();
+            if raw_vars > uci::MAX_VARS && text.starts_with("option ") {
+                return Err(self.declares_too_much(format!(
+                    "an option lists {raw_vars} values, more than {}",
+                    uci::MAX_VARS
+                )));
+            }
+            let option = uci::parse_option(text);
+            if let Err(what) = declared.admit(text, option.as_ref()) {
+                return Err(self.declares_too_much(what));
+            }
+            if let Some(option) = option {
+                self.options.push(option);
+            } else if let Some((key, value)) = uci::parse_id(text) {
                 match key {
                     "name" => self.id_name = Some(value.to_string()),
                     _ => self.author = Some(value.to_string()),
                 }
-            } else if let Some(option) = uci::parse_option(text) {
-                self.options.push(option);
             }
+        }
+    }
+
+    fn declares_too_much(&self, what: String) -> EngineError {
+        EngineError::DeclaresTooMuch {
+            name: self.name.clone(),
+            what,
         }
     }
 

@@ -121,6 +121,51 @@ pub fn parse_info(line: &str) -> Option<SearchInfo> {
     (info != SearchInfo::default()).then_some(info)
 }
 
+/// The most options an engine may declare before `uciok` (engines in use declare tens).
+pub const MAX_OPTIONS: usize = 2000;
+/// The most values one combo option may list.
+pub const MAX_VARS: usize = 512;
+/// The most bytes an engine may send before `uciok`, all lines together (each line is
+/// already bounded by `MAX_LINE`).
+pub const MAX_DECLARED_BYTES: usize = 2 << 20;
+
+/// What an engine has declared so far in its handshake, held to the bounds above so that no
+/// engine can make the arena hold more than a few megabytes of declarations.
+#[derive(Debug, Default)]
+pub struct Declarations {
+    bytes: usize,
+    options: usize,
+}
+
+impl Declarations {
+    /// Counts one line before `uciok` (and the option it declares, if any); `Err` says which
+    /// bound it passed.
+    pub fn admit(&mut self, line: &str, option: Option<&UciOption>) -> Result<(), String> {
+        self.bytes += line.len() + 1;
+        if self.bytes > MAX_DECLARED_BYTES {
+            return Err(format!(
+                "it sent more than {} MB before uciok",
+                MAX_DECLARED_BYTES >> 20
+            ));
+        }
+        let Some(option) = option else {
+            return Ok(());
+        };
+        self.options += 1;
+        if self.options > MAX_OPTIONS {
+            return Err(format!("it declared more than {MAX_OPTIONS} options"));
+        }
+        match &option.kind {
+            OptionKind::Combo { vars } if vars.len() > MAX_VARS => Err(format!(
+                "its option {:?} lists {} values, more than {MAX_VARS}",
+                option.name.chars().take(40).collect::<String>(),
+                vars.len()
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// One UCI option an engine declared, for `blitz-arena check` and option validation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UciOption {
@@ -444,5 +489,33 @@ mod tests {
         let weird = option("option name Weird Thing type colour default red");
         assert_eq!(weird.kind, OptionKind::Unparsed);
         assert_eq!(weird.check_value("anything"), Ok(()));
+    }
+
+    #[test]
+    fn declarations_are_bounded_in_count_values_and_bytes() {
+        let mut d = Declarations::default();
+        let small = option("option name A type check default true");
+        for _ in 0..MAX_OPTIONS {
+            d.admit("option name A type check default true", Some(&small))
+                .unwrap();
+        }
+        let e = d.admit("option name A type check default true", Some(&small));
+        assert_eq!(
+            e.unwrap_err(),
+            format!("it declared more than {MAX_OPTIONS} options")
+        );
+
+        let vars: String = (0..=MAX_VARS).map(|v| format!(" var v{v}")).collect();
+        let line = format!("option name C type combo default v0{vars}");
+        let e = Declarations::default().admit(&line, Some(&option(&line)));
+        assert!(e.unwrap_err().contains("more than 512"));
+
+        let mut d = Declarations::default();
+        let line = "info string ".to_string() + &"x".repeat(60_000);
+        let sent = (0..100)
+            .map(|_| d.admit(&line, None))
+            .take_while(Result::is_ok)
+            .count();
+        assert_eq!(sent, MAX_DECLARED_BYTES / 60_013);
     }
 }

@@ -331,11 +331,12 @@ pub fn read_rows_reporting(path: &Path) -> anyhow::Result<(Vec<GameRow>, u64)> {
         path
     };
     let cannot = |e: std::io::Error| anyhow!("cannot read {}: {e}", path.display());
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    let file = super::folder::open_read(path).map_err(cannot)?;
     let torn = torn_tail_len(&file).map_err(cannot)?;
     let len = file.metadata().map_err(cannot)?.len();
     let rows = if len <= GameRow::csv_header().len() as u64 {
-        let bytes = std::fs::read(path).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(cannot)?;
         parse_rows(&bytes)
     } else {
         parse_from(std::io::BufReader::new(file), torn > 0)

@@ -158,8 +158,11 @@ impl FolderLock {
             .write(true)
             .create(true)
             .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&path)
+            .map_err(|e| symlink_error(&path, e))
+            .and_then(|file| regular(&path, file))
+            .and_then(|file| single_link(&path, file))
             .map_err(|e| {
                 anyhow!(
                     "cannot write to the results folder {}: {LOCK}: {e}",
@@ -213,14 +216,22 @@ fn in_use(dir: &Path, holder: &str) -> anyhow::Error {
     )
 }
 
-/// Opens one of the folder's files for reading, refusing a symbolic link.
+/// Opens one of the folder's files for reading: never through a symbolic link, never blocking
+/// (a FIFO by the name would hold `open` until a writer came), and only a plain file.
 pub fn open_read(path: &Path) -> std::io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| symlink_error(path, e))?;
-    regular(path, file)
+    blocking(regular(path, file)?)
+}
+
+/// Reads the whole of one of the folder's files, opened as [`open_read`] does.
+pub fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_read(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Opens (creating if needed) one of the folder's files for appending, refusing a symbolic
@@ -231,10 +242,10 @@ pub fn open_append(path: &Path) -> std::io::Result<File> {
         .append(true)
         .create(true)
         .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| symlink_error(path, e))?;
-    regular(path, file)
+    blocking(single_link(path, regular(path, file)?)?)
 }
 
 /// Creates `path` new (O_EXCL: never an existing file, never through a link). A leftover of
@@ -288,7 +299,10 @@ pub fn tmp_path(path: &Path) -> PathBuf {
 }
 
 fn symlink_error(path: &Path, e: std::io::Error) -> std::io::Error {
-    if e.raw_os_error() == Some(libc::ELOOP) {
+    if e.raw_os_error() == Some(libc::ENXIO) {
+        // O_NONBLOCK | O_WRONLY on a FIFO that no one reads.
+        std::io::Error::other(format!("{} is not a plain file", path.display()))
+    } else if e.raw_os_error() == Some(libc::ELOOP) {
         std::io::Error::other(format!(
             "{} is a symbolic link; a results folder's files must be plain files",
             path.display()
@@ -296,6 +310,32 @@ fn symlink_error(path: &Path, e: std::io::Error) -> std::io::Error {
     } else {
         e
     }
+}
+
+/// A file the arena writes in place must have one name: a hard link to another file would have
+/// that file overwritten.
+fn single_link(path: &Path, file: File) -> std::io::Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    if file.metadata()?.nlink() == 1 {
+        Ok(file)
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is a hard link to another file; a results folder's files must be its own",
+            path.display()
+        )))
+    }
+}
+
+/// Clears the O_NONBLOCK an open was made with (it only kept a FIFO from blocking the open): a
+/// plain file then reads and writes as usual.
+fn blocking(file: File) -> std::io::Result<File> {
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `file` owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
 }
 
 fn regular(path: &Path, file: File) -> std::io::Result<File> {

@@ -20,7 +20,7 @@ pub mod stats;
 pub mod tally;
 
 pub use self::csv::{read_rows, GameRow, COLUMNS};
-pub use self::folder::{FolderLock, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV};
+pub use self::folder::{read_bytes, FolderLock, EVENTS_JSONL, GAMES_CSV, GAMES_PGN, SUMMARY_CSV};
 pub use self::injections::InjectionSummary;
 pub use self::pgn::game_pgn;
 pub use self::phases::{phase_times, Phase, PhaseTimes};

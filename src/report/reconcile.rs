@@ -147,10 +147,9 @@ pub fn reconcile(
         });
     }
     open_read(&csv_path).map_err(|e| anyhow!("cannot read {}: {e}", csv_path.display()))?;
-    // Only the game numbers are kept: the rows are made again from the records.
+    // The rows are made again from the records, and must be what the records make.
     let (rows, torn_csv) = read_rows_reporting(&csv_path)?;
     let games: Vec<u64> = rows.iter().map(|r| r.game).collect();
-    drop(rows);
     let mut seen = HashSet::with_capacity(games.len());
     if let Some(game) = games.iter().find(|&&g| !seen.insert(g)) {
         bail!(
@@ -165,7 +164,7 @@ pub fn reconcile(
 
     let mut out = Rewrite::start(dir)?;
     let mut missing = 0;
-    for &game in &games {
+    for (&game, row) in games.iter().zip(rows) {
         let Some(record) = events.record(game)? else {
             missing += 1;
             continue;
@@ -174,11 +173,18 @@ pub fn reconcile(
             out.abandon();
             bail!(
                 "{}: game {} on disk is not the game this run's plan schedules: {why}; the folder cannot be resumed",
-                dir.display(),
+                dir.join(EVENTS_JSONL).display(),
                 record.game
             );
         }
         let rendered = Rendered::of(&record)?;
+        if let Some(what) = row_differs(&row, &rendered.row) {
+            out.abandon();
+            bail!(
+                "{}: game {game}: its {what} differs from its record in {EVENTS_JSONL}; the folder cannot be resumed",
+                csv_path.display()
+            );
+        }
         out.write(&rendered)?;
         tally.add(&record, rendered.row);
     }
@@ -217,6 +223,32 @@ pub fn reconcile(
         ));
     }
     Ok(Reconciled { tally, repairs })
+}
+
+/// The first column that says who played what and how it ended in which a `games.csv` row
+/// differs from the row its record makes, if any. (A game's record written twice keeps its
+/// last, which may differ from the row in when it started; that is not a tampering.)
+fn row_differs(found: &GameRow, made: &GameRow) -> Option<String> {
+    let (Ok(found), Ok(made)) = (serde_json::to_value(found), serde_json::to_value(made)) else {
+        return Some("row".to_string());
+    };
+    const SAID: [&str; 12] = [
+        "game",
+        "pair",
+        "white",
+        "black",
+        "opening",
+        "ruleset",
+        "tc_white",
+        "tc_black",
+        "result",
+        "termination",
+        "rule",
+        "plies",
+    ];
+    SAID.iter()
+        .find(|column| found.get(**column) != made.get(**column))
+        .map(|column| column.to_string())
 }
 
 /// The three files written anew through temporary files (created new, never through a link),

@@ -293,8 +293,10 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
     } else {
         path
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = super::folder::read_bytes(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", path.display()))?;
     let torn_tail = !text.is_empty() && !text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
     let mut records: Vec<GameRecord> = Vec::new();

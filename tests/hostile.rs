@@ -1,0 +1,339 @@
+//! Hostile files, tampered records and hostile engines (issue 24): nothing the arena reads can
+//! hang it or leak through it, nothing it writes lands outside its folder, a tampered record is
+//! refused rather than rewritten, and an engine can neither exhaust the arena nor outlive it.
+
+mod common;
+
+use std::ffi::CString;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const ENGINES: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.random]
+builtin = "random"
+options = { Seed = 3 }
+"#;
+
+/// A finished run of 4 games in `out`.
+fn finished_run(s: &Scratch, out: &str) {
+    s.write("engines.toml", ENGINES);
+    s.run_ok(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--games",
+        "4",
+        "--max-moves",
+        "8",
+        "--tc",
+        "10s+0.1s",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+    ]);
+}
+
+/// Runs `blitz-arena ARGS`, failing the test if it has not exited within 30 s (a hang).
+fn run_bounded(s: &Scratch, args: &[&str]) -> Output {
+    let mut child: Child = s
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("blitz-arena {}: still running after 30 s", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Exit 1 and one line on stderr that contains `needle`; returns the line.
+#[track_caller]
+fn refused(out: &Output, needle: &str) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "exit 1 expected: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    err.trim_end().to_string()
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+#[test]
+fn a_fifo_in_a_results_folder_is_refused_and_never_waited_on() {
+    for name in ["games.csv", "events.jsonl", "run.json"] {
+        let s = Scratch::new("fifo");
+        finished_run(&s, "out");
+        let path = s.path("out").join(name);
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        for args in [
+            vec!["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+            vec!["stats", "out"],
+            vec!["report", "out"],
+            vec!["adjudicate", "out", "--ruleset", "uscf"],
+            vec!["merge", "out", "--out", "merged"],
+        ] {
+            if name != "events.jsonl" && args[0] == "adjudicate" {
+                continue; // adjudicate reads only the events (and the plan, if readable)
+            }
+            let out = run_bounded(&s, &args);
+            if name == "run.json" && ["stats", "report"].contains(&args[0]) {
+                // These need no plan: the games are counted, the FIFO left unread.
+                assert!(out.status.success(), "{}", stderr(&out));
+                continue;
+            }
+            refused(&out, name);
+            assert!(
+                std::fs::symlink_metadata(&path)
+                    .unwrap()
+                    .file_type()
+                    .is_fifo(),
+                "{name} left as it was"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_symbolic_link_in_a_results_folder_is_not_followed_and_its_target_never_shown() {
+    for name in ["games.csv", "events.jsonl"] {
+        let s = Scratch::new("symlink");
+        finished_run(&s, "out");
+        let secret = s.write("secret", "SECRET-LINE,1,2\nmore\n");
+        let path = s.path("out").join(name);
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&secret, &path).unwrap();
+        for args in [
+            vec!["stats", "out"],
+            vec!["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+        ] {
+            let out = run_bounded(&s, &args);
+            let line = refused(&out, "symbolic link");
+            assert!(!line.contains("SECRET"), "{line}");
+            assert!(!stdout(&out).contains("SECRET"));
+        }
+    }
+}
+
+#[test]
+fn a_hard_link_as_the_lock_file_is_refused_and_the_linked_file_untouched() {
+    let s = Scratch::new("hardlink");
+    s.write("engines.toml", ENGINES);
+    let precious = s.write("precious", "keep me\n");
+    std::fs::create_dir(s.path("out")).unwrap();
+    std::fs::hard_link(&precious, s.path("out/run.lock")).unwrap();
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--games",
+            "2",
+            "--max-moves",
+            "8",
+            "--tc",
+            "10s+0.1s",
+            "--out",
+            "out",
+        ],
+    );
+    refused(&out, "run.lock");
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
+}
+
+/// A finished run's folder, interrupted as if killed: its last game removed from games.csv,
+/// so that `--resume` has one game to play and every other one to keep.
+fn resumable_run(s: &Scratch) {
+    finished_run(s, "out");
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+}
+
+fn resume(s: &Scratch) -> Output {
+    run_bounded(
+        s,
+        &["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+    )
+}
+
+#[test]
+fn resume_refuses_a_record_whose_result_was_edited_and_leaves_the_folder_untouched() {
+    let s = Scratch::new("tampered-result");
+    resumable_run(&s);
+    let events = s.path("out/events.jsonl");
+    let text = std::fs::read_to_string(&events).unwrap();
+    let (from, to) = if text.contains(r#""result":"1/2-1/2""#) {
+        (r#""result":"1/2-1/2""#, r#""result":"1-0""#)
+    } else if text.contains(r#""result":"1-0""#) {
+        (r#""result":"1-0""#, r#""result":"0-1""#)
+    } else {
+        (r#""result":"0-1""#, r#""result":"1-0""#)
+    };
+    std::fs::write(&events, text.replacen(from, to, 1)).unwrap();
+    let before = folder_contents(&s.path("out"));
+    let line = refused(&resume(&s), "events.jsonl");
+    assert!(line.contains("game "), "{line}");
+    let mut after = folder_contents(&s.path("out"));
+    after.retain(|p, _| !p.ends_with("run.lock"));
+    let mut before = before;
+    before.retain(|p, _| !p.ends_with("run.lock"));
+    assert_eq!(before, after, "the folder is left untouched");
+}
+
+#[test]
+fn resume_refuses_a_games_csv_row_whose_colours_were_swapped() {
+    let s = Scratch::new("tampered-row");
+    resumable_run(&s);
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<&str> = lines[1].split(',').collect();
+    cells.swap(2, 3);
+    lines[1] = cells.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let line = refused(&resume(&s), "games.csv");
+    assert!(line.contains("game "), "{line}");
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        lines.join("\n") + "\n"
+    );
+}
+
+#[test]
+fn resume_keeps_an_untampered_folder() {
+    let s = Scratch::new("untampered");
+    resumable_run(&s);
+    let out = resume(&s);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
+}
+
+const GREEDY_DECLARER: &str = r#"
+[engines.instant]
+builtin = "instant"
+[engines.declarer]
+builtin = "faulty"
+args = ["--declare-options", "3000"]
+"#;
+
+#[test]
+fn an_engine_that_declares_too_much_fails_its_handshake_in_check_and_before_a_run() {
+    let s = Scratch::new("declarer");
+    s.write("engines.toml", GREEDY_DECLARER);
+    let out = run_bounded(&s, &["check", "declarer"]);
+    assert!(!out.status.success());
+    let all = stderr(&out) + &stdout(&out);
+    assert!(all.contains("declarer fails its handshake"), "{all}");
+    assert!(all.contains("before uciok"), "{all}");
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet", "instant", "--vs", "declarer", "--games", "2", "--out", "out",
+        ],
+    );
+    refused(&out, "declarer fails its handshake");
+    assert!(!s.path("out/games.csv").exists(), "no run started");
+    s.assert_no_engines_left();
+}
+
+/// A long run in `res` (many games at a slow clock), started in the background.
+fn long_run(s: &Scratch) -> Child {
+    s.write("engines.toml", ENGINES);
+    s.command(&[
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--games",
+        "400",
+        "--tc",
+        "60s+0",
+        "--max-moves",
+        "30",
+        "--concurrency",
+        "1",
+        "--out",
+        "res",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn sighup_stops_a_run_as_cleanly_as_sigterm() {
+    let s = Scratch::new("sighup");
+    let child = long_run(&s);
+    wait_for_games(&s, "res/games.csv", 1);
+    // SAFETY: signals the arena process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(129), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopping: finishing the files"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(s.path("res/games.csv")).unwrap();
+    assert!(text.ends_with('\n'), "no torn row");
+    s.assert_no_engines_left();
+}
+
+#[test]
+fn report_refuses_a_folder_a_live_run_holds() {
+    let s = Scratch::new("report-live");
+    let mut child = long_run(&s);
+    wait_for_games(&s, "res/games.csv", 1);
+    let out = run_bounded(&s, &["report", "res"]);
+    // SAFETY: signals the arena process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    refused(&out, "in use by a running blitz-arena run");
+}
+
+#[test]
+fn stats_says_what_it_dropped_and_what_it_counted_twice() {
+    let s = Scratch::new("stats-notes");
+    finished_run(&s, "out");
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let second = text.lines().nth(2).unwrap().to_string();
+    std::fs::write(&csv, format!("{text}{second}\n5,3,inst")).unwrap();
+    let out = s.run_ok(&["stats", "out"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("dropped a half-written last line (8 bytes)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 row repeats a game number already listed"),
+        "{err}"
+    );
+}
