@@ -263,7 +263,7 @@ PARTS = [
     ("the dead-position test (every caller)", "blitz_arena::rules::material::is_dead"),
     ("  chasolver itself", "chasolver::is_unwinnable_fast"),
     ("report.html", "blitz_arena::report::html::HtmlReport::add"),
-    ("  its re-rulings under every ruleset", "blitz_arena::app::adjudicate::rerule"),
+    ("  its re-rulings under every ruleset", "blitz_arena::game::rerule::rerule"),
     ("games.pgn, events.jsonl, games.csv", "blitz_arena::report::results::Rendered::of"),
     ("  the PGN", "blitz_arena::report::pgn::game_pgn"),
     ("  the event record (JSON)", "blitz_arena::report::results::events_line"),
