@@ -232,21 +232,9 @@ fn row_differs(found: &GameRow, made: &GameRow) -> Option<String> {
     let (Ok(found), Ok(made)) = (serde_json::to_value(found), serde_json::to_value(made)) else {
         return Some("row".to_string());
     };
-    const SAID: [&str; 12] = [
-        "game",
-        "pair",
-        "white",
-        "black",
-        "opening",
-        "ruleset",
-        "tc_white",
-        "tc_black",
-        "result",
-        "termination",
-        "rule",
-        "plies",
-    ];
-    SAID.iter()
+    // The first twelve columns of games.csv, `game` to `plies`: who played what and how it ended.
+    super::csv::COLUMNS[..12]
+        .iter()
         .find(|column| found.get(**column) != made.get(**column))
         .map(|column| column.to_string())
 }
