@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config::Roster;
 use crate::report::compat_console::OutputFormat;
@@ -30,6 +30,26 @@ use crate::vocabulary::{FlagMode, Variant};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The command line of this process. Every option that takes a value takes a negative
+    /// number as its value, so that `--games -1` is refused by the option's own range check
+    /// rather than clap's hint to write `-- -1`, which would not set it.
+    pub fn from_env() -> Result<Cli, clap::Error> {
+        let matches = Cli::command()
+            .mut_subcommands(|sub| sub.mut_args(negative_values))
+            .try_get_matches()?;
+        Cli::from_arg_matches(&matches)
+    }
+}
+
+fn negative_values(arg: clap::Arg) -> clap::Arg {
+    if arg.get_action().takes_values() {
+        arg.allow_negative_numbers(true)
+    } else {
+        arg
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -15,7 +15,7 @@ use blitz_arena::compat::{self, CompatError, Request};
 use blitz_arena::console::{err_line, error_text, out_line};
 use blitz_arena::tournament::Format;
 use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser};
+use clap::CommandFactory;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     if help_on_help() {
         return ExitCode::SUCCESS;
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::from_env() {
         Ok(cli) => cli,
         Err(e) => return bad_command_line(e),
     };

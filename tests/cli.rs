@@ -179,7 +179,7 @@ fn the_built_in_engines_play_in_a_folder_without_a_roster() {
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
 
-/// Issue 26 item 9: a negative or `m:ss` time control, and a mistyped UCI option, are one
+/// Issue 26 item 9: a negative number or an `m:ss` time control, and a mistyped UCI option, are one
 /// line that says what to write instead.
 #[test]
 fn a_mistyped_value_gets_one_line_saying_what_to_write() {
@@ -200,6 +200,17 @@ fn a_mistyped_value_gets_one_line_saying_what_to_write() {
         2,
         &["--tc", "5 minutes is 5+0 or 5m", "G/5;d2"],
     );
+    // Every numeric option: its own range, never clap's `-- -1` (which would not set it).
+    for (option, range) in [
+        ("--games", "from 1 to 1000000"),
+        ("--concurrency", "from 1 to 1024"),
+        ("--max-moves", "from 1 to 10000"),
+        ("--seed", "from 0 to"),
+    ] {
+        let out = s.run(&["gauntlet", "minimax", "--vs", "greedy", option, "-1"]);
+        assert_one_line(&out, 2, &[option, "-1 is out of range", range]);
+        assert!(!stderr(&out).contains("-- -1"), "{}", stderr(&out));
+    }
     let near = s.run(&["gauntlet", "mm", "--vs", "greedy", "--games", "2"]);
     assert_one_line(
         &near,
