@@ -146,10 +146,9 @@ fn assert_shown(s: &Scratch, summary: &str, records: &[GameRecord], starved: &[[
 }
 
 /// An engine pinned to a core that three hogs spin on gets at most about a quarter of it:
-/// its moves are recorded starved, and shown so. Whether a given move is marked depends on
-/// what the kernel measured (the built-in engines search in a thread per `go`, so the
-/// machine's CPU pressure stands in for their wait, and PSI weighs a contended core by the
-/// other cores' use), so this runs in the soak set, alone on the machine.
+/// its moves are recorded starved, and shown so. What is marked follows what the kernel
+/// measured (the run-queue wait of the engine's threads), so this runs in the soak set,
+/// alone on the machine.
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn an_engine_held_below_a_core_has_its_moves_marked_starved() {
@@ -195,7 +194,73 @@ fn an_engine_held_below_a_core_has_its_moves_marked_starved() {
         starved.iter().flatten().sum::<u32>() > 0,
         "an engine sharing its core with three hogs was never starved: {measured:?}"
     );
+    // Every search that ran under a quarter of a core, waiting for it the rest of the time,
+    // is marked (the built-in engines keep their search thread, so its wait is measured).
+    for e in records.iter().flat_map(|r| &r.events) {
+        if let Event::Move { think_us, info, .. } = e {
+            let cpu = info.cpu.unwrap();
+            let waited = cpu.wait_us.unwrap();
+            if *think_us >= 50_000 && cpu.run_us * 4 < *think_us && waited * 2 >= *think_us {
+                assert!(cpu.starved(*think_us), "{cpu:?} in {think_us} us");
+            }
+        }
+    }
     assert_shown(&s, &stdout(&out), &records, &starved);
+    s.assert_no_engines_left();
+}
+
+/// An engine that needs 100 ms of CPU a move, held to a quarter of a core at 2s+0, loses on
+/// time; its loss is marked as one after a starved move, in games.csv, the PGN and `stats`.
+#[test]
+#[ignore = "soak: .ci/run runs it alone"]
+fn a_time_loss_after_a_starved_move_says_the_machine_was_short_of_cpu() {
+    if !can_starve() {
+        return;
+    }
+    let s = Scratch::new("starved-loss");
+    s.write(
+        "engines.toml",
+        &format!(
+            "[engines.burner]\ncmd = \"taskset\"\nargs = [\"-c\", \"0\", {BIN:?}, \"engine\", \"faulty\", \"--burn-cpu-ms\", \"100\"]\n"
+        ),
+    );
+    let hogs = Hogs::on_core_0(3);
+    s.run_ok(&[
+        "gauntlet",
+        "burner",
+        "--vs",
+        "greedy",
+        "--tc",
+        "2s+0",
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--out",
+        "res",
+    ]);
+    drop(hogs);
+    for row in csv_rows(&s.path("res/games.csv")) {
+        let burner = if row["white"] == "burner" {
+            "white"
+        } else {
+            "black"
+        };
+        assert_eq!(row["termination"], "flag", "{row:?}");
+        assert_eq!(row["starved_time_loss"], burner, "{row:?}");
+    }
+    let pgn = std::fs::read_to_string(s.path("res/games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("the machine was short of CPU, not the engine")
+            .count(),
+        2,
+        "{pgn}"
+    );
+    let stats = stdout(&s.run_ok(&["stats", "res"]));
+    assert!(
+        stats.contains("2 of 2 losses on the clock came after one"),
+        "{stats}"
+    );
     s.assert_no_engines_left();
 }
 

@@ -26,6 +26,7 @@ const KNOWN: &[&str] = &[
     "--null-after",
     "--huge-line",
     "--slow-move-ms",
+    "--burn-cpu-ms",
     "--flood-info",
     "--reserve-ms",
     "--say-think",
@@ -46,6 +47,9 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
   --null-after N         answers `bestmove 0000` at its move N+1: ruled as an illegal move
   --slow-move-ms MS      sleeps MS before every move: it loses on time (flag) when MS exceeds
                          its clock
+  --burn-cpu-ms MS       spins before every move until it has used MS of CPU: with a core it
+                         moves after about MS; held below one it takes longer, and its moves
+                         (and a loss on time) are marked starved of CPU
   --garbage              prints junk (binary, `info depth 300`, unknown commands) before every
                          move: nothing happens, the game goes on
   --huge-line BYTES      prints a line of BYTES bytes before every move: lines over 64 KiB
@@ -91,6 +95,8 @@ pub struct Flags {
     pub null_after: Option<u64>,
     pub huge_line: Option<u64>,
     pub slow_move_ms: Option<u64>,
+    /// Spins before every move until its search thread has used this many ms of CPU.
+    pub burn_cpu_ms: Option<u64>,
     /// `info` lines (with a score and a pv, as a real engine's) written before every move.
     pub flood_info: Option<u64>,
     /// Thinks until its own clock shows this many ms left, then moves (a well-behaved engine
@@ -150,6 +156,7 @@ impl Flags {
                 "--stray-bestmove-after" => f.stray_bestmove_after = Some(n),
                 "--exit-on-newgame" => f.exit_on_newgame = Some(n),
                 "--declare-options" => f.declare_options = Some(n),
+                "--burn-cpu-ms" => f.burn_cpu_ms = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -310,13 +317,16 @@ impl Engine for Faulty {
         }
     }
 
-    fn go(&mut self, game: &Game, limits: &Limits, _: &AtomicBool, out: &Out) -> Reply {
+    fn go(&mut self, game: &Game, limits: &Limits, stop: &AtomicBool, out: &Out) -> Reply {
         // Treats the go as infinite and never answers, whatever comes.
         if self.from(self.flags.ignore_stop_after) {
             return Reply::Silent;
         }
         if let Some(ms) = self.flags.slow_move_ms {
             thread::sleep(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.flags.burn_cpu_ms {
+            burn_cpu(Duration::from_millis(ms), stop);
         }
         if let Some(reserve) = self.flags.reserve_ms {
             let left = if game.pos.turn().is_white() {
@@ -359,6 +369,29 @@ impl Engine for Faulty {
     }
 }
 
+/// The CPU time this thread has used.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `t` is.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Spins until this thread has used `cpu` of CPU time (not wall time: a thread that waits
+/// for a core takes longer), or until `stop`.
+fn burn_cpu(cpu: Duration, stop: &AtomicBool) {
+    let until = thread_cpu() + cpu;
+    let mut spin = 0u64;
+    while thread_cpu() < until && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        for _ in 0..1000 {
+            spin = std::hint::black_box(spin.wrapping_add(1));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +429,7 @@ mod tests {
                 null_after: Some(5),
                 huge_line: Some(100_000),
                 slow_move_ms: Some(60),
+                burn_cpu_ms: None,
                 flood_info: Some(9),
                 reserve_ms: Some(30),
                 say_think: true,
@@ -552,5 +586,16 @@ mod tests {
         let (_, reply, _) = go(&mut e, &Game::default());
         assert!(matches!(reply, Some(Reply::Move(Some(_)))));
         assert!(t.elapsed() >= Duration::from_millis(60));
+    }
+
+    #[test]
+    fn burn_cpu_uses_the_cpu_it_is_given() {
+        let before = thread_cpu();
+        burn_cpu(Duration::from_millis(30), &AtomicBool::new(false));
+        assert!(thread_cpu() - before >= Duration::from_millis(30));
+        assert_eq!(
+            flags("--burn-cpu-ms 30").expect("flags").burn_cpu_ms,
+            Some(30)
+        );
     }
 }

@@ -1,15 +1,17 @@
 //! The UCI loop shared by every built-in engine.
 //!
-//! The loop thread reads commands; a `go` runs on a worker thread (unless the
+//! The loop thread reads commands; a `go` runs on the engine's search thread (unless the
 //! engine is `inline`) with its own stop flag, so `stop`, `isready` and `quit`
-//! are answered while it searches. Nothing on the input can make it panic:
+//! are answered while it searches. The search thread lives as long as the engine, as a
+//! real engine's thread pool does, so that the CPU it used and its wait for a core stay in
+//! the process's live threads, where the arena measures them (docs/results.md). Nothing on the input can make it panic:
 //! unknown commands and bad arguments are logged to stderr and skipped.
 
 use std::io::BufRead;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::{self, JoinHandle};
+use std::sync::{mpsc, Arc};
+use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -49,11 +51,68 @@ pub fn run_loop(
     }
 }
 
+/// The search under way on the search thread.
 struct Worker {
-    handle: JoinHandle<Box<dyn Engine>>,
     stop: Arc<AtomicBool>,
     /// Set at `ponderhit` (its `go ponder`'s [`Limits::ponderhit`]).
     ponderhit: Arc<std::sync::OnceLock<Instant>>,
+}
+
+/// One search: the engine and what it searches, handed to the search thread.
+struct Job {
+    engine: Box<dyn Engine>,
+    game: Game,
+    limits: Limits,
+    stop: Arc<AtomicBool>,
+}
+
+/// The engine's one search thread: takes a [`Job`], writes its `bestmove`, hands the engine
+/// back.
+struct SearchThread {
+    jobs: mpsc::Sender<Job>,
+    done: mpsc::Receiver<Box<dyn Engine>>,
+    thread: Thread,
+}
+
+impl SearchThread {
+    fn start(out: Out) -> anyhow::Result<SearchThread> {
+        let (jobs, inbox) = mpsc::channel::<Job>();
+        let (outbox, done) = mpsc::channel();
+        let handle = thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK)
+            .spawn(move || {
+                for job in inbox {
+                    if outbox.send(search(job, &out)).is_err() {
+                        return;
+                    }
+                }
+            })
+            .context("cannot start the search thread")?;
+        Ok(SearchThread {
+            jobs,
+            done,
+            thread: handle.thread().clone(),
+        })
+    }
+}
+
+/// Runs one job on the search thread; returns its engine.
+fn search(mut job: Job, out: &Out) -> Box<dyn Engine> {
+    let line = answer(job.engine.as_mut(), &job.game, &job.limits, &job.stop, out);
+    // UCI: after `go infinite` the answer waits for `stop`, after `go ponder` for `stop` or
+    // `ponderhit`.
+    let wait_for_stop = job.limits.infinite || job.limits.ponder;
+    while wait_for_stop
+        && !job.stop.load(Ordering::Acquire)
+        && !(job.limits.ponder && job.limits.ponderhit.get().is_some())
+    {
+        thread::park();
+    }
+    if let Some(l) = line {
+        out.line(&l);
+    }
+    job.engine
 }
 
 struct Session {
@@ -61,6 +120,8 @@ struct Session {
     /// The engine while idle; `None` while a worker owns it.
     engine: Option<Box<dyn Engine>>,
     worker: Option<Worker>,
+    /// Started at the first `go` of an engine that is not inline.
+    search: Option<SearchThread>,
     /// The answer of an inline engine to `go infinite`, held until `stop`.
     pending: Option<String>,
     game: Game,
@@ -77,6 +138,7 @@ impl Session {
             inline: engine.inline(),
             engine: Some(engine),
             worker: None,
+            search: None,
             pending: None,
             game: Game::default(),
             out,
@@ -125,6 +187,13 @@ impl Session {
     }
 
     fn uci(&mut self) {
+        // The search thread starts now, before the first `go` is measured.
+        if !self.inline && self.search.is_none() {
+            match SearchThread::start(self.out.clone()) {
+                Ok(search) => self.search = Some(search),
+                Err(e) => log(&format!("{}: {e:#}", self.name)),
+            }
+        }
         let send_uciok = self.engine().on_uci();
         let name = self
             .engine()
@@ -179,6 +248,9 @@ impl Session {
                 thread::sleep(Duration::from_secs(3600));
             },
         }
+        if !self.inline && self.search.is_none() {
+            self.search = Some(SearchThread::start(self.out.clone())?);
+        }
         let mut engine = self.engine.take().context("engine lost")?;
         let wait_for_stop = limits.infinite || limits.ponder;
         let ponderhit = limits.ponderhit.clone();
@@ -199,54 +271,39 @@ impl Session {
             }
             return Ok(());
         }
+        let search = self.search.as_ref().context("no search thread")?;
         let stop = Arc::new(AtomicBool::new(false));
-        let game = self.game.clone();
-        let out = self.out.clone();
-        let flag = stop.clone();
-        let handle = thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK)
-            .spawn(move || {
-                let line = answer(engine.as_mut(), &game, &limits, &flag, &out);
-                // UCI: after `go infinite` the answer waits for `stop`, after `go ponder` for
-                // `stop` or `ponderhit`.
-                while wait_for_stop
-                    && !flag.load(Ordering::Acquire)
-                    && !(limits.ponder && limits.ponderhit.get().is_some())
-                {
-                    thread::park();
-                }
-                if let Some(l) = line {
-                    out.line(&l);
-                }
-                engine
-            })
-            .context("cannot start the search thread")?;
-        self.worker = Some(Worker {
-            handle,
-            stop,
-            ponderhit,
-        });
+        let job = Job {
+            engine,
+            game: self.game.clone(),
+            limits,
+            stop: stop.clone(),
+        };
+        search
+            .jobs
+            .send(job)
+            .map_err(|_| anyhow::anyhow!("the search thread is gone"))?;
+        self.worker = Some(Worker { stop, ponderhit });
         Ok(())
     }
 
     /// `ponderhit`: the search pondering goes on as the engine's own, its clock running from
     /// now (an inline engine's held answer goes out at once).
     fn ponderhit(&mut self) {
-        match &self.worker {
-            Some(w) => {
+        match (&self.worker, &self.search) {
+            (Some(w), Some(search)) => {
                 let _ = w.ponderhit.set(Instant::now());
-                w.handle.thread().unpark();
+                search.thread.unpark();
             }
-            None => self.stop(),
+            _ => self.stop(),
         }
     }
 
     /// Ends the running search (its `bestmove` is written by the worker).
     fn stop(&mut self) {
-        if let Some(w) = &self.worker {
+        if let (Some(w), Some(search)) = (&self.worker, &self.search) {
             w.stop.store(true, Ordering::Release);
-            w.handle.thread().unpark();
+            search.thread.unpark();
         }
         if let Some(l) = self.pending.take() {
             self.out.line(&l);
@@ -256,22 +313,16 @@ impl Session {
     /// Stops any search and waits (briefly) for its answer to go out.
     fn quit(&mut self) {
         self.stop();
-        if let Some(w) = self.worker.take() {
-            let deadline = Instant::now() + QUIT_GRACE;
-            while !w.handle.is_finished() && Instant::now() < deadline {
-                thread::sleep(Duration::from_millis(1));
-            }
-            if w.handle.is_finished() {
-                let _ = w.handle.join();
-            }
+        if let (Some(_), Some(search)) = (self.worker.take(), &self.search) {
+            let _ = search.done.recv_timeout(QUIT_GRACE);
         }
     }
 
     /// The idle engine: stops and joins a running search first.
     fn engine(&mut self) -> &mut dyn Engine {
         self.stop();
-        if let Some(w) = self.worker.take() {
-            match w.handle.join() {
+        if let (Some(_), Some(search)) = (self.worker.take(), &self.search) {
+            match search.done.recv() {
                 Ok(engine) => self.engine = Some(engine),
                 Err(_) => log(&format!("{}: search thread died", self.name)),
             }
