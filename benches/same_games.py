@@ -8,8 +8,9 @@ build before and the build after (engines whose moves do not depend on time: the
 `random`/`instant` engines, Stockfish with --nodes), then compare. Compared, game by game (a
 run with concurrency above 1 writes games in the order they finish): events.jsonl without its
 times (every key ending in _us or _ms, `started`), games.pgn without its comments (the clock
-times) and date and time tags, games.csv without its time columns and with the times of its
-`injected` column dropped. Exit 0 when all three are the same, 1 otherwise.
+times) and date and time tags, games.csv without its time columns, its CPU-starvation columns
+(what the machine gave, not what was played) and with the times of its `injected` column
+dropped. Exit 0 when all three are the same, 1 otherwise.
 """
 import csv
 import json
@@ -46,7 +47,7 @@ def rows(folder):
     with open(os.path.join(folder, "games.csv")) as f:
         found = []
         for row in csv.DictReader(f):
-            row = {k: v for k, v in row.items() if not re.search(r"_ms|^started$", k)}
+            row = {k: v for k, v in row.items() if not re.search(r"_ms|^started$|starved", k)}
             row["injected"] = re.sub(r":\d+", "", row.get("injected", ""))
             found.append(row)
     return sorted(found, key=lambda r: int(r["game"]))

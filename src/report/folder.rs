@@ -169,13 +169,25 @@ impl FolderLock {
                     dir.display()
                 )
             })?;
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                bail!("cannot lock the results folder {}: {e}", dir.display());
+        if !try_lock(&file)
+            .map_err(|e| anyhow!("cannot lock the results folder {}: {e}", dir.display()))?
+        {
+            // A run killed while it was starting an engine leaves, for a moment, a forked child
+            // that holds the lock until its `exec` closes it: when the pid the file names is
+            // gone, wait for that to pass.
+            let holder = holder_text(&mut file);
+            let deadline = std::time::Instant::now() + ORPHAN_LOCK_WAIT;
+            loop {
+                if holder_alive(&holder) || std::time::Instant::now() >= deadline {
+                    return Err(in_use(dir, &holder));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                if try_lock(&file)
+                    .map_err(|e| anyhow!("cannot lock the results folder {}: {e}", dir.display()))?
+                {
+                    break;
+                }
             }
-            return Err(in_use(dir, &holder_text(&mut file)));
         }
         let me = format!(
             "pid {}, since {}\n",
@@ -196,6 +208,39 @@ impl FolderLock {
             return None;
         }
         Some(holder_text(&mut file))
+    }
+}
+
+/// How long a lock whose holder has died is waited for (see [`FolderLock::acquire`]).
+const ORPHAN_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Takes the exclusive lock on `file` if no one holds it: `Ok(false)` if someone does.
+fn try_lock(file: &File) -> std::io::Result<bool> {
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EWOULDBLOCK) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Whether the process a lock file names (`pid N, since ...`) is alive; true when the file
+/// names none.
+fn holder_alive(holder: &str) -> bool {
+    let pid = holder
+        .strip_prefix("pid ")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|pid| pid.parse::<libc::pid_t>().ok());
+    match pid {
+        Some(pid) if pid > 0 => {
+            // SAFETY: kill with signal 0 only checks that the process exists.
+            let alive = unsafe { libc::kill(pid, 0) } == 0;
+            alive || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+        }
+        _ => true,
     }
 }
 
@@ -382,6 +427,29 @@ mod tests {
         assert_eq!(FolderLock::holder(&dir), None);
         check_free(&dir).unwrap();
         FolderLock::acquire(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A lock held after its run died (a forked child of a killed run, before its `exec`) is
+    /// waited for; one held by a live run is refused at once.
+    #[test]
+    fn a_lock_whose_run_died_is_waited_for() {
+        let dir = temp_dir("orphan");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut dead = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        dead.wait().unwrap();
+        let orphan = File::create(dir.join(LOCK)).unwrap();
+        std::fs::write(dir.join(LOCK), format!("pid {dead_pid}, since then\n")).unwrap();
+        assert!(try_lock(&orphan).unwrap());
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            drop(orphan);
+        });
+        FolderLock::acquire(&dir).unwrap();
+        release.join().unwrap();
+        assert!(!holder_alive(&format!("pid {dead_pid}, since then")));
+        assert!(holder_alive(&format!("pid {}, since now", std::process::id())));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
