@@ -449,7 +449,10 @@ mod tests {
         FolderLock::acquire(&dir).unwrap();
         release.join().unwrap();
         assert!(!holder_alive(&format!("pid {dead_pid}, since then")));
-        assert!(holder_alive(&format!("pid {}, since now", std::process::id())));
+        assert!(holder_alive(&format!(
+            "pid {}, since now",
+            std::process::id()
+        )));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
