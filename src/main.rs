@@ -55,6 +55,7 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
             out_line(&compat::help_text());
             return ExitCode::SUCCESS;
         }
+        Ok(Request::Compliance(roster)) => return in_runtime(Job::Compliance(*roster)),
         Ok(Request::Run(run)) => run,
         Err(CompatError::Usage(message)) => {
             err_line(&format!("blitz-arena: error: {message}"));
@@ -85,6 +86,8 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
 enum Job {
     Native(Command),
     Compat(compat::CompatRun),
+    /// fastchess's `--compliance CMD`: `check` of that engine.
+    Compliance(blitz_arena::config::Roster),
 }
 
 fn in_runtime(job: Job) -> ExitCode {
@@ -103,9 +106,14 @@ fn in_runtime(job: Job) -> ExitCode {
 async fn async_main(job: Job) -> ExitCode {
     let (cancel_tx, cancel) = watch::channel(false);
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
-    let fastchess_exits = matches!(job, Job::Compat(_));
+    let fastchess_exits = matches!(job, Job::Compat(_) | Job::Compliance(_));
     let result = match job {
         Job::Compat(run) => compat_run(run, cancel).await,
+        // fastchess exits 1 when its compliance check fails.
+        Job::Compliance(roster) => match app::check_roster(&roster, Vec::new()).await {
+            Ok(Finish::Failed) => return ExitCode::FAILURE,
+            other => other,
+        },
         Job::Native(command) => native(command, cancel).await,
     };
     match result {

@@ -7,6 +7,7 @@
 //! `cutechess-cli` (a symlink, or `make`'s `./fastchess`). The output format then defaults to
 //! that tool's lines. What each option maps to is in [`options`].
 
+mod config_file;
 mod engine;
 mod grammar;
 mod options;
@@ -74,6 +75,9 @@ pub enum Request {
     Run(Box<CompatRun>),
     Version,
     Help,
+    /// `--compliance CMD [ARGS]`: the engine's UCI handshake checked, as `blitz-arena check`
+    /// checks a roster's engine.
+    Compliance(Box<Roster>),
 }
 
 /// A run, ready for [`crate::app::tournament`].
@@ -116,6 +120,48 @@ pub struct Builder {
 }
 
 impl Builder {
+    fn new(tool: Tool) -> Builder {
+        Builder {
+            tool,
+            engines: Vec::new(),
+            each: Vec::new(),
+            games: None,
+            rounds: None,
+            format: None,
+            run: RunArgs {
+                output_format: match tool {
+                    Tool::Fastchess => OutputFormat::Fastchess,
+                    Tool::Cutechess => OutputFormat::Cutechess,
+                },
+                ..RunArgs::default()
+            },
+            warnings: Warnings::default(),
+            truncate_pgn: false,
+            truncate_epd: false,
+        }
+    }
+
+    /// One option, by [`OPTIONS`] or [`IGNORED`]; any other is a bad command line.
+    fn apply(&mut self, g: &Given) -> Result<(), String> {
+        if let Some((_, handler)) = OPTIONS.iter().find(|(name, _)| *name == g.name) {
+            handler(self, g)
+        } else if let Some((name, instead)) = IGNORED.iter().find(|(name, _)| *name == g.name) {
+            let with = if g.params.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", g.params.join(" "))
+            };
+            self.warnings
+                .add(format!("-{name}{with}: ignored: {instead}"));
+            Ok(())
+        } else {
+            Err(format!(
+                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see docs/fastchess.md)",
+                g.spelled
+            ))
+        }
+    }
+
     fn engine(&mut self, g: &Given) -> Result<(), String> {
         let mut spec = EngineSpec::default();
         for (key, value) in g.engine_pairs()? {
@@ -130,6 +176,9 @@ impl Builder {
 /// Reads a fastchess or cutechess-cli command line (without the program's name).
 pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatError> {
     let usage = CompatError::Usage;
+    if args.first().is_some_and(|a| a == "--compliance") {
+        return compliance(&args[1..], cwd);
+    }
     let given = grammar::split(args).map_err(usage)?;
     if given
         .iter()
@@ -140,40 +189,9 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
     if given.is_empty() || given.iter().any(|g| g.name == "help") {
         return Ok(Request::Help);
     }
-    let mut b = Builder {
-        tool,
-        engines: Vec::new(),
-        each: Vec::new(),
-        games: None,
-        rounds: None,
-        format: None,
-        run: RunArgs {
-            output_format: match tool {
-                Tool::Fastchess => OutputFormat::Fastchess,
-                Tool::Cutechess => OutputFormat::Cutechess,
-            },
-            ..RunArgs::default()
-        },
-        warnings: Warnings::default(),
-        truncate_pgn: false,
-        truncate_epd: false,
-    };
+    let mut b = Builder::new(tool);
     for g in &given {
-        if let Some((_, handler)) = OPTIONS.iter().find(|(name, _)| *name == g.name) {
-            handler(&mut b, g).map_err(usage)?;
-        } else if let Some((name, instead)) = IGNORED.iter().find(|(name, _)| *name == g.name) {
-            let with = if g.params.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", g.params.join(" "))
-            };
-            b.warnings.add(format!("-{name}{with}: ignored: {instead}"));
-        } else {
-            return Err(usage(format!(
-                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see docs/fastchess.md)",
-                g.spelled
-            )));
-        }
+        b.apply(g).map_err(usage)?;
     }
     for each in std::mem::take(&mut b.each) {
         let pairs = each.engine_pairs().map_err(usage)?;
@@ -185,6 +203,31 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
         }
     }
     build(b, cwd).map(|run| Request::Run(Box::new(run)))
+}
+
+/// fastchess's `--compliance CMD [ARGS]` (its first argument only): the engine, named by its
+/// command, in a roster of one for `blitz-arena check`.
+fn compliance(args: &[String], cwd: &Path) -> Result<Request, CompatError> {
+    let (cmd, engine_args) =
+        match args {
+            [cmd] => (cmd, ""),
+            [cmd, engine_args] => (cmd, engine_args.as_str()),
+            _ => return Err(CompatError::Usage(
+                "--compliance CMD [ARGS]: give the engine's command, and its arguments as one word"
+                    .to_string(),
+            )),
+        };
+    let spec = EngineSpec {
+        cmd: Some(cmd.clone()),
+        args: engine_args.split_whitespace().map(String::from).collect(),
+        ..EngineSpec::default()
+    };
+    let config = spec.to_config(cwd).map_err(CompatError::Invalid)?;
+    Ok(Request::Compliance(Box::new(Roster {
+        path: PathBuf::from("the command line"),
+        engines: BTreeMap::from([(config.name.clone(), config)]),
+        run: RunTable::default(),
+    })))
 }
 
 /// The run: the engines as an in-memory roster, the games and the limits.
