@@ -23,6 +23,10 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    if let Some(args) = compat::self_test(&argv) {
+        out_line(compat::SELF_TEST_NOTE);
+        return compat_main(compat::Tool::Fastchess, &args);
+    }
     if let Some(tool) = compat::invocation(&argv) {
         return compat_main(tool, &argv[1..]);
     }

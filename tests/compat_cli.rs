@@ -385,7 +385,7 @@ fn cutechess_cli_command_line_runs_with_its_lines() {
 
 /// `tc=inf` with `nodes=` and `depth=` (OpenBench's N= and D= tests), `-output
 /// format=cutechess`, `-ratinginterval`, `-scoreinterval`, `-sprt`, `-tb`/`-tbpieces`,
-/// `-openings order=sequential`, a per-engine time control, `-log`, `-wait`, `-event`.
+/// `-openings order=sequential`, a per-engine time control, `-wait`, `-event`.
 #[test]
 fn fixed_nodes_sprt_tablebases_and_output_options() {
     let s = Scratch::new("compat-options");
@@ -422,7 +422,7 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
         "elo1=10",
         "alpha=0.05",
         "beta=0.05",
-        "model=logistic",
+        "model=normalized",
         "-tb",
         tb,
         "-tbpieces",
@@ -432,9 +432,6 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
         "-openings",
         "file=book.epd",
         "order=sequential",
-        "-log",
-        "file=log.txt",
-        "level=warn",
         "-wait",
         "100",
         "-concurrency",
@@ -455,12 +452,7 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
     assert_eq!(score_lines, 2, "every 2 games: {out}");
     assert!(out.contains("SPRT: llr"), "{out}");
     assert!(err.contains("tablebases: "), "{err}");
-    for w in [
-        "model=logistic",
-        "-log file=log.txt level=warn",
-        "-wait 100",
-        "tc=inf",
-    ] {
+    for w in ["-wait 100", "tc=inf"] {
         assert!(
             warnings(&err).iter().any(|l| l.contains(w)),
             "no warning for {w}: {err}"
@@ -710,8 +702,8 @@ fn stockfish_under_the_fastchess_grammar() {
 }
 
 /// The rest of the table: `-tournament gauntlet` with three engines, `-pgnout notation=`,
-/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-report
-/// penta=false` and `-engine restart=`.
+/// `-epdout file= append=false`, `-resign twosided=`, `-report penta=true` and the warning
+/// of `-engine restart=`.
 #[test]
 fn a_gauntlet_of_three_and_the_remaining_options() {
     let s = Scratch::new("compat-rest");
@@ -749,7 +741,7 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         "score=600",
         "twosided=true",
         "-report",
-        "penta=false",
+        "penta=true",
     ];
     let (out, err) = ok(&compat(&s, &args));
     s.assert_no_engines_left();
@@ -766,17 +758,11 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         first.len() >= 4 && first.as_bytes()[0].is_ascii_lowercase(),
         "{moves}"
     );
-    for w in ["restart=on", "penta=false"] {
-        assert!(
-            warnings(&err).iter().any(|l| l.contains(w)),
-            "no warning for {w}: {err}"
-        );
-    }
+    assert!(
+        warnings(&err).iter().any(|l| l.contains("restart=on")),
+        "no warning for restart=on: {err}"
+    );
     for (bad, says) in [
-        (
-            &["-quick", "cmd=a", "cmd=b", "book=x.epd"][..],
-            "spell the match out",
-        ),
         (&["-debug"][..], "events.jsonl"),
         (
             &["-engine", "conf=sf", "-engine", "conf=sf2"][..],
@@ -938,7 +924,6 @@ fn bad_command_lines_are_one_line_errors() {
         &with(&["-each", "st=0.1"]),
         "tc= and st= cannot go together",
     );
-    assert_usage_error(&with(&["-config", "file=config.json"]), "--resume DIR");
     assert_usage_error(&with(&["-each", "proto=xboard"]), "only uci");
     assert_one_line_error(
         &compat(
@@ -1119,4 +1104,163 @@ fn docs_list_every_compat_option() {
             "docs/fastchess.md's table lacks {name}"
         );
     }
+}
+
+/// `-config file=`: the `config.json` fastchess (commit 74deac23) wrote after `fastchess
+/// -engine cmd=./gr name=gr -engine cmd=./rn name=rn args="x y" option.Hash=16 -each
+/// tc=1+0.01 -rounds 2 -maxmoves 20 -pgnout file=out.pgn -sprt elo0=0 elo1=5 alpha=0.05
+/// beta=0.05 -draw movenumber=30 movecount=8 score=8` (tests/data/fastchess/config.json). It
+/// holds the 4 games played, so it is refused (the arena cannot take up fastchess's counts);
+/// with `stats=false` it plays that match anew, and an option after it changes it.
+#[test]
+fn a_fastchess_config_file_plays_its_match() {
+    let s = Scratch::new("compat-config");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let recorded = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/fastchess/config.json"
+    );
+    std::fs::copy(recorded, s.path("config.json")).unwrap();
+    assert_usage_error(
+        &compat(&s, &["-config", "file=config.json"]),
+        "it holds 4 games fastchess played (a match to resume); blitz-arena cannot take up fastchess's counts: add stats=false",
+    );
+    let (out, err) = ok(&compat(
+        &s,
+        &[
+            "-config",
+            "file=config.json",
+            "stats=false",
+            "-out",
+            "results/run",
+        ],
+    ));
+    s.assert_no_engines_left();
+    assert!(out.contains("Started game 4 of 4 (rn vs gr)"), "{out}");
+    // The file's SPRT, UCI option (the built-in engine has no Hash), engines and limits.
+    assert!(out.contains("LLR: "), "{out}");
+    assert!(
+        out.contains("Warning; rn doesn't have option Hash"),
+        "{out}"
+    );
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 4);
+    assert!(rows
+        .iter()
+        .all(|r| r["plies"].parse::<u32>().unwrap() <= 40));
+    assert!(err.contains("tc 1s+0.01s"), "{err}");
+    assert_eq!(pgn_games(&s.path("out.pgn")).len(), 4);
+    // An option after -config changes the file's match.
+    let (out, _) = ok(&compat(
+        &s,
+        &["-config", "file=config.json", "stats=false", "-rounds", "1"],
+    ));
+    assert!(out.contains("Started game 2 of 2"), "{out}");
+    assert!(!out.contains("of 4"), "{out}");
+    assert_usage_error(
+        &compat(&s, &["-config", "file=nope.json"]),
+        "-config file=nope.json: cannot read",
+    );
+}
+
+/// `-quick cmd=A cmd=B book=FILE` is fastchess's: A against B at 10+0.1 from the book, draws
+/// adjudicated, cutechess's lines (here one round, as an option after it may ask).
+#[test]
+fn quick_plays_as_fastchess_quick() {
+    let s = Scratch::new("compat-quick");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    s.write(
+        "book.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    );
+    let (out, err) = ok(&compat(
+        &s,
+        &[
+            "-quick",
+            "cmd=./gr",
+            "cmd=./rn",
+            "book=book.epd",
+            "-rounds",
+            "1",
+            "-maxmoves",
+            "10",
+            "-out",
+            "results/run",
+        ],
+    ));
+    s.assert_no_engines_left();
+    assert!(err.contains("tc 10s+0.1s"), "{err}");
+    assert!(out.contains("Started game 2 of 2 (./rn vs ./gr)"), "{out}");
+    assert!(out.contains("Score of ./gr vs ./rn: "), "{out}");
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 2);
+    for (bad, says) in [
+        (
+            &["-quick", "cmd=./gr", "book=book.epd"][..],
+            "exactly two cmd=",
+        ),
+        (&["-quick", "cmd=./gr", "cmd=./rn"][..], "book=FILE"),
+        (
+            &["-quick", "cmd=./gr", "cmd=./rn", "book=book.bin"][..],
+            "name a .pgn or .epd file",
+        ),
+    ] {
+        assert_usage_error(&compat(&s, bad), says);
+    }
+}
+
+/// `--compliance CMD [ARGS]` checks the engine's UCI handshake as `blitz-arena check` does:
+/// exit 0 with its id, exit 1 when it fails (fastchess's codes), exit 2 without an engine.
+#[test]
+fn compliance_checks_an_engine() {
+    let s = Scratch::new("compat-compliance");
+    engine_script(&s, "gr", "greedy");
+    let (out, _) = ok(&s.run(&["--compliance", "./gr"]));
+    assert!(out.starts_with("gr: ok: "), "{out}");
+    let (out, _) = ok(&s.run(&["--compliance", BIN, "engine random"]));
+    assert!(out.contains(": ok: "), "{out}");
+    let failed = s.run(&["--compliance", "./nope"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert!(
+        stdout(&failed).contains("nope: FAILED"),
+        "{}",
+        stdout(&failed)
+    );
+    assert_usage_error(&s.run(&["--compliance"]), "--compliance CMD [ARGS]");
+    s.assert_no_engines_left();
+}
+
+/// Options the arena does not carry out are refused (exit 2, one line) with what to give
+/// instead: `-log`, `-report penta=false` (trinomial lines), `-sprt model=logistic|bayesian`.
+#[test]
+fn refused_options_say_what_to_give_instead() {
+    let s = Scratch::new("compat-refused");
+    engine_script(&s, "gr", "greedy");
+    let e = [
+        "-engine", "cmd=./gr", "name=a", "-engine", "cmd=./gr", "name=b", "-each", "tc=1+0",
+    ];
+    let with = |more: &[&str]| {
+        let mut args = e.to_vec();
+        args.extend_from_slice(more);
+        compat(&s, &args)
+    };
+    let sprt = ["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"];
+    for (more, says) in [
+        (&["-log", "file=log.txt", "level=trace"][..], "-out DIR"),
+        (&["-report", "penta=false"][..], "give penta=true"),
+        (
+            &[sprt.as_slice(), &["model=logistic"]].concat()[..],
+            "give model=normalized",
+        ),
+        (
+            &[sprt.as_slice(), &["model=bayesian"]].concat()[..],
+            "give model=normalized",
+        ),
+    ] {
+        assert_usage_error(&with(more), says);
+    }
+    assert!(!s.path("results").exists(), "nothing written");
+    assert!(!s.path("log.txt").exists());
 }

@@ -434,13 +434,46 @@ fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
         })
 }
 
-/// What `-version` prints: OpenBench reads the first `N.N.N` of it.
+/// What `-version` prints: OpenBench reads the first `N.N.N` of it. Built by `make`, the
+/// commit follows as fastchess prints its own (`DATE-SHA`, from the Makefile's `GIT_DATE` and
+/// `GIT_SHA`), which is what a fishtest worker would check.
 pub fn version_line() -> String {
+    let commit = match (
+        option_env!("BLITZ_ARENA_GIT_DATE"),
+        option_env!("BLITZ_ARENA_GIT_SHA"),
+    ) {
+        (_, None | Some("")) => String::new(),
+        (None | Some(""), Some(sha)) => format!(" {sha}"),
+        (Some(date), Some(sha)) => format!(" {date}-{sha}"),
+    };
     format!(
-        "blitz-arena {} (fastchess and cutechess-cli compatible command line)",
+        "blitz-arena {}{commit} (fastchess and cutechess-cli compatible command line)",
         env!("CARGO_PKG_VERSION")
     )
 }
+
+/// `fastchess-tests` (what `make tests` builds and fishtest's worker runs after it), run with
+/// no argument: the fastchess command line of a two-game match between two built-in engines,
+/// which exits 0 if both games were played and counted. None for any other invocation.
+pub fn self_test(argv: &[String]) -> Option<Vec<String>> {
+    let [program] = argv else {
+        return None;
+    };
+    let name = Path::new(program).file_stem()?.to_string_lossy();
+    if name != "fastchess-tests" {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.to_string_lossy();
+    let args = format!(
+        "-engine|cmd={exe}|args=engine greedy|name=greedy|-engine|cmd={exe}|args=engine random|name=random|-each|tc=2+0.02|-rounds|1|-maxmoves|20"
+    );
+    Some(args.split('|').map(String::from).collect())
+}
+
+/// What `fastchess-tests` prints first: what it checks, and where the real tests are.
+pub const SELF_TEST_NOTE: &str = "fastchess-tests: two games between blitz-arena's built-in \
+     engines through the fastchess command line (blitz-arena's own tests: cargo test --release)";
 
 /// What `-help` prints.
 pub fn help_text() -> String {
