@@ -1037,47 +1037,140 @@ fn sigint_stops_a_compat_run_with_exit_1() {
     assert!(rows.len() >= 2 && rows.len() < 400);
 }
 
-/// `make` builds the binary as ./fastchess (dry run: the real build is this test's binary),
-/// and that binary, under the name `fastchess`, reads fastchess's command line.
-#[test]
-fn the_makefile_builds_fastchess() {
+/// A copy of the repository's Makefile in the scratch folder, with a `cargo` first on PATH
+/// that "builds" by copying this test's binary to `target/release/blitz-arena` (a real build
+/// would wait for the lock this test run holds) and records its arguments and the commit the
+/// Makefile passes. Returns `make ARGS`'s output, run as the managers run it.
+fn make(s: &Scratch, args: &[&str]) -> Option<Output> {
     let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(format!("{root}/Makefile"), s.path("Makefile")).unwrap();
+    let fake = s.path("fakebin/cargo");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho \"$* sha=$BLITZ_ARENA_GIT_SHA date=$BLITZ_ARENA_GIT_DATE\" >> cargo.log\n\
+             mkdir -p target/release && cp '{BIN}' target/release/blitz-arena\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        s.path("fakebin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new("make")
-        .args(["-n", "-j", "CXX=g++"])
-        .current_dir(root)
+        .args(args)
+        .env("PATH", path)
+        // cargo's test runner sets CARGO, which the managers' shells do not have.
+        .env_remove("CARGO")
+        .current_dir(&s.dir)
         .output();
-    let Ok(out) = out else {
-        eprintln!("SKIPPED: make is not installed");
+    match out {
+        Ok(out) => Some(out),
+        Err(_) => {
+            eprintln!("SKIPPED: make is not installed");
+            None
+        }
+    }
+}
+
+/// OpenBench's client (`build_fastchess_in_dir`, `server_configure_match_runner`): `make -j
+/// CXX=g++` in the unpacked repository, `fastchess --version` read for its first `N.N.N`, the
+/// binary moved to `fastchess-ob`, which then plays. On Windows the copy is `fastchess.exe`.
+#[test]
+fn the_makefile_builds_fastchess_as_openbench_runs_it() {
+    let s = Scratch::new("compat-make");
+    let Some(out) = make(&s, &["-j", "CXX=g++"]) else {
         return;
     };
-    let plan = stdout(&out);
-    assert!(plan.contains("cargo build --release"), "{plan}");
-    assert!(
-        plan.contains("cp target/release/blitz-arena fastchess"),
-        "{plan}"
-    );
-    let s = Scratch::new("compat-make");
-    engine_script(&s, "gr", "greedy");
-    let (text, _) = ok(&as_named(
-        &s,
-        "fastchess",
-        &[
-            "-engine",
-            "cmd=./gr",
-            "name=a",
-            "-engine",
-            "cmd=./gr",
-            "name=b",
-            "-each",
-            "tc=2+0.02",
+    ok(&out);
+    let log = std::fs::read_to_string(s.path("cargo.log")).unwrap();
+    assert!(log.starts_with("build --release --locked"), "{log}");
+    let version = Command::new(s.path("fastchess"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let (text, _) = ok(&version);
+    // OpenBench's get_version: re.search(r'\d+\.\d+(\.\d+)?', stdout).group()
+    let first = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find(|w| w.contains('.'))
+        .unwrap();
+    assert_eq!(first, env!("CARGO_PKG_VERSION"), "{text}");
+    std::fs::rename(s.path("fastchess"), s.path("fastchess-ob")).unwrap();
+    engine_script(&s, "Engines/gr", "greedy");
+    let played = Command::new(s.path("fastchess-ob"))
+        .args([
+            "-recover",
+            "-variant",
+            "standard",
+            "-testEnv",
+            "-concurrency",
+            "1",
             "-rounds",
             "1",
+            "-games",
+            "2",
+            "-engine",
+            "dir=Engines/",
+            "cmd=./gr",
+            "proto=uci",
+            "tc=2+0.02",
+            "name=a",
+            "-engine",
+            "dir=Engines/",
+            "cmd=./gr",
+            "proto=uci",
+            "tc=2+0.02",
+            "name=b",
             "-maxmoves",
             "5",
-        ],
-    ));
+        ])
+        .current_dir(&s.dir)
+        .output()
+        .unwrap();
+    let (text, _) = ok(&played);
     assert!(text.contains("Started game 1 of 2 (a vs b)"), "{text}");
     assert!(text.contains("Finished match"), "{text}");
+    assert!(!s.path("results").exists(), "no results folder left");
+    // Windows: the binary is blitz-arena.exe, OpenBench looks for fastchess.exe.
+    let plan = make(&s, &["-n", "-j", "CXX=g++", "OS=Windows_NT"]).unwrap();
+    assert!(
+        stdout(&plan).contains("cp target/release/blitz-arena.exe fastchess.exe"),
+        "{}",
+        stdout(&plan)
+    );
+}
+
+/// fishtest's worker (`setup_fastchess`): `make tests` with its GIT_SHA and GIT_DATE, then
+/// `fastchess-tests` (here: two games of the built-in engines through the fastchess command
+/// line), `make clean`, `make`; the commit is in the version line's build.
+#[test]
+fn make_tests_builds_a_check_that_plays() {
+    let s = Scratch::new("compat-make-tests");
+    let fishtest = ["CXX=g++", "GIT_SHA=58072f23", "GIT_DATE=01010101"];
+    let Some(out) = make(&s, &[&["-j2", "tests"][..], &fishtest].concat()) else {
+        return;
+    };
+    ok(&out);
+    let log = std::fs::read_to_string(s.path("cargo.log")).unwrap();
+    assert!(log.contains("sha=58072f23 date=01010101"), "{log}");
+    let check = Command::new(s.path("fastchess-tests"))
+        .current_dir(&s.dir)
+        .output()
+        .unwrap();
+    let (text, _) = ok(&check);
+    assert!(text.starts_with("fastchess-tests: two games"), "{text}");
+    assert!(text.contains("Games: 2, Wins: "), "{text}");
+    assert!(text.contains("Finished match"), "{text}");
+    ok(&make(&s, &["clean"]).unwrap());
+    assert!(!s.path("fastchess-tests").exists());
+    ok(&make(&s, &[&["-j2"][..], &fishtest].concat()).unwrap());
+    assert!(s.path("fastchess").exists());
+    s.assert_no_engines_left();
 }
 
 /// docs/fastchess.md's table names every option the compat front end knows.
