@@ -627,6 +627,30 @@ mod tests {
     }
 
     #[test]
+    fn quick_is_fastchess_quick_match() {
+        let book = std::env::temp_dir().join(format!("quick-{}.epd", std::process::id()));
+        std::fs::write(&book, "8/8/8/8/8/8/8/K1k5 w - - 0 1\n").unwrap();
+        let r = run(&format!("-quick cmd=sf cmd=sf book={}", book.display())).unwrap();
+        std::fs::remove_file(&book).unwrap();
+        assert_eq!(r.names, ["sf1", "sf2"]);
+        assert_eq!(r.run.games, Some(50_000));
+        assert_eq!(r.run.tc.unwrap().to_string(), "10s+0.1s");
+        assert_eq!(
+            r.run.openings_order,
+            Some(crate::settings::OpeningsOrder::Random)
+        );
+        assert_eq!(r.run.output_format, OutputFormat::Cutechess);
+        let draw = r.run.draw_adjudication.unwrap();
+        assert_eq!(
+            draw,
+            crate::settings::limits::draw_adjudication("movenumber=30,movecount=8,score=8")
+                .unwrap()
+        );
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(r.run.concurrency, Some(cores.saturating_sub(2).max(1)));
+    }
+
+    #[test]
     fn version_and_help() {
         assert!(matches!(
             parse(Tool::Fastchess, &words("-version"), Path::new("/")),
