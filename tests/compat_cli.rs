@@ -1101,6 +1101,12 @@ fn the_makefile_builds_fastchess_as_openbench_runs_it() {
         .unwrap();
     assert_eq!(first, env!("CARGO_PKG_VERSION"), "{text}");
     std::fs::rename(s.path("fastchess"), s.path("fastchess-ob")).unwrap();
+    // At its next start the client reads the version of the fastchess-ob it kept.
+    let kept = Command::new(s.path("fastchess-ob"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(ok(&kept).0, text);
     engine_script(&s, "Engines/gr", "greedy");
     let played = Command::new(s.path("fastchess-ob"))
         .args([
@@ -1202,7 +1208,7 @@ fn docs_list_every_compat_option() {
 /// `-config file=`: the `config.json` fastchess (commit 74deac23) wrote after `fastchess
 /// -engine cmd=./gr name=gr -engine cmd=./rn name=rn args="x y" option.Hash=16 -each
 /// tc=1+0.01 -rounds 2 -maxmoves 20 -pgnout file=out.pgn -sprt elo0=0 elo1=5 alpha=0.05
-/// beta=0.05 -draw movenumber=30 movecount=8 score=8` (tests/data/fastchess/config.json). It
+/// beta=0.05 -draw movenumber=30 movecount=8 score=8` (tests/data/fastchess-config/config.json). It
 /// holds the 4 games played, so it is refused (the arena cannot take up fastchess's counts);
 /// with `stats=false` it plays that match anew, and an option after it changes it.
 #[test]
@@ -1212,7 +1218,7 @@ fn a_fastchess_config_file_plays_its_match() {
     engine_script(&s, "rn", "random");
     let recorded = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/fastchess/config.json"
+        "/tests/data/fastchess-config/config.json"
     );
     std::fs::copy(recorded, s.path("config.json")).unwrap();
     assert_usage_error(
