@@ -23,6 +23,10 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    if let Some(args) = compat::self_test(&argv) {
+        out_line(compat::SELF_TEST_NOTE);
+        return compat_main(compat::Tool::Fastchess, &args);
+    }
     if let Some(tool) = compat::invocation(&argv) {
         return compat_main(tool, &argv[1..]);
     }
@@ -55,6 +59,7 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
             out_line(&compat::help_text());
             return ExitCode::SUCCESS;
         }
+        Ok(Request::Compliance(roster)) => return in_runtime(Job::Compliance(*roster)),
         Ok(Request::Run(run)) => run,
         Err(CompatError::Usage(message)) => {
             err_line(&format!("blitz-arena: error: {message}"));
@@ -85,6 +90,8 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
 enum Job {
     Native(Command),
     Compat(compat::CompatRun),
+    /// fastchess's `--compliance CMD`: `check` of that engine.
+    Compliance(blitz_arena::config::Roster),
 }
 
 fn in_runtime(job: Job) -> ExitCode {
@@ -103,9 +110,14 @@ fn in_runtime(job: Job) -> ExitCode {
 async fn async_main(job: Job) -> ExitCode {
     let (cancel_tx, cancel) = watch::channel(false);
     let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
-    let fastchess_exits = matches!(job, Job::Compat(_));
+    let fastchess_exits = matches!(job, Job::Compat(_) | Job::Compliance(_));
     let result = match job {
         Job::Compat(run) => compat_run(run, cancel).await,
+        // fastchess exits 1 when its compliance check fails.
+        Job::Compliance(roster) => match app::check_roster(&roster, Vec::new()).await {
+            Ok(Finish::Failed) => return ExitCode::FAILURE,
+            other => other,
+        },
         Job::Native(command) => native(command, cancel).await,
     };
     match result {

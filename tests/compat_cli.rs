@@ -385,7 +385,7 @@ fn cutechess_cli_command_line_runs_with_its_lines() {
 
 /// `tc=inf` with `nodes=` and `depth=` (OpenBench's N= and D= tests), `-output
 /// format=cutechess`, `-ratinginterval`, `-scoreinterval`, `-sprt`, `-tb`/`-tbpieces`,
-/// `-openings order=sequential`, a per-engine time control, `-log`, `-wait`, `-event`.
+/// `-openings order=sequential`, a per-engine time control, `-wait`, `-event`.
 #[test]
 fn fixed_nodes_sprt_tablebases_and_output_options() {
     let s = Scratch::new("compat-options");
@@ -422,7 +422,7 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
         "elo1=10",
         "alpha=0.05",
         "beta=0.05",
-        "model=logistic",
+        "model=normalized",
         "-tb",
         tb,
         "-tbpieces",
@@ -432,9 +432,6 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
         "-openings",
         "file=book.epd",
         "order=sequential",
-        "-log",
-        "file=log.txt",
-        "level=warn",
         "-wait",
         "100",
         "-concurrency",
@@ -455,12 +452,7 @@ fn fixed_nodes_sprt_tablebases_and_output_options() {
     assert_eq!(score_lines, 2, "every 2 games: {out}");
     assert!(out.contains("SPRT: llr"), "{out}");
     assert!(err.contains("tablebases: "), "{err}");
-    for w in [
-        "model=logistic",
-        "-log file=log.txt level=warn",
-        "-wait 100",
-        "tc=inf",
-    ] {
+    for w in ["-wait 100", "tc=inf"] {
         assert!(
             warnings(&err).iter().any(|l| l.contains(w)),
             "no warning for {w}: {err}"
@@ -710,8 +702,8 @@ fn stockfish_under_the_fastchess_grammar() {
 }
 
 /// The rest of the table: `-tournament gauntlet` with three engines, `-pgnout notation=`,
-/// `-epdout file= append=false`, `-resign twosided=`, and the warnings of `-report
-/// penta=false` and `-engine restart=`.
+/// `-epdout file= append=false`, `-resign twosided=`, `-report penta=true` and the warning
+/// of `-engine restart=`.
 #[test]
 fn a_gauntlet_of_three_and_the_remaining_options() {
     let s = Scratch::new("compat-rest");
@@ -749,7 +741,7 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         "score=600",
         "twosided=true",
         "-report",
-        "penta=false",
+        "penta=true",
     ];
     let (out, err) = ok(&compat(&s, &args));
     s.assert_no_engines_left();
@@ -766,17 +758,11 @@ fn a_gauntlet_of_three_and_the_remaining_options() {
         first.len() >= 4 && first.as_bytes()[0].is_ascii_lowercase(),
         "{moves}"
     );
-    for w in ["restart=on", "penta=false"] {
-        assert!(
-            warnings(&err).iter().any(|l| l.contains(w)),
-            "no warning for {w}: {err}"
-        );
-    }
+    assert!(
+        warnings(&err).iter().any(|l| l.contains("restart=on")),
+        "no warning for restart=on: {err}"
+    );
     for (bad, says) in [
-        (
-            &["-quick", "cmd=a", "cmd=b", "book=x.epd"][..],
-            "spell the match out",
-        ),
         (&["-debug"][..], "events.jsonl"),
         (
             &["-engine", "conf=sf", "-engine", "conf=sf2"][..],
@@ -938,7 +924,6 @@ fn bad_command_lines_are_one_line_errors() {
         &with(&["-each", "st=0.1"]),
         "tc= and st= cannot go together",
     );
-    assert_usage_error(&with(&["-config", "file=config.json"]), "--resume DIR");
     assert_usage_error(&with(&["-each", "proto=xboard"]), "only uci");
     assert_one_line_error(
         &compat(
@@ -1052,47 +1037,146 @@ fn sigint_stops_a_compat_run_with_exit_1() {
     assert!(rows.len() >= 2 && rows.len() < 400);
 }
 
-/// `make` builds the binary as ./fastchess (dry run: the real build is this test's binary),
-/// and that binary, under the name `fastchess`, reads fastchess's command line.
-#[test]
-fn the_makefile_builds_fastchess() {
+/// A copy of the repository's Makefile in the scratch folder, with a `cargo` first on PATH
+/// that "builds" by copying this test's binary to `target/release/blitz-arena` (a real build
+/// would wait for the lock this test run holds) and records its arguments and the commit the
+/// Makefile passes. Returns `make ARGS`'s output, run as the managers run it.
+fn make(s: &Scratch, args: &[&str]) -> Option<Output> {
     let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(format!("{root}/Makefile"), s.path("Makefile")).unwrap();
+    let fake = s.path("fakebin/cargo");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho \"$* sha=$BLITZ_ARENA_GIT_SHA date=$BLITZ_ARENA_GIT_DATE\" >> cargo.log\n\
+             mkdir -p target/release && cp '{BIN}' target/release/blitz-arena\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        s.path("fakebin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new("make")
-        .args(["-n", "-j", "CXX=g++"])
-        .current_dir(root)
+        .args(args)
+        .env("PATH", path)
+        // cargo's test runner sets CARGO, which the managers' shells do not have.
+        .env_remove("CARGO")
+        .current_dir(&s.dir)
         .output();
-    let Ok(out) = out else {
-        eprintln!("SKIPPED: make is not installed");
+    match out {
+        Ok(out) => Some(out),
+        Err(_) => {
+            eprintln!("SKIPPED: make is not installed");
+            None
+        }
+    }
+}
+
+/// OpenBench's client (`build_fastchess_in_dir`, `server_configure_match_runner`): `make -j
+/// CXX=g++` in the unpacked repository, `fastchess --version` read for its first `N.N.N`, the
+/// binary moved to `fastchess-ob`, which then plays. On Windows the copy is `fastchess.exe`.
+#[test]
+fn the_makefile_builds_fastchess_as_openbench_runs_it() {
+    let s = Scratch::new("compat-make");
+    let Some(out) = make(&s, &["-j", "CXX=g++"]) else {
         return;
     };
-    let plan = stdout(&out);
-    assert!(plan.contains("cargo build --release"), "{plan}");
-    assert!(
-        plan.contains("cp target/release/blitz-arena fastchess"),
-        "{plan}"
-    );
-    let s = Scratch::new("compat-make");
-    engine_script(&s, "gr", "greedy");
-    let (text, _) = ok(&as_named(
-        &s,
-        "fastchess",
-        &[
-            "-engine",
-            "cmd=./gr",
-            "name=a",
-            "-engine",
-            "cmd=./gr",
-            "name=b",
-            "-each",
-            "tc=2+0.02",
+    ok(&out);
+    let log = std::fs::read_to_string(s.path("cargo.log")).unwrap();
+    assert!(log.starts_with("build --release --locked"), "{log}");
+    let version = Command::new(s.path("fastchess"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let (text, _) = ok(&version);
+    // OpenBench's get_version: re.search(r'\d+\.\d+(\.\d+)?', stdout).group()
+    let first = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find(|w| w.contains('.'))
+        .unwrap();
+    assert_eq!(first, env!("CARGO_PKG_VERSION"), "{text}");
+    std::fs::rename(s.path("fastchess"), s.path("fastchess-ob")).unwrap();
+    // At its next start the client reads the version of the fastchess-ob it kept.
+    let kept = Command::new(s.path("fastchess-ob"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(ok(&kept).0, text);
+    engine_script(&s, "Engines/gr", "greedy");
+    let played = Command::new(s.path("fastchess-ob"))
+        .args([
+            "-recover",
+            "-variant",
+            "standard",
+            "-testEnv",
+            "-concurrency",
+            "1",
             "-rounds",
             "1",
+            "-games",
+            "2",
+            "-engine",
+            "dir=Engines/",
+            "cmd=./gr",
+            "proto=uci",
+            "tc=2+0.02",
+            "name=a",
+            "-engine",
+            "dir=Engines/",
+            "cmd=./gr",
+            "proto=uci",
+            "tc=2+0.02",
+            "name=b",
             "-maxmoves",
             "5",
-        ],
-    ));
+        ])
+        .current_dir(&s.dir)
+        .output()
+        .unwrap();
+    let (text, _) = ok(&played);
     assert!(text.contains("Started game 1 of 2 (a vs b)"), "{text}");
     assert!(text.contains("Finished match"), "{text}");
+    assert!(!s.path("results").exists(), "no results folder left");
+    // Windows: the binary is blitz-arena.exe, OpenBench looks for fastchess.exe.
+    let plan = make(&s, &["-n", "-j", "CXX=g++", "OS=Windows_NT"]).unwrap();
+    assert!(
+        stdout(&plan).contains("cp target/release/blitz-arena.exe fastchess.exe"),
+        "{}",
+        stdout(&plan)
+    );
+}
+
+/// fishtest's worker (`setup_fastchess`): `make tests` with its GIT_SHA and GIT_DATE, then
+/// `fastchess-tests` (here: two games of the built-in engines through the fastchess command
+/// line), `make clean`, `make`; the commit is in the version line's build.
+#[test]
+fn make_tests_builds_a_check_that_plays() {
+    let s = Scratch::new("compat-make-tests");
+    let fishtest = ["CXX=g++", "GIT_SHA=58072f23", "GIT_DATE=01010101"];
+    let Some(out) = make(&s, &[&["-j2", "tests"][..], &fishtest].concat()) else {
+        return;
+    };
+    ok(&out);
+    let log = std::fs::read_to_string(s.path("cargo.log")).unwrap();
+    assert!(log.contains("sha=58072f23 date=01010101"), "{log}");
+    let check = Command::new(s.path("fastchess-tests"))
+        .current_dir(&s.dir)
+        .output()
+        .unwrap();
+    let (text, _) = ok(&check);
+    assert!(text.starts_with("fastchess-tests: two games"), "{text}");
+    assert!(text.contains("Games: 2, Wins: "), "{text}");
+    assert!(text.contains("Finished match"), "{text}");
+    ok(&make(&s, &["clean"]).unwrap());
+    assert!(!s.path("fastchess-tests").exists());
+    ok(&make(&s, &[&["-j2"][..], &fishtest].concat()).unwrap());
+    assert!(s.path("fastchess").exists());
+    s.assert_no_engines_left();
 }
 
 /// docs/fastchess.md's table names every option the compat front end knows.
@@ -1119,4 +1203,163 @@ fn docs_list_every_compat_option() {
             "docs/fastchess.md's table lacks {name}"
         );
     }
+}
+
+/// `-config file=`: the `config.json` fastchess (commit 74deac23) wrote after `fastchess
+/// -engine cmd=./gr name=gr -engine cmd=./rn name=rn args="x y" option.Hash=16 -each
+/// tc=1+0.01 -rounds 2 -maxmoves 20 -pgnout file=out.pgn -sprt elo0=0 elo1=5 alpha=0.05
+/// beta=0.05 -draw movenumber=30 movecount=8 score=8` (tests/data/fastchess-config/config.json). It
+/// holds the 4 games played, so it is refused (the arena cannot take up fastchess's counts);
+/// with `stats=false` it plays that match anew, and an option after it changes it.
+#[test]
+fn a_fastchess_config_file_plays_its_match() {
+    let s = Scratch::new("compat-config");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    let recorded = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/fastchess-config/config.json"
+    );
+    std::fs::copy(recorded, s.path("config.json")).unwrap();
+    assert_usage_error(
+        &compat(&s, &["-config", "file=config.json"]),
+        "it holds 4 games fastchess played (a match to resume); blitz-arena cannot take up fastchess's counts: add stats=false",
+    );
+    let (out, err) = ok(&compat(
+        &s,
+        &[
+            "-config",
+            "file=config.json",
+            "stats=false",
+            "-out",
+            "results/run",
+        ],
+    ));
+    s.assert_no_engines_left();
+    assert!(out.contains("Started game 4 of 4 (rn vs gr)"), "{out}");
+    // The file's SPRT, UCI option (the built-in engine has no Hash), engines and limits.
+    assert!(out.contains("LLR: "), "{out}");
+    assert!(
+        out.contains("Warning; rn doesn't have option Hash"),
+        "{out}"
+    );
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 4);
+    assert!(rows
+        .iter()
+        .all(|r| r["plies"].parse::<u32>().unwrap() <= 40));
+    assert!(err.contains("tc 1s+0.01s"), "{err}");
+    assert_eq!(pgn_games(&s.path("out.pgn")).len(), 4);
+    // An option after -config changes the file's match.
+    let (out, _) = ok(&compat(
+        &s,
+        &["-config", "file=config.json", "stats=false", "-rounds", "1"],
+    ));
+    assert!(out.contains("Started game 2 of 2"), "{out}");
+    assert!(!out.contains("of 4"), "{out}");
+    assert_usage_error(
+        &compat(&s, &["-config", "file=nope.json"]),
+        "-config file=nope.json: cannot read",
+    );
+}
+
+/// `-quick cmd=A cmd=B book=FILE` is fastchess's: A against B at 10+0.1 from the book, draws
+/// adjudicated, cutechess's lines (here one round, as an option after it may ask).
+#[test]
+fn quick_plays_as_fastchess_quick() {
+    let s = Scratch::new("compat-quick");
+    engine_script(&s, "gr", "greedy");
+    engine_script(&s, "rn", "random");
+    s.write(
+        "book.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    );
+    let (out, err) = ok(&compat(
+        &s,
+        &[
+            "-quick",
+            "cmd=./gr",
+            "cmd=./rn",
+            "book=book.epd",
+            "-rounds",
+            "1",
+            "-maxmoves",
+            "10",
+            "-out",
+            "results/run",
+        ],
+    ));
+    s.assert_no_engines_left();
+    assert!(err.contains("tc 10s+0.1s"), "{err}");
+    assert!(out.contains("Started game 2 of 2 (./rn vs ./gr)"), "{out}");
+    assert!(out.contains("Score of ./gr vs ./rn: "), "{out}");
+    let rows = results_rows(&s);
+    assert_eq!(rows.len(), 2);
+    for (bad, says) in [
+        (
+            &["-quick", "cmd=./gr", "book=book.epd"][..],
+            "exactly two cmd=",
+        ),
+        (&["-quick", "cmd=./gr", "cmd=./rn"][..], "book=FILE"),
+        (
+            &["-quick", "cmd=./gr", "cmd=./rn", "book=book.bin"][..],
+            "name a .pgn or .epd file",
+        ),
+    ] {
+        assert_usage_error(&compat(&s, bad), says);
+    }
+}
+
+/// `--compliance CMD [ARGS]` checks the engine's UCI handshake as `blitz-arena check` does:
+/// exit 0 with its id, exit 1 when it fails (fastchess's codes), exit 2 without an engine.
+#[test]
+fn compliance_checks_an_engine() {
+    let s = Scratch::new("compat-compliance");
+    engine_script(&s, "gr", "greedy");
+    let (out, _) = ok(&s.run(&["--compliance", "./gr"]));
+    assert!(out.starts_with("gr: ok: "), "{out}");
+    let (out, _) = ok(&s.run(&["--compliance", BIN, "engine random"]));
+    assert!(out.contains(": ok: "), "{out}");
+    let failed = s.run(&["--compliance", "./nope"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert!(
+        stdout(&failed).contains("nope: FAILED"),
+        "{}",
+        stdout(&failed)
+    );
+    assert_usage_error(&s.run(&["--compliance"]), "--compliance CMD [ARGS]");
+    s.assert_no_engines_left();
+}
+
+/// Options the arena does not carry out are refused (exit 2, one line) with what to give
+/// instead: `-log`, `-report penta=false` (trinomial lines), `-sprt model=logistic|bayesian`.
+#[test]
+fn refused_options_say_what_to_give_instead() {
+    let s = Scratch::new("compat-refused");
+    engine_script(&s, "gr", "greedy");
+    let e = [
+        "-engine", "cmd=./gr", "name=a", "-engine", "cmd=./gr", "name=b", "-each", "tc=1+0",
+    ];
+    let with = |more: &[&str]| {
+        let mut args = e.to_vec();
+        args.extend_from_slice(more);
+        compat(&s, &args)
+    };
+    let sprt = ["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"];
+    for (more, says) in [
+        (&["-log", "file=log.txt", "level=trace"][..], "-out DIR"),
+        (&["-report", "penta=false"][..], "give penta=true"),
+        (
+            &[sprt.as_slice(), &["model=logistic"]].concat()[..],
+            "give model=normalized",
+        ),
+        (
+            &[sprt.as_slice(), &["model=bayesian"]].concat()[..],
+            "give model=normalized",
+        ),
+    ] {
+        assert_usage_error(&with(more), says);
+    }
+    assert!(!s.path("results").exists(), "nothing written");
+    assert!(!s.path("log.txt").exists());
 }

@@ -978,7 +978,7 @@ fn run_other(block: &Block, s: &Scratch) -> bool {
         assert!(lines.contains("Finished match"), "{lines}");
         assert_eq!(pgn_games(&s.path("games.pgn")).len(), 4);
         assert!(!s.path("results").exists());
-    } else if text.starts_with("make\n./fastchess -version") {
+    } else if text.starts_with("make") {
         run_make_example(s, text);
     } else if block.lang == "json" && text.contains("fastchess_min_version") {
         // OpenBench's server configuration: the minimum version is this build's.
@@ -1007,32 +1007,52 @@ fn run_other(block: &Block, s: &Scratch) -> bool {
     true
 }
 
-/// The build is this test's binary: `make`'s plan is checked (it builds it and copies it to
-/// ./fastchess), and the binary runs under that name as written.
+/// The build is this test's binary: each `make` line's plan is checked (it builds it and
+/// copies it to ./fastchess or ./fastchess-tests, or removes them), and the binary runs under
+/// those names as the other lines are written.
 fn run_make_example(s: &Scratch, text: &str) {
-    match std::process::Command::new("make")
-        .arg("-n")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-    {
-        Ok(plan) => {
-            let plan = stdout(&plan);
-            assert!(plan.contains("cargo build --release"), "{plan}");
-            assert!(
-                plan.contains("cp target/release/blitz-arena fastchess"),
-                "{plan}"
-            );
-        }
-        Err(_) => eprintln!("SKIPPED the Makefile's plan: make is not installed"),
+    for line in text.lines().filter(|l| l.starts_with("make")) {
+        let plan = std::process::Command::new("make")
+            .arg("-n")
+            .args(line.split_whitespace().skip(1))
+            .env_remove("CARGO")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output();
+        let Ok(plan) = plan else {
+            eprintln!("SKIPPED the Makefile's plan: make is not installed");
+            break;
+        };
+        let plan = stdout(&plan);
+        let expected = if line.contains(" clean") {
+            "rm -f fastchess fastchess-tests"
+        } else if line.contains(" tests") {
+            "cp target/release/blitz-arena fastchess-tests"
+        } else {
+            "cp target/release/blitz-arena fastchess"
+        };
+        assert!(plan.contains(expected), "{line}: {plan}");
+        assert!(
+            line.contains(" clean") || plan.contains("cargo build --release"),
+            "{plan}"
+        );
     }
-    std::os::unix::fs::symlink(BIN, s.path("fastchess")).unwrap();
-    let script: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-    let out = run_to_end(s, &script);
+    for name in ["fastchess", "fastchess-tests"] {
+        std::os::unix::fs::symlink(BIN, s.path(name)).unwrap();
+    }
+    let script: String = text
+        .lines()
+        .filter(|l| !l.starts_with("make"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = stdout(&run_to_end(s, &script));
+    let version = format!("blitz-arena {} ", env!("CARGO_PKG_VERSION"));
     assert!(
-        stdout(&out).starts_with(&format!("blitz-arena {} ", env!("CARGO_PKG_VERSION"))),
-        "{}",
-        stdout(&out)
+        out.lines().last().unwrap_or("").starts_with(&version),
+        "{out}"
     );
+    if script.contains("./fastchess-tests") {
+        assert!(out.contains("Games: 2, Wins: "), "{out}");
+    }
 }
 
 /// The number of games in the only folder under `results/`.

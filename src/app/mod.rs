@@ -48,6 +48,11 @@ pub enum Finish {
 /// `check`: starts each engine, prints its id and options; false if any failed.
 pub async fn check(names: Vec<String>, file: &Path) -> anyhow::Result<Finish> {
     let roster = roster::load(file, &names)?;
+    check_roster(&roster, names).await
+}
+
+/// `check` of the engines `names` of a roster (all of them if none is named).
+pub async fn check_roster(roster: &config::Roster, names: Vec<String>) -> anyhow::Result<Finish> {
     let names: Vec<String> = if names.is_empty() {
         roster.engines.keys().cloned().collect()
     } else {

@@ -7,6 +7,7 @@
 //! `cutechess-cli` (a symlink, or `make`'s `./fastchess`). The output format then defaults to
 //! that tool's lines. What each option maps to is in [`options`].
 
+mod config_file;
 mod engine;
 mod grammar;
 mod options;
@@ -74,6 +75,9 @@ pub enum Request {
     Run(Box<CompatRun>),
     Version,
     Help,
+    /// `--compliance CMD [ARGS]`: the engine's UCI handshake checked, as `blitz-arena check`
+    /// checks a roster's engine.
+    Compliance(Box<Roster>),
 }
 
 /// A run, ready for [`crate::app::tournament`].
@@ -116,6 +120,48 @@ pub struct Builder {
 }
 
 impl Builder {
+    fn new(tool: Tool) -> Builder {
+        Builder {
+            tool,
+            engines: Vec::new(),
+            each: Vec::new(),
+            games: None,
+            rounds: None,
+            format: None,
+            run: RunArgs {
+                output_format: match tool {
+                    Tool::Fastchess => OutputFormat::Fastchess,
+                    Tool::Cutechess => OutputFormat::Cutechess,
+                },
+                ..RunArgs::default()
+            },
+            warnings: Warnings::default(),
+            truncate_pgn: false,
+            truncate_epd: false,
+        }
+    }
+
+    /// One option, by [`OPTIONS`] or [`IGNORED`]; any other is a bad command line.
+    fn apply(&mut self, g: &Given) -> Result<(), String> {
+        if let Some((_, handler)) = OPTIONS.iter().find(|(name, _)| *name == g.name) {
+            handler(self, g)
+        } else if let Some((name, instead)) = IGNORED.iter().find(|(name, _)| *name == g.name) {
+            let with = if g.params.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", g.params.join(" "))
+            };
+            self.warnings
+                .add(format!("-{name}{with}: ignored: {instead}"));
+            Ok(())
+        } else {
+            Err(format!(
+                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see docs/fastchess.md)",
+                g.spelled
+            ))
+        }
+    }
+
     fn engine(&mut self, g: &Given) -> Result<(), String> {
         let mut spec = EngineSpec::default();
         for (key, value) in g.engine_pairs()? {
@@ -130,6 +176,9 @@ impl Builder {
 /// Reads a fastchess or cutechess-cli command line (without the program's name).
 pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatError> {
     let usage = CompatError::Usage;
+    if args.first().is_some_and(|a| a == "--compliance") {
+        return compliance(&args[1..], cwd);
+    }
     let given = grammar::split(args).map_err(usage)?;
     if given
         .iter()
@@ -140,40 +189,9 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
     if given.is_empty() || given.iter().any(|g| g.name == "help") {
         return Ok(Request::Help);
     }
-    let mut b = Builder {
-        tool,
-        engines: Vec::new(),
-        each: Vec::new(),
-        games: None,
-        rounds: None,
-        format: None,
-        run: RunArgs {
-            output_format: match tool {
-                Tool::Fastchess => OutputFormat::Fastchess,
-                Tool::Cutechess => OutputFormat::Cutechess,
-            },
-            ..RunArgs::default()
-        },
-        warnings: Warnings::default(),
-        truncate_pgn: false,
-        truncate_epd: false,
-    };
+    let mut b = Builder::new(tool);
     for g in &given {
-        if let Some((_, handler)) = OPTIONS.iter().find(|(name, _)| *name == g.name) {
-            handler(&mut b, g).map_err(usage)?;
-        } else if let Some((name, instead)) = IGNORED.iter().find(|(name, _)| *name == g.name) {
-            let with = if g.params.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", g.params.join(" "))
-            };
-            b.warnings.add(format!("-{name}{with}: ignored: {instead}"));
-        } else {
-            return Err(usage(format!(
-                "unknown option {} (blitz-arena reads fastchess's and cutechess-cli's options; see docs/fastchess.md)",
-                g.spelled
-            )));
-        }
+        b.apply(g).map_err(usage)?;
     }
     for each in std::mem::take(&mut b.each) {
         let pairs = each.engine_pairs().map_err(usage)?;
@@ -185,6 +203,31 @@ pub fn parse(tool: Tool, args: &[String], cwd: &Path) -> Result<Request, CompatE
         }
     }
     build(b, cwd).map(|run| Request::Run(Box::new(run)))
+}
+
+/// fastchess's `--compliance CMD [ARGS]` (its first argument only): the engine, named by its
+/// command, in a roster of one for `blitz-arena check`.
+fn compliance(args: &[String], cwd: &Path) -> Result<Request, CompatError> {
+    let (cmd, engine_args) =
+        match args {
+            [cmd] => (cmd, ""),
+            [cmd, engine_args] => (cmd, engine_args.as_str()),
+            _ => return Err(CompatError::Usage(
+                "--compliance CMD [ARGS]: give the engine's command, and its arguments as one word"
+                    .to_string(),
+            )),
+        };
+    let spec = EngineSpec {
+        cmd: Some(cmd.clone()),
+        args: engine_args.split_whitespace().map(String::from).collect(),
+        ..EngineSpec::default()
+    };
+    let config = spec.to_config(cwd).map_err(CompatError::Invalid)?;
+    Ok(Request::Compliance(Box::new(Roster {
+        path: PathBuf::from("the command line"),
+        engines: BTreeMap::from([(config.name.clone(), config)]),
+        run: RunTable::default(),
+    })))
 }
 
 /// The run: the engines as an in-memory roster, the games and the limits.
@@ -391,13 +434,46 @@ fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
         })
 }
 
-/// What `-version` prints: OpenBench reads the first `N.N.N` of it.
+/// What `-version` prints: OpenBench reads the first `N.N.N` of it. Built by `make`, the
+/// commit follows as fastchess prints its own (`DATE-SHA`, from the Makefile's `GIT_DATE` and
+/// `GIT_SHA`), which is what a fishtest worker would check.
 pub fn version_line() -> String {
+    let commit = match (
+        option_env!("BLITZ_ARENA_GIT_DATE"),
+        option_env!("BLITZ_ARENA_GIT_SHA"),
+    ) {
+        (_, None | Some("")) => String::new(),
+        (None | Some(""), Some(sha)) => format!(" {sha}"),
+        (Some(date), Some(sha)) => format!(" {date}-{sha}"),
+    };
     format!(
-        "blitz-arena {} (fastchess and cutechess-cli compatible command line)",
+        "blitz-arena {}{commit} (fastchess and cutechess-cli compatible command line)",
         env!("CARGO_PKG_VERSION")
     )
 }
+
+/// `fastchess-tests` (what `make tests` builds and fishtest's worker runs after it), run with
+/// no argument: the fastchess command line of a two-game match between two built-in engines,
+/// which exits 0 if both games were played and counted. None for any other invocation.
+pub fn self_test(argv: &[String]) -> Option<Vec<String>> {
+    let [program] = argv else {
+        return None;
+    };
+    let name = Path::new(program).file_stem()?.to_string_lossy();
+    if name != "fastchess-tests" {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.to_string_lossy();
+    let args = format!(
+        "-engine|cmd={exe}|args=engine greedy|name=greedy|-engine|cmd={exe}|args=engine random|name=random|-each|tc=2+0.02|-rounds|1|-maxmoves|20"
+    );
+    Some(args.split('|').map(String::from).collect())
+}
+
+/// What `fastchess-tests` prints first: what it checks, and where the real tests are.
+pub const SELF_TEST_NOTE: &str = "fastchess-tests: two games between blitz-arena's built-in \
+     engines through the fastchess command line (blitz-arena's own tests: cargo test --release)";
 
 /// What `-help` prints.
 pub fn help_text() -> String {
@@ -548,6 +624,30 @@ mod tests {
         assert_eq!(r.run.epdout, Some(PathBuf::from("x.epd")));
         assert_eq!(r.run.output_format, OutputFormat::Cutechess);
         assert_eq!(r.run.rating_interval, Some(0));
+    }
+
+    #[test]
+    fn quick_is_fastchess_quick_match() {
+        let book = std::env::temp_dir().join(format!("quick-{}.epd", std::process::id()));
+        std::fs::write(&book, "8/8/8/8/8/8/8/K1k5 w - - 0 1\n").unwrap();
+        let r = run(&format!("-quick cmd=sf cmd=sf book={}", book.display())).unwrap();
+        std::fs::remove_file(&book).unwrap();
+        assert_eq!(r.names, ["sf1", "sf2"]);
+        assert_eq!(r.run.games, Some(50_000));
+        assert_eq!(r.run.tc.unwrap().to_string(), "10s+0.1s");
+        assert_eq!(
+            r.run.openings_order,
+            Some(crate::settings::OpeningsOrder::Random)
+        );
+        assert_eq!(r.run.output_format, OutputFormat::Cutechess);
+        let draw = r.run.draw_adjudication.unwrap();
+        assert_eq!(
+            draw,
+            crate::settings::limits::draw_adjudication("movenumber=30,movecount=8,score=8")
+                .unwrap()
+        );
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(r.run.concurrency, Some(cores.saturating_sub(2).max(1)));
     }
 
     #[test]

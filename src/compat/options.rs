@@ -3,7 +3,7 @@
 //! says what the arena does instead). docs/fastchess.md's table
 //! lists the same; `tests/compat_cli.rs` checks that every name here is in it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::grammar::Given;
 use super::Builder;
@@ -138,13 +138,19 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         });
         Ok(())
     }),
-    ("report", |b, g| {
+    ("report", |_, g| {
         for (key, value) in g.pairs()? {
-            if (key, value) != ("penta", "true") {
-                b.warnings.add(format!(
-                    "{} {key}={value}: ignored: the results block always shows the pentanomial counts",
-                    g.spelled
-                ));
+            match (key, value) {
+                ("penta", "true") => {}
+                ("penta", "false") => {
+                    return Err(at(
+                        g,
+                        "trinomial results are not printed here: the results block counts pairs \
+                         (Ptnml); leave -report out, or give penta=true"
+                            .to_string(),
+                    ))
+                }
+                _ => return Err(at(g, format!("{key}={value}: expected penta=true"))),
             }
         }
         Ok(())
@@ -178,18 +184,14 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         b.run.out = Some(PathBuf::from(g.single()?));
         Ok(())
     }),
-    ("config", |_, g| {
+    ("config", |b, g| b.config(g)),
+    ("quick", |b, g| b.quick(g)),
+    ("log", |_, g| {
         Err(at(
             g,
-            "fastchess's JSON tournament files are not read; an interrupted blitz-arena run \
-             continues with `blitz-arena gauntlet ... --resume DIR` (its results folder)"
-                .to_string(),
-        ))
-    }),
-    ("quick", |_, g| {
-        Err(at(
-            g,
-            "not supported; spell the match out: -engine cmd=A -engine cmd=B -each tc=10+0.1 -openings file=BOOK"
+            "no log is written here; keep the run's record with -out DIR (DIR/events.jsonl has \
+             every move, clock and fault of every game), and check an engine's UCI handshake \
+             with --compliance CMD"
                 .to_string(),
         ))
     }),
@@ -217,10 +219,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "no config.json is written; with -out DIR every game is saved in DIR as it ends (continue with blitz-arena gauntlet --resume DIR)",
     ),
     ("wait", "the next game starts at once"),
-    (
-        "log",
-        "not written; with -out DIR, DIR/events.jsonl records every game",
-    ),
     ("check-mate-pvs", "principal variations are not checked"),
     (
         "show-latency",
@@ -281,7 +279,81 @@ fn joined(g: &Given) -> Result<String, String> {
         .join(","))
 }
 
+/// An option as if written on the command line (`-quick` and `-config` expand to these).
+pub(super) fn given(name: &str, params: &[String]) -> Given {
+    Given {
+        name: name.to_string(),
+        spelled: format!("-{name}"),
+        params: params.to_vec(),
+    }
+}
+
 impl Builder {
+    /// fastchess's `-quick cmd=A cmd=B book=FILE`: A against B at 10+0.1, the book in random
+    /// order, 25000 rounds of 2 games, a game per core but two, draws adjudicated at move 30
+    /// after 8 moves within 8 cp, and cutechess's lines (fastchess `parseQuick`).
+    fn quick(&mut self, g: &Given) -> Result<(), String> {
+        let (mut cmds, mut book) = (Vec::new(), None);
+        for (key, value) in g.pairs()? {
+            match key {
+                "cmd" => cmds.push(value),
+                "book" => book = Some(value),
+                _ => return Err(at(g, format!("unknown key {key}={value}"))),
+            }
+        }
+        let [a, b] = cmds[..] else {
+            return Err(at(g, "give exactly two cmd= entries".to_string()));
+        };
+        let book = book.ok_or_else(|| at(g, "give the book with book=FILE".to_string()))?;
+        let format = match Path::new(book).extension().and_then(|e| e.to_str()) {
+            Some("pgn") => "pgn",
+            Some("epd") => "epd",
+            _ => return Err(at(g, format!("book={book}: name a .pgn or .epd file"))),
+        };
+        let (name_a, name_b) = if a == b {
+            (format!("{a}1"), format!("{b}2"))
+        } else {
+            (a.to_string(), b.to_string())
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let s = |v: &[&str]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        for option in [
+            given(
+                "engine",
+                &[
+                    format!("cmd={a}"),
+                    format!("name={name_a}"),
+                    "tc=10+0.1".into(),
+                ],
+            ),
+            given(
+                "engine",
+                &[
+                    format!("cmd={b}"),
+                    format!("name={name_b}"),
+                    "tc=10+0.1".into(),
+                ],
+            ),
+            given(
+                "openings",
+                &[
+                    format!("file={book}"),
+                    format!("format={format}"),
+                    "order=random".into(),
+                ],
+            ),
+            given("games", &s(&["2"])),
+            given("rounds", &s(&["25000"])),
+            given("concurrency", &[cores.saturating_sub(2).max(1).to_string()]),
+            given("draw", &s(&["movenumber=30", "movecount=8", "score=8"])),
+            given("output", &s(&["format=cutechess"])),
+        ] {
+            self.apply(&option)
+                .map_err(|e| format!("{}: {e}", g.spelled))?;
+        }
+        Ok(())
+    }
+
     fn openings(&mut self, g: &Given) -> Result<(), String> {
         let (mut pgn, mut plies) = (None, None);
         for (key, value) in g.pairs()? {
@@ -416,9 +488,13 @@ impl Builder {
                 "elo0" | "elo1" | "alpha" | "beta" => keys.push(format!("{key}={value}")),
                 "model" if value == "normalized" => {}
                 "model" if value == "logistic" || value == "bayesian" => {
-                    self.warnings.add(format!(
-                        "{} model={value}: ignored: the test is fishtest's normalized-Elo pentanomial GSPRT (model=normalized)",
-                        g.spelled
+                    return Err(at(
+                        g,
+                        format!(
+                            "model={value}: only the normalized model is computed here \
+                             (fastchess's default, fishtest's test); give model=normalized or \
+                             leave model= out"
+                        ),
                     ))
                 }
                 _ => return Err(at(g, format!("unknown key {key}={value}"))),
