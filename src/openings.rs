@@ -325,6 +325,9 @@ fn parse_position_line(line: &str, variant: Variant) -> Result<(Chess, Option<St
     let fen = format!("{} {halfmoves} {fullmoves}", fields.join(" "));
     let root = parse_fen_position(&fen, variant).map_err(|e| format!("bad position: {e}"))?;
     let id = operand("id").filter(|s| !s.trim().is_empty());
+    if let Some(id) = &id {
+        crate::settings::control_character("opening id", id)?;
+    }
     Ok((root, id))
 }
 
@@ -629,6 +632,9 @@ impl Visitor for PgnBook {
         }
         if name.is_empty() {
             name = format!("#{}", self.game);
+        }
+        if let Err(e) = crate::settings::control_character("opening name", &name) {
+            return ControlFlow::Break(Err(GameError::InGame(e)));
         }
         ControlFlow::Continue(PgnGame {
             name,

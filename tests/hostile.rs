@@ -337,3 +337,211 @@ fn stats_says_what_it_dropped_and_what_it_counted_twice() {
         "{err}"
     );
 }
+
+/// An executable script `name` in the scratch folder: `sh` running `body`.
+fn script(s: &Scratch, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = s.write(name, &format!("#!/bin/sh\n{body}\n"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Whether a spreadsheet would take `cell` for a formula (OWASP's list of starts), a plain
+/// number aside.
+fn formula_like(cell: &str) -> bool {
+    let number = {
+        let digits = cell.trim_start_matches(['+', '-']);
+        digits == "inf"
+            || (!digits.is_empty()
+                && digits.parse::<f64>().is_ok()
+                && !digits.contains(['e', 'E', 'n', 'N']))
+    };
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !number
+}
+
+/// Every cell of the CSV file `path` (header included) that a spreadsheet would run.
+fn formula_cells(path: &Path) -> Vec<String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .unwrap();
+    let mut found = Vec::new();
+    for record in reader.records() {
+        found.extend(
+            record
+                .unwrap()
+                .iter()
+                .filter(|c| formula_like(c))
+                .map(str::to_string),
+        );
+    }
+    found
+}
+
+const FORMULA_BOOK: &str =
+    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"=cmd|' /C calc'!A0\";\n";
+
+#[test]
+fn no_csv_cell_the_arena_writes_starts_a_formula_and_each_reads_back_as_it_was() {
+    let s = Scratch::new("csv-formulas");
+    script(&s, "a", &format!("exec '{BIN}' engine instant"));
+    script(&s, "b", &format!("exec '{BIN}' engine random"));
+    s.write("book.epd", FORMULA_BOOK);
+    let out = run_bounded(
+        &s,
+        &[
+            "-engine",
+            "cmd=./a",
+            "name=@SUM(1+1)",
+            "-engine",
+            "cmd=./b",
+            "name=-2+3",
+            "-each",
+            "tc=10+0.1",
+            "-rounds",
+            "1",
+            "-games",
+            "2",
+            "-maxmoves",
+            "8",
+            "-openings",
+            "file=book.epd",
+            "format=epd",
+            "-out",
+            "results/run",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    for file in ["games.csv", "summary.csv"] {
+        let path = s.path(&format!("results/run/{file}"));
+        assert_eq!(formula_cells(&path), Vec::<String>::new(), "{file}");
+    }
+    let rows = csv_rows(&s.path("results/run/games.csv"));
+    assert_eq!(rows[0]["opening"], "'=cmd|' /C calc'!A0");
+    assert!(rows.iter().any(|r| r["white"] == "'@SUM(1+1)"));
+    // Read back by the arena, each cell is what it was.
+    let shown = stdout(&s.run_ok(&["stats", "results/run"]));
+    assert!(
+        shown.contains("@SUM(1+1)") && !shown.contains("'@SUM"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("-2+3") && !shown.contains("'-2+3"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn resume_keeps_games_whose_csv_cells_were_neutralised() {
+    let s = Scratch::new("csv-formulas-resume");
+    s.write("engines.toml", ENGINES);
+    s.write("book.epd", FORMULA_BOOK);
+    let args = [
+        "gauntlet",
+        "instant",
+        "--vs",
+        "random",
+        "--games",
+        "4",
+        "--max-moves",
+        "8",
+        "--tc",
+        "10s+0.1s",
+        "--seed",
+        "5",
+        "--openings",
+        "book.epd",
+        "--out",
+        "out",
+    ];
+    s.run_ok(&args);
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.contains(",'=cmd|"), "{text}");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let out = run_bounded(
+        &s,
+        &["gauntlet", "instant", "--vs", "random", "--resume", "out"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r["opening"].starts_with("'=cmd|")));
+}
+
+#[test]
+fn a_control_character_in_an_engine_name_is_refused_from_every_path() {
+    let s = Scratch::new("control-names");
+    script(&s, "a", &format!("exec '{BIN}' engine instant"));
+    script(&s, "b", &format!("exec '{BIN}' engine random"));
+    // name= on the fastchess-style command line: never into the `Started game` lines.
+    let out = run_bounded(
+        &s,
+        &[
+            "-engine",
+            "cmd=./a",
+            "name=x\nStarted game 9 of 9 (a vs b)",
+            "-engine",
+            "cmd=./b",
+            "name=b",
+            "-each",
+            "tc=10+0.1",
+            "-rounds",
+            "1",
+            "-games",
+            "2",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("control character"), "{err}");
+    assert!(!stdout(&out).contains("Started game"), "{}", stdout(&out));
+    // An EPD opening's id.
+    s.write("engines.toml", ENGINES);
+    s.write(
+        "esc.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"a\x1b[2Jb\";\n",
+    );
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--games",
+            "2",
+            "--openings",
+            "esc.epd",
+            "--out",
+            "o2",
+        ],
+    );
+    let line = refused(&out, "control character");
+    assert!(line.contains("esc.epd:1"), "{line}");
+    assert!(!s.path("o2").exists());
+    // The `id name` an engine reports.
+    script(
+        &s,
+        "evil",
+        "while read -r line; do case \"$line\" in\n\
+         uci) printf 'id name evil\\033]0;pwned\\007\\nuciok\\n';;\n\
+         isready) echo readyok;;\n quit) exit 0;;\n esac; done",
+    );
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}[engines.evil]\ncmd = \"{}\"\n",
+            s.path("evil").display()
+        ),
+    );
+    let out = run_bounded(&s, &["check", "evil"]);
+    let all = stderr(&out) + &stdout(&out);
+    assert!(!out.status.success(), "{all}");
+    assert!(all.contains("control character"), "{all}");
+    assert!(!all.contains('\x1b') && !all.contains('\x07'), "{all:?}");
+    s.assert_no_engines_left();
+}

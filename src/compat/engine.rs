@@ -180,6 +180,7 @@ impl EngineSpec {
     /// `dir/cmd`. The time control is left to the caller (the run's, or this engine's own).
     pub fn to_config(&self, cwd: &Path) -> Result<EngineConfig, String> {
         let name = self.display_name();
+        crate::settings::control_character("engine name", &name)?;
         let Some(cmd) = self.cmd.as_deref().filter(|c| !c.trim().is_empty()) else {
             return Err(format!(
                 "engine {name}: no cmd= (give the engine's executable: -engine cmd=PATH name={name})"

@@ -90,6 +90,8 @@ pub enum EngineError {
     },
     #[error("engine {name} fails its handshake: {what} (an engine may declare at most {max} options)", max = uci::MAX_OPTIONS)]
     DeclaresTooMuch { name: String, what: String },
+    #[error("engine {name} fails its handshake: its {what}")]
+    BadId { name: String, what: String },
 }
 
 /// The declared name nearest to a mistyped `option` (UCI names are case-insensitive): one
@@ -287,6 +289,13 @@ impl Engine {
             if let Some(option) = option {
                 self.options.push(option);
             } else if let Some((key, value)) = uci::parse_id(text) {
+                let what = format!("id {key}");
+                crate::settings::control_character(&what, value).map_err(|what| {
+                    EngineError::BadId {
+                        name: self.name.clone(),
+                        what,
+                    }
+                })?;
                 match key {
                     "name" => self.id_name = Some(value.to_string()),
                     _ => self.author = Some(value.to_string()),

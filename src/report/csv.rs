@@ -299,15 +299,9 @@ impl GameRow {
     }
 
     /// This row as one CSV line, with its newline: written in one piece, so that a kill can
-    /// only tear the last line of the file.
+    /// only tear the last line of the file. Text cells are neutralised (`report::csv_cell`).
     pub fn to_csv_line(&self) -> anyhow::Result<Vec<u8>> {
-        let mut w = ::csv::WriterBuilder::new()
-            .has_headers(false)
-            .terminator(::csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        w.serialize(self)?;
-        w.into_inner()
-            .map_err(|e| anyhow!("cannot write a CSV row: {}", e.error()))
+        super::csv_cell::serialize_line(self)
     }
 }
 
@@ -383,7 +377,7 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
                 headers.len()
             );
         }
-        record
+        super::csv_cell::restore_record(&record)
             .deserialize::<GameRow>(Some(&headers))
             .map_err(|e| anyhow!("line {line}: {}", one_line(&e.to_string())))
     };

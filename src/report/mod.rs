@@ -5,6 +5,7 @@
 pub mod compat_console;
 pub mod crc32;
 pub mod csv;
+pub mod csv_cell;
 pub mod folder;
 pub mod html;
 pub mod injections;

@@ -41,3 +41,16 @@ pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ponder: bool,
 }
+
+/// Why `text`, a name that came from outside the arena (an engine's `name=` on the
+/// command line, the `id name` it reports, a book's opening id), cannot be used: it holds a
+/// control character, which would reach the console lines other tools parse (`Started game
+/// N of M (A vs B)`), the PGN and the CSV files as it is. `what` says which name it is.
+pub fn control_character(what: &str, text: &str) -> Result<(), String> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "{what} {text:?} holds the control character {c:?}: a name is one line of text"
+        )),
+        None => Ok(()),
+    }
+}

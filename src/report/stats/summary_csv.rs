@@ -134,7 +134,7 @@ pub fn write(
             phase(Phase::Endgame),
             llr_of(&e.name, None),
         ]);
-        w.write_record(&record)?;
+        crate::report::csv_cell::write_record(&mut w, &record)?;
     }
     for p in pairings {
         let r = &p.results;
@@ -160,7 +160,7 @@ pub fn write(
         record.extend(penta_cells(&p.penta));
         record.extend(std::iter::repeat_n(String::new(), 5));
         record.push(llr_of(&p.a, Some(&p.b)));
-        w.write_record(&record)?;
+        crate::report::csv_cell::write_record(&mut w, &record)?;
     }
     let bytes = w
         .into_inner()
