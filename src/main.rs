@@ -95,6 +95,8 @@ enum Job {
 }
 
 fn in_runtime(job: Job) -> ExitCode {
+    // An engine's descendant that leaves its group is adopted by the arena, and swept.
+    blitz_arena::engine::reaper::enable();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),
@@ -103,6 +105,7 @@ fn in_runtime(job: Job) -> ExitCode {
     // Every engine is gone with the runtime (a process is killed and reaped when dropped);
     // then the janitor, which would have killed them had the arena died, is ended too.
     drop(runtime);
+    blitz_arena::engine::reaper::sweep();
     blitz_arena::engine::janitor::shutdown();
     code
 }

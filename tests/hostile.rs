@@ -545,3 +545,252 @@ fn a_control_character_in_an_engine_name_is_refused_from_every_path() {
     assert!(!all.contains('\x1b') && !all.contains('\x07'), "{all:?}");
     s.assert_no_engines_left();
 }
+
+/// engines.toml with `escaper`: an engine behind a script that first starts two sleepers that
+/// leave its process group, one still its child (`setsid sleep`, holding the engine's pipes),
+/// one orphaned at once (by a subshell that exits).
+fn escaper(s: &Scratch) {
+    script(
+        s,
+        "escaper",
+        &format!(
+            "setsid sleep 300 &\n(setsid sleep 301 </dev/null >/dev/null 2>&1 &)\n\
+             exec '{BIN}' engine random"
+        ),
+    );
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}[engines.escaper]\ncmd = \"{}\"\n",
+            s.path("escaper").display()
+        ),
+    );
+}
+
+/// Waits up to 10 s for every process of this test's runs to be gone.
+#[track_caller]
+fn assert_all_gone_soon(s: &Scratch) {
+    let start = Instant::now();
+    loop {
+        let left = s.leftovers();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "processes outlived the arena: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_the_run() {
+    let s = Scratch::new("setsid");
+    escaper(&s);
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "escaper",
+            "--games",
+            "4",
+            "--max-moves",
+            "8",
+            "--tc",
+            "10s+0.1s",
+            "--concurrency",
+            "2",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // At once: the arena reaped them before it exited.
+    s.assert_no_engines_left();
+    let out = run_bounded(&s, &["check", "escaper"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    s.assert_no_engines_left();
+}
+
+#[test]
+fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_a_killed_arena() {
+    let s = Scratch::new("setsid-kill");
+    escaper(&s);
+    let mut child = s
+        .command(&[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "escaper",
+            "--games",
+            "400",
+            "--tc",
+            "60s+0",
+            "--max-moves",
+            "30",
+            "--concurrency",
+            "1",
+            "--out",
+            "res",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&s, "res/games.csv", 1);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_all_gone_soon(&s);
+}
+
+/// Runs `f` with a 64 KiB tmpfs mounted at `dir` (root only: else it says SKIPPED and
+/// returns false), and unmounts it after.
+fn with_small_disk(dir: &Path, f: impl FnOnce()) -> bool {
+    // SAFETY: a plain getter.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: mounting a small tmpfs needs root");
+        return false;
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIPPED: cannot mount a tmpfs here");
+        return false;
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let _ = std::process::Command::new("umount").arg(dir).status();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+    true
+}
+
+/// Fills the file system of `dir` but for `free` bytes (in whole pages), with `dir/filler`.
+fn fill_but(dir: &Path, free: u64) {
+    use std::io::Write;
+    let filler = dir.join("filler");
+    let _ = std::fs::remove_file(&filler);
+    let mut file = std::fs::File::create(&filler).unwrap();
+    while file.write_all(&[0u8; 4096]).is_ok() {}
+    let len = file.metadata().unwrap().len();
+    file.set_len(len.saturating_sub(free)).unwrap();
+}
+
+#[test]
+fn a_full_disk_at_the_start_leaves_the_folder_resumable_or_absent() {
+    let s = Scratch::new("full-disk");
+    s.write("engines.toml", ENGINES);
+    let disk = s.path("disk");
+    with_small_disk(&disk, || {
+        for free in [0u64, 4096, 8192, 12288, 16384, 24576] {
+            fill_but(&disk, free);
+            let out_dir = disk.join("out");
+            let out = run_bounded(
+                &s,
+                &[
+                    "gauntlet",
+                    "instant",
+                    "--vs",
+                    "random",
+                    "--games",
+                    "2",
+                    "--max-moves",
+                    "8",
+                    "--tc",
+                    "10s+0.1s",
+                    "--seed",
+                    "5",
+                    "--out",
+                    "disk/out",
+                ],
+            );
+            let err = stderr(&out);
+            let left: Vec<String> = std::fs::read_dir(&out_dir)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            assert!(
+                !left.iter().any(|n| n.ends_with(".tmp")),
+                "{free} bytes free: {left:?}; {err}"
+            );
+            if out.status.success() {
+                assert_eq!(csv_rows(&out_dir.join("games.csv")).len(), 2);
+            } else if out_dir.exists() {
+                // Resumable once there is room again.
+                std::fs::remove_file(disk.join("filler")).unwrap();
+                let resumed = run_bounded(
+                    &s,
+                    &[
+                        "gauntlet", "instant", "--vs", "random", "--resume", "disk/out",
+                    ],
+                );
+                assert!(
+                    resumed.status.success(),
+                    "{free} bytes free: {left:?}; {err}; resume: {}",
+                    stderr(&resumed)
+                );
+            }
+            let _ = std::fs::remove_dir_all(&out_dir);
+        }
+    });
+}
+
+#[test]
+fn a_bestmove_line_over_the_limit_is_ruled_as_such_not_as_a_stall() {
+    let s = Scratch::new("huge-bestmove");
+    script(
+        &s,
+        "huge",
+        "while read -r line; do case \"$line\" in\n\
+         uci) echo 'id name huge'; echo uciok;;\n\
+         isready) echo readyok;;\n\
+         go*) printf 'bestmove '; head -c 10000000 /dev/zero | tr '\\0' a; echo;;\n\
+         quit) exit 0;;\n esac; done",
+    );
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}[engines.huge]\ncmd = \"{}\"\n",
+            s.path("huge").display()
+        ),
+    );
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "huge",
+            "--games",
+            "2",
+            "--tc",
+            "2s+0",
+            "--ruleset",
+            "online",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = csv_rows(&s.path("out/games.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let loser = if row["white"] == "huge" { "0-1" } else { "1-0" };
+        assert_eq!(row["result"], loser, "{row:?}");
+        assert_eq!(row["termination"], "illegal-move", "{row:?}");
+        assert!(!row["detail"].contains("stop"), "{row:?}");
+    }
+    let events = std::fs::read_to_string(s.path("out/events.jsonl")).unwrap();
+    assert!(events.contains("64 KiB line limit"), "{events}");
+    s.assert_no_engines_left();
+}

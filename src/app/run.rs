@@ -79,7 +79,12 @@ pub async fn tournament(
         Some(lock) => (out, false, lock),
         None => {
             let (dir, created) = folder::make_folder(&out, default_name)?;
-            let lock = FolderLock::acquire(&dir)?;
+            // A full disk can fail even the lock: a folder this run made goes again.
+            let lock = FolderLock::acquire(&dir).inspect_err(|_| {
+                if created {
+                    folder::remove_empty(&dir);
+                }
+            })?;
             folder::check_unused(&dir)?;
             (dir, created, lock)
         }
@@ -98,8 +103,14 @@ pub async fn tournament(
     } else {
         Tally::default()
     };
-    plan.save(&out)?;
-    let mut results = ResultsDir::create(&out)?;
+    // A new run that cannot write its plan and files (a full disk) leaves no folder behind; a
+    // resumed one keeps its files as they were (run.json is replaced atomically).
+    let started = plan.save(&out).and_then(|()| ResultsDir::create(&out));
+    let mut results = started.inspect_err(|_| {
+        if !resuming {
+            folder::remove_run(&out, created);
+        }
+    })?;
     for repair in results.repairs() {
         note!("warning: {}: {repair}", out.display());
     }

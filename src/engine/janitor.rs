@@ -8,6 +8,12 @@
 //! the arena's: the arena writes each engine group's id as the engine starts and its negation
 //! as the group is killed; end of file on the pipe means the arena is gone, and the janitor
 //! kills every group still listed, then exits.
+//!
+//! What leaves an engine's group (a grandchild that calls `setsid`) is not in any group listed;
+//! while the arena lives, `reaper` takes it. For the case the arena is killed, every engine is
+//! started with the run's mark in its environment (`BLITZ_ARENA_RUN=`, unique to this arena),
+//! which its descendants inherit: the janitor kills every process that carries it too. A
+//! descendant that wipes its environment escapes this last net.
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -19,7 +25,15 @@ const SLOTS: usize = 4096;
 struct Janitor {
     pipe: std::fs::File,
     pid: libc::pid_t,
+    /// The value of [`MARK`] this arena's engines carry.
+    mark: String,
 }
+
+/// The environment variable that marks an engine and what it starts as this arena's.
+pub const MARK: &str = "BLITZ_ARENA_RUN";
+
+/// The longest mark the janitor looks for (`pid.nanoseconds`, with room to spare).
+const MARK_MAX: usize = 64;
 
 static JANITOR: OnceLock<Option<Mutex<Janitor>>> = OnceLock::new();
 
@@ -27,6 +41,21 @@ fn janitor() -> Option<&'static Mutex<Janitor>> {
     JANITOR
         .get_or_init(|| start().ok().map(Mutex::new))
         .as_ref()
+}
+
+/// The janitor's pid, if it runs.
+pub fn pid() -> Option<libc::pid_t> {
+    let janitor = JANITOR.get()?.as_ref()?;
+    Some(janitor.lock().unwrap_or_else(|e| e.into_inner()).pid)
+}
+
+/// Puts the run's mark in the environment `command` starts with (no mark if the janitor could
+/// not start: there is then nobody to read it).
+pub fn mark(command: &mut std::process::Command) {
+    if let Some(janitor) = janitor() {
+        let janitor = janitor.lock().unwrap_or_else(|e| e.into_inner());
+        command.env(MARK, &janitor.mark);
+    }
 }
 
 /// Lists `pgid` as an engine group to kill if the arena dies.
@@ -78,6 +107,14 @@ fn start() -> std::io::Result<Janitor> {
     }
     // SAFETY: the descriptors were just created and are owned here.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mark = format!("{}.{nanos}", std::process::id());
+    // What the janitor looks for in an environment: `\0BLITZ_ARENA_RUN=<mark>\0`, made before
+    // the fork (the janitor allocates nothing).
+    let needle = format!("\0{MARK}={mark}\0").into_bytes();
+    assert!(needle.len() <= MARK_MAX);
     // SAFETY: the child runs only async-signal-safe calls (the arena may be multi-threaded):
     // no allocation, no locks, no Rust runtime; it never returns from `run`.
     let pid = unsafe { libc::fork() };
@@ -86,17 +123,18 @@ fn start() -> std::io::Result<Janitor> {
     }
     if pid == 0 {
         // SAFETY: see above.
-        unsafe { run(read.as_raw_fd()) }
+        unsafe { run(read.as_raw_fd(), &needle) }
     }
     drop(read);
     Ok(Janitor {
         pipe: std::fs::File::from(write),
         pid,
+        mark,
     })
 }
 
 /// The janitor's whole life. Async-signal-safe only.
-unsafe fn run(input: libc::c_int) -> ! {
+unsafe fn run(input: libc::c_int, needle: &[u8]) -> ! {
     // Its own process group, deaf to the terminal's Ctrl-C (the arena handles that and stops
     // its engines itself), and holding no descriptor but its pipe: it must keep no engine's
     // pipe, and no test harness's stdout, open.
@@ -144,5 +182,107 @@ unsafe fn run(input: libc::c_int) -> ! {
             libc::kill(-group, libc::SIGKILL);
         }
     }
+    // Then whatever carries the mark; again, for what was forked while it was looked for.
+    for _ in 0..3 {
+        kill_marked(needle);
+    }
     libc::_exit(0)
+}
+
+/// SIGKILL to every process whose environment holds `needle` (`\0NAME=VALUE\0`). Reads
+/// `/proc` with raw system calls into buffers on the stack: async-signal-safe.
+unsafe fn kill_marked(needle: &[u8]) {
+    let dir = libc::open(
+        c"/proc".as_ptr(),
+        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+    );
+    if dir < 0 {
+        return;
+    }
+    let mut entries = [0u8; 8192];
+    loop {
+        let n = libc::syscall(
+            libc::SYS_getdents64,
+            dir,
+            entries.as_mut_ptr(),
+            entries.len(),
+        );
+        if n <= 0 {
+            break;
+        }
+        let mut at = 0usize;
+        while at + 19 < n as usize {
+            // linux_dirent64: u64 inode, i64 offset, u16 record length, u8 type, name\0.
+            let len = u16::from_ne_bytes([entries[at + 16], entries[at + 17]]) as usize;
+            if len == 0 {
+                break;
+            }
+            let name = &entries[at + 19..(at + len).min(n as usize)];
+            if let Some(pid) = pid_of(name) {
+                if environ_holds(pid, needle) {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            at += len;
+        }
+    }
+    libc::close(dir);
+}
+
+/// A `/proc` entry's name (NUL-terminated) as a pid, if it is one.
+fn pid_of(name: &[u8]) -> Option<libc::pid_t> {
+    let mut pid: libc::pid_t = 0;
+    for &b in name.iter().take_while(|&&b| b != 0) {
+        if !b.is_ascii_digit() || pid > libc::pid_t::MAX / 10 - 1 {
+            return None;
+        }
+        pid = pid * 10 + libc::pid_t::from(b - b'0');
+    }
+    (pid > 0).then_some(pid)
+}
+
+/// Whether `/proc/PID/environ` holds `needle`, read in pieces with the tail of each carried
+/// over. Async-signal-safe.
+unsafe fn environ_holds(pid: libc::pid_t, needle: &[u8]) -> bool {
+    let mut path = [0u8; 40];
+    let mut len = 0;
+    let mut put = |bytes: &[u8]| {
+        path[len..len + bytes.len()].copy_from_slice(bytes);
+        len += bytes.len();
+    };
+    put(b"/proc/");
+    let mut digits = [0u8; 12];
+    let mut d = digits.len();
+    let mut rest = pid;
+    while rest > 0 {
+        d -= 1;
+        digits[d] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    put(&digits[d..]);
+    put(b"/environ\0");
+    let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return false;
+    }
+    // The environment as read, after a NUL standing for the start of its first variable.
+    let mut buf = [0u8; 4096 + MARK_MAX];
+    let mut have = 1;
+    let mut found = false;
+    loop {
+        let n = libc::read(fd, buf.as_mut_ptr().add(have).cast(), 4096);
+        if n <= 0 {
+            break;
+        }
+        have += n as usize;
+        if buf[..have].windows(needle.len()).any(|w| w == needle) {
+            found = true;
+            break;
+        }
+        let keep = have.min(needle.len() - 1);
+        buf.copy_within(have - keep..have, 0);
+        have = keep;
+    }
+    libc::close(fd);
+    found
 }

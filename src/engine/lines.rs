@@ -13,8 +13,8 @@ pub enum Output<'a> {
     Text(&'a [u8]),
     /// An `info` line with a score: only the latest is kept, as the engine's search report.
     Report(&'a [u8]),
-    /// A line longer than `MAX_LINE`, dropped.
-    Overlong,
+    /// A line longer than `MAX_LINE`, dropped; `bestmove`: it began as a `bestmove` line.
+    Overlong { bestmove: bool },
 }
 
 impl Output<'_> {
@@ -46,6 +46,8 @@ pub struct Splitter {
     line: Vec<u8>,
     /// The line being read is longer than `MAX_LINE`: its bytes are skipped to its newline.
     overlong: bool,
+    /// The overlong line being skipped began as a `bestmove` line.
+    overlong_bestmove: bool,
 }
 
 impl Splitter {
@@ -59,6 +61,9 @@ impl Splitter {
             let Some(i) = newline else {
                 // An unfinished line: keep it for the next read, or skip an overlong one.
                 if self.overlong || !fits {
+                    if !self.overlong {
+                        self.overlong_bestmove = self.starts_bestmove(chunk);
+                    }
                     self.overlong = true;
                     self.line = Vec::new(); // give the memory back
                 } else {
@@ -66,8 +71,14 @@ impl Splitter {
                 }
                 return;
             };
-            if std::mem::take(&mut self.overlong) || !fits {
-                emit(Output::Overlong);
+            let skipping = std::mem::take(&mut self.overlong);
+            if skipping || !fits {
+                let bestmove = if skipping {
+                    self.overlong_bestmove
+                } else {
+                    self.starts_bestmove(chunk)
+                };
+                emit(Output::Overlong { bestmove });
             } else if self.line.is_empty() {
                 if let Some(output) = classify(chunk) {
                     emit(output);
@@ -81,6 +92,16 @@ impl Splitter {
             self.line.clear();
             bytes = &bytes[i + 1..];
         }
+    }
+}
+
+impl Splitter {
+    /// Whether the line that `self.line` then `chunk` begin is a `bestmove` line.
+    fn starts_bestmove(&self, chunk: &[u8]) -> bool {
+        const WORD: &[u8] = b"bestmove";
+        let mut start = self.line.iter().chain(chunk).copied().take(WORD.len() + 1);
+        start.by_ref().take(WORD.len()).eq(WORD.iter().copied())
+            && start.next().is_none_or(|b| b.is_ascii_whitespace())
     }
 }
 
@@ -155,7 +176,7 @@ mod tests {
                 out.push(match o {
                     Output::Text(t) => Output::text(t),
                     Output::Report(t) => format!("Report: {}", Output::text(t)),
-                    Output::Overlong => "<overlong>".to_string(),
+                    Output::Overlong { .. } => "<overlong>".to_string(),
                 })
             });
         }
@@ -196,6 +217,36 @@ mod tests {
             assert_eq!(
                 split(&chunks),
                 ["<overlong>", "bestmove e2e4"],
+                "read size {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_line_says_whether_it_began_as_a_bestmove_whatever_the_read_sizes() {
+        let overlong = |bytes: &[u8], chunk: usize| {
+            let mut found = Vec::new();
+            let mut splitter = Splitter::default();
+            for piece in bytes.chunks(chunk) {
+                splitter.feed(piece, |o| {
+                    if let Output::Overlong { bestmove } = o {
+                        found.push(bestmove);
+                    }
+                });
+            }
+            found
+        };
+        let mut bestmove = b"bestmove ".to_vec();
+        bestmove.extend(vec![b'a'; 2 * MAX_LINE]);
+        bestmove.push(b'\n');
+        let mut other = b"bestmoves".to_vec();
+        other.extend(vec![b'a'; 2 * MAX_LINE]);
+        other.push(b'\n');
+        for chunk in [3usize, 4096, MAX_LINE + 5, 4 * MAX_LINE] {
+            let both = [bestmove.as_slice(), other.as_slice(), bestmove.as_slice()].concat();
+            assert_eq!(
+                overlong(&both, chunk),
+                [true, false, true],
                 "read size {chunk}"
             );
         }

@@ -5,6 +5,7 @@ mod cpu;
 pub mod janitor;
 mod lines;
 mod process;
+pub mod reaper;
 mod seat;
 pub mod uci;
 
@@ -136,6 +137,14 @@ pub enum Reply {
     Deadline,
     /// The engine closed its output: it crashed or exited.
     Exited { at: Instant },
+}
+
+/// The move text recorded for a `bestmove` line longer than [`MAX_LINE`].
+fn overlong_bestmove() -> String {
+    format!(
+        "(a bestmove line over the {} KiB line limit)",
+        MAX_LINE / 1024
+    )
 }
 
 /// A running UCI engine, after a successful handshake.
@@ -436,7 +445,18 @@ impl Engine {
                         };
                     }
                 }
-                Some(Line::Overlong) => {}
+                // A `bestmove` line over the limit is a move that cannot be read: the clock
+                // is pressed when it is read, and the move is ruled as no UCI move, saying why.
+                Some(Line::Overlong { at, bestmove: true })
+                    if self.go_at.is_none_or(|go| at >= go) =>
+                {
+                    return Reply::BestMove {
+                        text: overlong_bestmove(),
+                        at,
+                        info: SearchInfo::default(),
+                    };
+                }
+                Some(Line::Overlong { .. }) => {}
                 Some(Line::Eof { at }) => return Reply::Exited { at },
                 None => return Reply::Exited { at: Instant::now() },
             }
@@ -470,7 +490,7 @@ impl Engine {
                     self.closed_at = Some(at);
                     return false;
                 }
-                Line::Text { .. } | Line::Overlong => {}
+                Line::Text { .. } | Line::Overlong { .. } => {}
             }
         }
         false
@@ -566,7 +586,7 @@ impl Engine {
             };
             match line {
                 Some(Line::Text { text, .. }) => return Ok(text),
-                Some(Line::Overlong) => continue,
+                Some(Line::Overlong { .. }) => continue,
                 Some(Line::Eof { .. }) | None => {
                     return Err(self.exited(&format!(" while waiting for {expected}")).await)
                 }

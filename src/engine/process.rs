@@ -17,8 +17,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::janitor;
 use super::lines::{Output, Splitter, Tail};
+use super::{janitor, reaper};
 
 /// How many lines may wait unread before the reader stops reading (the engine then blocks on
 /// its own output: a flood cannot grow the arena's memory).
@@ -31,8 +31,12 @@ pub enum Line {
         text: String,
         at: Instant,
     },
-    /// A line longer than `MAX_LINE`, dropped.
-    Overlong,
+    /// A line longer than `MAX_LINE`, dropped, read at `at`; `bestmove`: it began as a
+    /// `bestmove` line.
+    Overlong {
+        at: Instant,
+        bestmove: bool,
+    },
     /// The engine closed its output (it exited or crashed).
     Eof {
         at: Instant,
@@ -145,8 +149,13 @@ pub fn spawn(
             Ok(())
         });
     }
+    // The run's mark, for the janitor to find what leaves the group should the arena die.
+    janitor::mark(&mut command);
+    let mut engines = reaper::engines();
     let mut child = command.spawn()?;
+    engines.push(child.id() as libc::pid_t);
     janitor::watch(child.id() as libc::pid_t);
+    drop(engines);
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
@@ -227,7 +236,9 @@ fn read_lines(mut stdout: impl Read, tx: &mpsc::Sender<Line>, last_info: &InfoSl
                 };
                 gone = gone || tx.blocking_send(line).is_err();
             }
-            Output::Overlong => gone = gone || tx.blocking_send(Line::Overlong).is_err(),
+            Output::Overlong { bestmove } => {
+                gone = gone || tx.blocking_send(Line::Overlong { at, bestmove }).is_err();
+            }
         });
         publish(last_info, &mut report);
         if gone {
@@ -289,7 +300,7 @@ impl MemoryEngine {
                 text: Output::text(text),
                 at,
             }),
-            Output::Overlong => out.push(Line::Overlong),
+            Output::Overlong { bestmove } => out.push(Line::Overlong { at, bestmove }),
         });
         for line in out {
             let _ = self.tx.send(line).await;
@@ -401,7 +412,10 @@ impl Process {
         while !matches!(child.try_wait(), Ok(Some(_)) | Err(_)) && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
+        reaper::gone(child.id() as libc::pid_t);
         self.child = None;
+        // What left the group is killed and reaped off the runtime (it reads /proc).
+        let _ = tokio::task::spawn_blocking(reaper::sweep).await;
     }
 }
 
@@ -423,6 +437,8 @@ fn kill_group(child: &mut Child) {
     {
         std::thread::sleep(Duration::from_micros(200));
     }
+    reaper::gone(child.id() as libc::pid_t);
+    reaper::sweep();
 }
 
 /// SIGKILL to the engine's process group (its pid: it leads its group), and off the janitor's
@@ -475,7 +491,7 @@ mod tests {
         while let Some(line) = process.lines.recv().await {
             match line {
                 Line::Text { text, .. } => got.push(text),
-                Line::Overlong => got.push("<overlong>".into()),
+                Line::Overlong { .. } => got.push("<overlong>".into()),
                 Line::Eof { .. } => break,
             }
         }

@@ -142,6 +142,13 @@ pub fn remove_run(dir: &Path, created: bool) {
     }
 }
 
+/// Removes `dir`, a folder this run just made, if it holds nothing but a lock file (one whose
+/// lock could not be taken or written: a full disk).
+pub fn remove_empty(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(LOCK));
+    let _ = std::fs::remove_dir(dir);
+}
+
 /// The exclusive lock a run holds on its results folder until it ends (`flock` on `run.lock`,
 /// released by the kernel however the process ends). The file says which process holds it.
 #[derive(Debug)]
@@ -307,14 +314,20 @@ pub fn create_new(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
-/// Writes `bytes` to `path` through a new temporary file renamed over it.
+/// Writes `bytes` to `path` through a new temporary file renamed over it. Whatever fails (a
+/// full disk), the temporary file is removed: `path` is the old file or the new one, and
+/// nothing else is left.
 pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = tmp_path(path);
-    let mut file = create_new(&tmp).map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_data())
-        .map_err(|e| anyhow!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    let written = create_new(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_data()?;
+        std::fs::rename(&tmp, path)
+    });
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow!("cannot write {}: {e}", path.display())
+    })
 }
 
 /// The bytes after the last newline of a file: a torn last line (every line is written whole,

@@ -203,7 +203,11 @@ impl HtmlReport {
             .and_then(|mut f| f.write_all(html.as_bytes()))
             .and_then(|()| std::fs::rename(&tmp, path));
         self.last_write = Some(Instant::now());
-        written.map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+        written.map_err(|e| {
+            // A full disk leaves no half-written temporary file behind.
+            let _ = std::fs::remove_file(&tmp);
+            anyhow!("cannot write {}: {e}", path.display())
+        })
     }
 
     /// Writes the report unless it was written less than [`REWRITE_EVERY`] ago.
