@@ -794,3 +794,30 @@ fn a_bestmove_line_over_the_limit_is_ruled_as_such_not_as_a_stall() {
     assert!(events.contains("64 KiB line limit"), "{events}");
     s.assert_no_engines_left();
 }
+
+#[test]
+fn stats_says_how_many_rows_are_not_games_of_the_folder_s_plan() {
+    let s = Scratch::new("stats-out-of-plan");
+    finished_run(&s, "out");
+    let csv = s.path("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let first = text.lines().nth(1).unwrap();
+    // Game 99 (the plan has 4), and game 1 with its colours swapped.
+    let mut cells: Vec<&str> = first.split(',').collect();
+    cells[0] = "99";
+    let beyond = cells.join(",");
+    let mut cells: Vec<&str> = first.split(',').collect();
+    cells.swap(2, 3);
+    let swapped = cells.join(",");
+    std::fs::write(&csv, format!("{text}{beyond}\n{swapped}\n")).unwrap();
+    let out = s.run_ok(&["stats", "out"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("2 rows are not games of its plan (run.json"),
+        "{err}"
+    );
+    // Without the plan there is nothing to say it against.
+    std::fs::remove_file(s.path("out/run.json")).unwrap();
+    let err = stderr(&s.run_ok(&["stats", "out"]));
+    assert!(!err.contains("not games of its plan"), "{err}");
+}

@@ -19,6 +19,14 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
     let mut sprt: Option<(Sprt, String)> = None;
     for path in paths {
         let (part, complete) = read_results(path)?;
+        // The run's plan, when there is one: for the order of the engines, the SPRT, and to say
+        // which rows are none of its games.
+        let plan = (path.is_dir() && path.join(RUN_JSON).symlink_metadata().is_ok())
+            .then(|| RunPlan::load(path).ok())
+            .flatten();
+        if let Some(plan) = &plan {
+            warn_out_of_plan(path, plan, &part.rows);
+        }
         phases_known &= complete;
         tally.rows.extend(part.rows);
         for (engine, times) in part.phases {
@@ -29,14 +37,11 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
             }
         }
         tally.injections.merge(part.injections);
-        // The run's plan, when there is one: only for the order of the engines and the SPRT.
-        if path.is_dir() && path.join(RUN_JSON).symlink_metadata().is_ok() {
-            if let Ok(plan) = RunPlan::load(path) {
-                named.extend(plan.engines.iter().map(|e| e.name.clone()));
-                let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
-                if let (None, Some(test), Some(first)) = (&sprt, test, plan.engines.first()) {
-                    sprt = Some((test, first.name.clone()));
-                }
+        if let Some(plan) = plan {
+            named.extend(plan.engines.iter().map(|e| e.name.clone()));
+            let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
+            if let (None, Some(test), Some(first)) = (&sprt, test, plan.engines.first()) {
+                sprt = Some((test, first.name.clone()));
             }
         }
     }
@@ -116,6 +121,33 @@ fn warn_of(path: &Path, rows: &[GameRow], torn: u64) {
             } else {
                 "rows repeat"
             }
+        );
+    }
+}
+
+/// Says how many rows of a folder's `games.csv` are none of the games its plan schedules
+/// (another game number, or other engines or colours under that number); they are counted.
+fn warn_out_of_plan(path: &Path, plan: &RunPlan, rows: &[GameRow]) {
+    let Ok(book) = plan.load_book() else { return };
+    let schedule: std::collections::HashMap<u64, (usize, usize)> = plan
+        .schedule(book.len())
+        .into_iter()
+        .map(|p| (p.game, (p.white, p.black)))
+        .collect();
+    let name = |i: usize| plan.engines.get(i).map(|e| e.name.as_str());
+    let outside = rows
+        .iter()
+        .filter(|r| match schedule.get(&r.game) {
+            Some(&(w, b)) => name(w) != Some(&r.white) || name(b) != Some(&r.black),
+            None => true,
+        })
+        .count();
+    if outside > 0 {
+        note!(
+            "warning: {}: {outside} {} not {} of its plan ({RUN_JSON}: another game number, or other engines or colours); every row is counted",
+            path.display(),
+            if outside == 1 { "row is" } else { "rows are" },
+            if outside == 1 { "a game" } else { "games" },
         );
     }
 }
