@@ -140,7 +140,7 @@ fn ms(us: i64) -> i64 {
 
 /// Text for a single CSV line: line breaks become spaces, so that every row is one line and a
 /// torn write can only ever damage the last line of the file.
-pub(super) fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 

@@ -16,6 +16,7 @@ use super::folder::{create_new, open_read, tmp_path, EVENTS_JSONL, GAMES_CSV, GA
 use super::results::Rendered;
 use super::tally::Tally;
 use crate::event::GameRecord;
+use crate::vocabulary::Ruleset;
 
 /// Where each game's record lies in an `events.jsonl`. A game written twice (replayed after an
 /// interrupted write) is found at its last record; a torn last line is left out.
@@ -25,12 +26,17 @@ pub struct EventsIndex {
     at: HashMap<u64, (u64, usize)>,
     /// What was left out, in words: a torn last line, records written twice.
     pub notes: Vec<String>,
+    /// The rulesets the games were played under, in the order first met.
+    pub rulesets: Vec<Ruleset>,
+    /// Lines read, a torn last one included.
+    pub lines: usize,
 }
 
-/// The one field the index reads of each line.
+/// The fields the index reads of each line.
 #[derive(serde::Deserialize)]
 struct GameNumber {
     game: u64,
+    ruleset: Option<Ruleset>,
 }
 
 impl EventsIndex {
@@ -42,6 +48,8 @@ impl EventsIndex {
             file: None,
             at: HashMap::new(),
             notes: Vec::new(),
+            rulesets: Vec::new(),
+            lines: 0,
         };
         let file = match open_read(path) {
             Ok(file) => file,
@@ -63,13 +71,16 @@ impl EventsIndex {
             let text = line.strip_suffix(b"\n").unwrap_or(&line);
             if !text.trim_ascii().is_empty() {
                 let parsed = if complete {
-                    serde_json::from_slice::<GameNumber>(text).map(|g| g.game)
+                    serde_json::from_slice::<GameNumber>(text).map(|g| (g.game, g.ruleset))
                 } else {
                     // A last line without its newline counts only if it is a whole record.
-                    serde_json::from_slice::<GameRecord>(text).map(|r| r.game)
+                    serde_json::from_slice::<GameRecord>(text).map(|r| (r.game, Some(r.ruleset)))
                 };
                 match parsed {
-                    Ok(game) => {
+                    Ok((game, ruleset)) => {
+                        if let Some(r) = ruleset.filter(|r| !index.rulesets.contains(r)) {
+                            index.rulesets.push(r);
+                        }
                         if index.at.insert(game, (offset, text.len())).is_some() {
                             replayed += 1;
                         }
@@ -82,6 +93,7 @@ impl EventsIndex {
             }
             offset += n as u64;
         }
+        index.lines = number;
         if replayed > 0 {
             index.notes.push(format!(
                 "{} written twice: kept the last record of each",
@@ -103,6 +115,13 @@ impl EventsIndex {
 
     pub fn is_empty(&self) -> bool {
         self.at.is_empty()
+    }
+
+    /// The games indexed, in order.
+    pub fn games(&self) -> Vec<u64> {
+        let mut games: Vec<u64> = self.at.keys().copied().collect();
+        games.sort_unstable();
+        games
     }
 
     /// The record of `game`, read from the file; `None` if the file holds none.
