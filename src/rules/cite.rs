@@ -1,5 +1,5 @@
 //! Which rule decides each situation, per ruleset: the citation in the CSV `rule` column and
-//! the PGN `RuleCited` tag. Numbers follow RULES.md (FIDE: 2023 Laws).
+//! the PGN `RuleCited` tag. docs/rulesets.md explains each.
 
 use super::illegal::IllegalKind;
 use super::Ruleset;

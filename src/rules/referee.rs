@@ -1,5 +1,5 @@
 //! The referee: a pure fold over a game's events that says what each one means under the
-//! ruleset (RULES.md §3).
+//! ruleset (docs/rulesets.md).
 //!
 //! It holds the board and what the rules need to remember (repetitions, fallen flags, an
 //! illegal move waiting to be noticed, how many illegal moves each side made), never a clock or
@@ -225,7 +225,7 @@ pub struct Referee {
     /// Illegal moves ruled against each side so far (FIDE: the second one loses).
     illegal_count: [u32; 2],
     /// An illegal move stood: the side that made it, and the position before it. It can be
-    /// claimed (by a crash or a king capture, RULES.md §5) until the opponent's next move.
+    /// claimed (by a crash or a king capture, docs/architecture.md) until the opponent's next move.
     stood: Option<(Side, Option<IllegalKind>, Snapshot)>,
     /// FIDE A.5.4: an illegal move stood leaving both kings in check (or a pawn on the last
     /// rank); the arbiter waits for the next move, then a still illegal position is a draw.
@@ -354,14 +354,14 @@ impl Referee {
     }
 
     /// Whether `side`'s opponent has an illegal move standing that `side` could still claim
-    /// (by crashing on the position or capturing the king, RULES.md §5).
+    /// (by crashing on the position or capturing the king, docs/architecture.md).
     pub fn can_claim_standing_illegal(&self, side: Side) -> bool {
         matches!(&self.stood, Some((offender, _, _)) if *offender == side.other())
     }
 
     /// The illegal move waiting for the opponent's watcher is one no board can hold (text
     /// that is no move, a pawn sent back onto its own first rank, a castle onto occupied
-    /// squares): it counts as noticed, whatever the watcher (RULES.md §3).
+    /// squares): it counts as noticed, whatever the watcher (docs/rulesets.md).
     pub fn pending_cannot_stand(&self) -> bool {
         self.pending_illegal
             .as_ref()
@@ -781,7 +781,7 @@ impl Referee {
         Verdict::Continue
     }
 
-    /// A completed illegal move (RULES.md §3, "completed illegal move").
+    /// A completed illegal move (H15, G§3, WBCA 14, USCF 3b/14, FIDE A4.2).
     fn on_illegal(&mut self, side: Side, uci: &str, kind: Option<IllegalKind>) -> Verdict {
         let ruleset = self.settings.ruleset;
         let (illegal, reason) = match illegal::check(&self.pos, uci) {
@@ -1045,7 +1045,7 @@ impl Referee {
         })
     }
 
-    /// A flag claim by `by` (RULES.md §3 rows 1-4).
+    /// A flag claim by `by` (docs/rulesets.md: the flag rows).
     fn rule_flag_claim(&mut self, by: Side, t_us: i64) -> Verdict {
         let ruleset = self.settings.ruleset;
         let flagged = by.other();
@@ -1424,7 +1424,7 @@ impl Referee {
         )
     }
 
-    /// A flag fell (RULES.md §1: noticed by the opponent's watcher, after its delay).
+    /// A flag fell (noticed by the opponent's watcher, after its delay: docs/architecture.md).
     fn on_flag(&mut self, side: Side, t_us: i64) -> Verdict {
         if self.flags[side.index()].is_some() {
             return Verdict::Continue;

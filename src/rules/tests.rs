@@ -1,4 +1,5 @@
-//! The referee, table-driven: every cell of RULES.md §3 for every ruleset.
+//! The referee, table-driven: every cell of the ruling matrix (docs/rulesets.md) for every
+//! ruleset.
 //!
 //! A case is a start position (FEN), a recorded event list with exact µs times, as the
 //! real-time loop (`game.rs`) writes it, and for each of the six rulesets the rulings the
@@ -37,7 +38,7 @@ const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0
 /// White K+R against a bare king.
 const KR_K_BLACK_TO_MOVE: &str = "7k/8/8/8/8/8/R7/K7 b - - 0 1";
 const KR_K_WHITE_TO_MOVE: &str = "7k/8/8/8/8/8/R7/K7 w - - 0 1";
-/// White K+N against K+R (RULES.md's example), black to move.
+/// White K+N against K+R (README's example of mating material), black to move.
 const KN_KR: &str = "8/8/8/4k3/8/8/2N4r/K7 b - - 0 1";
 /// White mates with Ra8.
 const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1";
@@ -427,7 +428,7 @@ fn flag_claimed_by_a_bare_king() {
 
 #[test]
 fn flag_of_the_rook_side_claimed_by_a_lone_knight() {
-    // RULES.md's example: K+N v K+R, the rook side flags. A lone knight is not mating material
+    // README's example: K+N v K+R, the rook side flags. A lone knight is not mating material
     // for WBCA 7c.1 and USCF 7c; a helpmate exists (FIDE 6.9, G§2); lichess: the rook can
     // block, so the knight can win.
     let ev = [
@@ -605,7 +606,7 @@ fn both_flags_down_and_the_first_to_fall_faces_a_bare_king() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mate by a side whose flag had fallen unnoticed (RULES.md §5 `at-mate`)
+// Mate by a side whose flag had fallen unnoticed (the `at-mate` flag injection, docs/architecture.md)
 
 /// White's flag falls at 5 s; white mates 200 ms later.
 fn mate_after_own_flag() -> Vec<Event> {
@@ -1162,7 +1163,8 @@ fn king_capture_as_a_claim() {
         defaults(),
         [
             (House, &ev, won("H17, H18")),
-            // No rule of its own: the capture is the claim (RULES.md §5).
+            // No rule of its own: the capture is the claim (docs/architecture.md, "Fault
+            // injection").
             (Generic, &ev, won("G§3")),
             // "Neither player can play King takes King": the arena claims instead.
             (Wbca, &ev, won("WBCA 16, 14")),
