@@ -66,7 +66,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     for row in &rows {
         assert_eq!(
             (row["termination"].as_str(), row["rule"].as_str()),
-            ("both-flags", "FIDE 6.9"),
+            ("both-flags", "FIDE Laws 6.9"),
             "{row:?}"
         );
     }
@@ -375,7 +375,7 @@ fn an_at_mate_injection_is_re_ruled_as_it_was_played() {
     );
     s.write("mate.fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n");
     for (ruleset, played) in [
-        ("fide", ("1-0", "checkmate", "FIDE 6.9, 6.8")),
+        ("fide", ("1-0", "checkmate", "FIDE Laws 5.1.1, 6.8")),
         ("house", ("0-1", "flag", "H13")),
     ] {
         let out = format!("res-{ruleset}");

@@ -875,7 +875,14 @@ fn the_faulty_example_runs_as_docs_engines_md_shows_it() {
     ] {
         assert!(text.contains(flag), "{flag} not in: {text}");
     }
-    for ruling in ["FIDE 7.5.5", "H3.4", "G§3", "WBCA 14", "USCF 7d", "online"] {
+    for ruling in [
+        "FIDE A4.2, 7.5.5",
+        "H3.4",
+        "G§3",
+        "WBCA 14",
+        "USCF 7d",
+        "online",
+    ] {
         assert!(text.contains(ruling), "{ruling} not in: {text}");
     }
 }

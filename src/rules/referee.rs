@@ -1285,6 +1285,10 @@ impl Referee {
         };
         self.pending_illegal = None;
         let s = match what {
+            // WBCA 16: the king moved next to the other king; its capture is 16's claim.
+            Claimable::KingCapture if kind == Some(IllegalKind::KingsAdjacent) => {
+                Situation::KingCaptureKingsAdjacent
+            }
             Claimable::KingCapture => Situation::KingCapture,
             _ => Situation::illegal(kind),
         };
