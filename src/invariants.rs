@@ -114,7 +114,7 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
         match (record.ruleset, next) {
             (Ruleset::Fide, Some(Event::Penalty { side, .. })) if *side == by => {}
             (Ruleset::Fide, Some(Event::Penalty { .. })) => {
-                broken.push("FIDE 7.5.5: the penalty went to the offender".to_string());
+                broken.push("FIDE A4.2, 7.5.5: the penalty went to the offender".to_string());
             }
             (_, Some(Event::End { .. })) => {
                 let offender = by.other();
@@ -584,7 +584,7 @@ mod tests {
                     vec![penalty(Side::White), ended(GameResult::Draw, "arena")],
                 ]
                 .concat(),
-                Some("FIDE 7.5.5: the penalty went to the offender"),
+                Some("FIDE A4.2, 7.5.5: the penalty went to the offender"),
             ),
         ];
         for (ruleset, events, expected) in cases {

@@ -829,7 +829,7 @@ fn the_faulty_example_runs_as_docs_engines_md_shows_it() {
         "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --max-moves 20 --ruleset fide --out faulty-fide",
     ));
     assert_ok(&fide);
-    // FIDE 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
+    // FIDE A4.2, 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
     // game goes on (with these seeds, to the --max-moves draw).
     let rows = csv_rows(&s.path("faulty-fide/games.csv"));
     assert_eq!(rows.len(), 2);
