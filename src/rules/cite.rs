@@ -47,7 +47,7 @@ pub enum Situation {
     ImproperPromotion,
     /// USCF 7e, but the illegal mover's opponent could not mate (USCF 8d).
     SimultaneousClaimsNoMaterial,
-    /// FIDE A.5.4: an illegal position persists after the next move.
+    /// FIDE A4.4: an illegal position persists after the next move.
     PersistingIllegalPosition,
     /// A mate given by a side whose flag had fallen unnoticed.
     MateAfterOwnFlag,

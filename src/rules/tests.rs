@@ -1051,7 +1051,7 @@ const BOTH_IN_CHECK: &str = "4r2k/p7/8/8/8/8/8/3QK3 w - - 0 1";
 
 #[test]
 fn illegal_position_persists_after_the_next_move() {
-    // FIDE A.5.4: the arbiter sees both kings in check and waits for the next move; black's
+    // FIDE A4.4: the arbiter sees both kings in check and waits for the next move; black's
     // reply is itself an illegal move that stands (its king stays in check): still illegal.
     let ev = [
         go(0, W),
@@ -1323,7 +1323,7 @@ fn king_moved_next_to_the_king_then_captures_it() {
             (Generic, &ev, won("G§3")),
             (Wbca, &ev, won("WBCA 14")),
             // Kings next to each other are both in check: the arbiter waited for black's move,
-            // after which the position is still illegal (A.5.4).
+            // after which the position is still illegal (A4.4).
             (
                 Fide,
                 &ev,
