@@ -472,7 +472,7 @@ pub enum Event {
         kind: Option<IllegalKind>,
     },
     /// The opponent's watcher did not notice the illegal move before it moved: the move stands
-    /// (H15, G§3, WBCA 14, USCF 3b/14, FIDE A.5.2). Also: after a mate given by a side whose
+    /// (H15, G§3, WBCA 14, USCF 3b/14, FIDE A4.2). Also: after a mate given by a side whose
     /// flag had fallen, the mated side's watcher will notice nothing more (H10, H13).
     Unnoticed { t_us: i64, by: Side },
     /// A watcher noticed something: a fallen flag or an illegal move. Its claim starts now.

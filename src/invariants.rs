@@ -114,7 +114,7 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
         match (record.ruleset, next) {
             (Ruleset::Fide, Some(Event::Penalty { side, .. })) if *side == by => {}
             (Ruleset::Fide, Some(Event::Penalty { .. })) => {
-                broken.push("FIDE 7.5.5: the penalty went to the offender".to_string());
+                broken.push("FIDE A4.2, 7.5.5: the penalty went to the offender".to_string());
             }
             (_, Some(Event::End { .. })) => {
                 let offender = by.other();
@@ -409,14 +409,14 @@ mod tests {
                 claim(6, Side::Black),
             ]
         };
-        let black_wins = |termination| end(GameResult::BlackWins, termination, "FIDE 6.9");
+        let black_wins = |termination| end(GameResult::BlackWins, termination, "FIDE A4.3");
         // (ruleset, events, what the check says: None when it holds, else a part of it)
         let cases = [
             (
                 Ruleset::Fide,
                 [
                     white_flag_claimed(),
-                    vec![end(GameResult::WhiteWins, Termination::Flag, "FIDE 6.9")],
+                    vec![end(GameResult::WhiteWins, Termination::Flag, "FIDE A4.3")],
                 ]
                 .concat(),
                 Some("white won although its flag fell first and was claimed"),
@@ -487,7 +487,7 @@ mod tests {
             t_us: 3,
             side,
             add_us: 60_000_000,
-            rule: "FIDE 7.5.5".into(),
+            rule: "FIDE A4.2, 7.5.5".into(),
         }
     }
 
@@ -505,7 +505,7 @@ mod tests {
 
     #[test]
     fn a_flag_claim_counts_only_while_the_claimants_own_flag_is_up() {
-        let white_mates = || end(GameResult::WhiteWins, Termination::Checkmate, "FIDE 6.9");
+        let white_mates = || end(GameResult::WhiteWins, Termination::Checkmate, "FIDE A4.3");
         let first_won = Some("white won although its flag fell first and was claimed");
         // Black claimed before its own flag fell: white, whose flag fell first, may not win.
         let valid = vec![
@@ -584,7 +584,7 @@ mod tests {
                     vec![penalty(Side::White), ended(GameResult::Draw, "arena")],
                 ]
                 .concat(),
-                Some("FIDE 7.5.5: the penalty went to the offender"),
+                Some("FIDE A4.2, 7.5.5: the penalty went to the offender"),
             ),
         ];
         for (ruleset, events, expected) in cases {
@@ -599,7 +599,7 @@ mod tests {
             vec![end(
                 GameResult::WhiteWins,
                 Termination::Checkmate,
-                "FIDE 5.1.1",
+                "FIDE Laws 5.1.1",
             )],
         );
         let good = Rendered::of(&game).unwrap();
@@ -655,7 +655,7 @@ mod tests {
             vec![end(
                 GameResult::WhiteWins,
                 Termination::Checkmate,
-                "FIDE 5.1.1",
+                "FIDE Laws 5.1.1",
             )],
         );
         let untouched = game.clone();
@@ -674,7 +674,7 @@ mod tests {
             vec![end(
                 GameResult::BlackWins,
                 Termination::Checkmate,
-                "FIDE 5.1.1",
+                "FIDE Laws 5.1.1",
             )],
         );
         let mut written = Rendered::of(&black).unwrap();

@@ -423,7 +423,7 @@ mod tests {
                 // A bare king cannot mate: a draw.
                 (Ruleset::Generic, GameResult::Draw, "G§2"),
                 (Ruleset::Wbca, GameResult::Draw, "WBCA 8f"),
-                (Ruleset::Fide, GameResult::Draw, "FIDE 6.9"),
+                (Ruleset::Fide, GameResult::Draw, "FIDE A4.3"),
                 (Ruleset::Uscf, GameResult::Draw, "USCF 8d"),
                 // The server ends the game at the flag, before the move, while black still
                 // has its knight (lichess: K+N can mate a king that has a rook).
@@ -462,7 +462,11 @@ mod tests {
             let fide = rule(Ruleset::Fide, KNIGHT_HANGS, &events).unwrap();
             assert_eq!(
                 (fide.result, fide.termination, fide.rule.as_str()),
-                (GameResult::WhiteWins, Termination::BothFlags, "FIDE 6.9")
+                (
+                    GameResult::WhiteWins,
+                    Termination::BothFlags,
+                    "FIDE Laws 6.9"
+                )
             );
             assert!(
                 fide.detail.starts_with(

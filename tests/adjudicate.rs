@@ -66,7 +66,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     for row in &rows {
         assert_eq!(
             (row["termination"].as_str(), row["rule"].as_str()),
-            ("both-flags", "FIDE 6.9"),
+            ("both-flags", "FIDE Laws 6.9"),
             "{row:?}"
         );
     }
@@ -81,7 +81,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
     assert_eq!(lines[1], "game 1: random (white) v sleeper (black)");
     assert!(
         lines[2].starts_with(
-            "  recorded (fide): 1-0, both-flags (FIDE 6.9): both flags down: black flag fell at 1.0"
+            "  recorded (fide): 1-0, both-flags (FIDE Laws 6.9): both flags down: black flag fell at 1.0"
         ),
         "{online}"
     );
@@ -91,7 +91,7 @@ fn flags_played_under_fide_re_ruled_under_online_and_uscf() {
          game at once"
     );
     assert_eq!(lines[4], "game 2: sleeper (white) v random (black)");
-    assert!(lines[5].starts_with("  recorded (fide): 0-1, both-flags (FIDE 6.9)"));
+    assert!(lines[5].starts_with("  recorded (fide): 0-1, both-flags (FIDE Laws 6.9)"));
     assert_eq!(
         at_t(lines[6]),
         "  under online:    0-1, flag (online: flag): white flag fell at T s: the server ends the \
@@ -164,7 +164,7 @@ fn a_lone_knight_wins_on_time_under_fide_and_draws_under_uscf() {
         at_t(&uscf),
         "re-ruling 1 game of res under uscf (recorded under fide; settings from res/run.json)\n\
          game 1: knight (white) v rook (black)\n  \
-         recorded (fide): 1-0, flag (FIDE 6.9): black flag fell at T s; white noticed it and \
+         recorded (fide): 1-0, flag (FIDE A4.3): black flag fell at T s; white noticed it and \
          claimed at T s, white flag up\n  \
          under uscf:      1/2-1/2, flag (USCF 8d): black flag fell at T s; white noticed it and \
          claimed at T s, white flag up; white cannot mate\n\
@@ -214,7 +214,7 @@ fn an_illegal_move_that_lost_online_is_undetermined_under_fide() {
     assert!(
         fide.contains(
             "  under fide:        undetermined: the game would have gone on: the illegal move \
-             would be taken back and black given a minute (FIDE 7.5.5); the record ends here\n"
+             would be taken back and black given a minute (FIDE A4.2, 7.5.5); the record ends here\n"
         ),
         "{fide}"
     );
@@ -320,8 +320,8 @@ fn rules_prints_every_ruling_with_its_citation() {
         "(USCF 7e)",
         "(USCF 16)",
         "(WBCA 8d)",
-        "(FIDE 7.5.5)",
-        "(FIDE A.5.4)",
+        "(FIDE A4.2, 7.5.5)",
+        "(FIDE A4.4)",
         "(H13)",
         "(H14)",
         "(online: flag)",
@@ -375,7 +375,7 @@ fn an_at_mate_injection_is_re_ruled_as_it_was_played() {
     );
     s.write("mate.fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n");
     for (ruleset, played) in [
-        ("fide", ("1-0", "checkmate", "FIDE 6.9, 6.8")),
+        ("fide", ("1-0", "checkmate", "FIDE Laws 5.1.1, 6.8")),
         ("house", ("0-1", "flag", "H13")),
     ] {
         let out = format!("res-{ruleset}");

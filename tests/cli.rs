@@ -829,7 +829,7 @@ fn the_faulty_example_runs_as_docs_engines_md_shows_it() {
         "blitz-arena gauntlet random --vs cheater --engines faulty.toml --tc 10s+0 --games 2 --max-moves 20 --ruleset fide --out faulty-fide",
     ));
     assert_ok(&fide);
-    // FIDE 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
+    // FIDE A4.2, 7.5.5: the first illegal move is taken back and the opponent gets a minute; the
     // game goes on (with these seeds, to the --max-moves draw).
     let rows = csv_rows(&s.path("faulty-fide/games.csv"));
     assert_eq!(rows.len(), 2);
@@ -875,7 +875,14 @@ fn the_faulty_example_runs_as_docs_engines_md_shows_it() {
     ] {
         assert!(text.contains(flag), "{flag} not in: {text}");
     }
-    for ruling in ["FIDE 7.5.5", "H3.4", "G§3", "WBCA 14", "USCF 7d", "online"] {
+    for ruling in [
+        "FIDE A4.2, 7.5.5",
+        "H3.4",
+        "G§3",
+        "WBCA 14",
+        "USCF 7d",
+        "online",
+    ] {
         assert!(text.contains(ruling), "{ruling} not in: {text}");
     }
 }

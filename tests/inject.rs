@@ -325,3 +325,96 @@ fn flag_injections_land_in_nearly_every_game() {
     assert!(flagged >= 18, "{flagged} of 20 games saw a flag fall");
     s.assert_no_engines_left();
 }
+
+/// Issue 23.8: a flag planned on a move the game never reaches is recorded as not possible,
+/// with the move it waited for, and the record replays exactly: the same seed plans the same
+/// flag and records the same, and the game re-rules as it was played. White mates at once;
+/// seed 1 plans black's stall at its first move, which never comes.
+#[test]
+fn a_flag_planned_past_the_games_end_is_recorded_as_not_possible_and_replays() {
+    let s = Scratch::new("inject-not-possible");
+    s.write(
+        "engines.toml",
+        "[engines.white]\nbuiltin = \"script\"\nargs = [\"--moves\", \"a1a8\"]\n\
+         [engines.black]\nbuiltin = \"script\"\n",
+    );
+    s.write("mate.fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n");
+    let play = |out: &str| {
+        s.run_ok(&[
+            "gauntlet",
+            "white",
+            "--vs",
+            "black",
+            "--openings",
+            "mate.fen",
+            "--games",
+            "1",
+            "--tc",
+            "1s+0",
+            "--ruleset",
+            "fide",
+            "--inject-flag",
+            "1",
+            "--inject-flag-mode",
+            "stall",
+            "--seed",
+            "1",
+            "--out",
+            out,
+        ]);
+        let row = csv_rows(&s.path(&format!("{out}/games.csv"))).remove(0);
+        let record: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(s.path(&format!("{out}/events.jsonl")))
+                .unwrap()
+                .trim(),
+        )
+        .unwrap();
+        let injected: Vec<serde_json::Value> = record["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "injected")
+            .map(|e| {
+                let mut e = e.clone();
+                e.as_object_mut().unwrap().remove("t_us"); // real time
+                e
+            })
+            .collect();
+        (row, injected)
+    };
+    // The injection without the instant it was recorded at, which is real time.
+    let untimed = |i: &str| {
+        i.rsplit_once(':')
+            .map_or(i.to_string(), |(i, _)| i.to_string())
+    };
+    let (row, injected) = play("a");
+    assert_eq!(
+        (row["result"].as_str(), row["termination"].as_str()),
+        ("1-0", "checkmate")
+    );
+    assert_eq!(untimed(&row["injected"]), "flag:stall:not-possible@black");
+    assert!(row["white_flag_ms"].is_empty() && row["black_flag_ms"].is_empty());
+    assert_eq!(
+        injected,
+        vec![serde_json::json!({
+            "event": "injected",
+            "side": "black",
+            "injection": "flag-not-possible",
+            "mode": "stall",
+            "why": "the game ended before black's move 1",
+        })]
+    );
+    let (again, injected_again) = play("b");
+    assert_eq!(injected_again, injected);
+    for column in ["result", "termination", "rule", "plies"] {
+        assert_eq!(again[column], row[column], "{column}");
+    }
+    assert_eq!(untimed(&again["injected"]), untimed(&row["injected"]));
+    let out = s.run_ok(&["adjudicate", "a", "--ruleset", "fide"]);
+    assert!(
+        stdout(&out).ends_with("1 game, 0 rulings differ under fide, 0 undetermined, 1 the same\n"),
+        "{}",
+        stdout(&out)
+    );
+    s.assert_no_engines_left();
+}

@@ -94,7 +94,7 @@ fn a_fide_penalty_credited_to_the_offender_is_caught() {
     assert_caught(
         "penalty-to-offender",
         "fide",
-        "game 1: FIDE 7.5.5: the penalty went to the offender",
+        "game 1: FIDE A4.2, 7.5.5: the penalty went to the offender",
     );
 }
 

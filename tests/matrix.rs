@@ -125,8 +125,30 @@ fn table() -> (Vec<Scenario>, Vec<Cell>) {
     (scenarios, cells)
 }
 
-/// The cells `blitz-arena rules RULESET` prints: (situation, ruling), in order.
+/// The cells `blitz-arena rules RULESET` prints: (situation, ruling), in order; its
+/// `sources:` entry, which says in words where the rulings its text does not make come from, is
+/// no cell ([`printed_sources`]).
 fn printed_cells(ruleset: &str) -> Vec<(String, String)> {
+    printed_entries(ruleset)
+        .into_iter()
+        .filter(|(situation, _)| situation != SOURCES)
+        .collect()
+}
+
+/// The entry of `rules RULESET` that is no cell of the matrix.
+const SOURCES: &str = "sources";
+
+/// What `rules RULESET` says of where its rulings come from.
+fn printed_sources(ruleset: &str) -> String {
+    printed_entries(ruleset)
+        .into_iter()
+        .find(|(situation, _)| situation == SOURCES)
+        .map(|(_, text)| text)
+        .unwrap_or_else(|| panic!("`rules {ruleset}` prints no sources"))
+}
+
+/// Every entry `rules RULESET` prints under its heading: (name, text), in order.
+fn printed_entries(ruleset: &str) -> Vec<(String, String)> {
     let out = Command::new(BIN).args(["rules", ruleset]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -463,12 +485,18 @@ fn rulesets_page() -> String {
          random stream: `--flag-notice-after` (a fallen flag noticed a fixed time after it fell,\n\
          as the watcher's own side next moves, or never; per side) and `--illegal-notice-after`\n\
          (an illegal move noticed after a number of plies, or never), beside the fixed\n\
-         `--claim-ms`.\n",
+         `--claim-ms`.\n\n\
+         A citation names the ruleset's own text first: `FIDE A4.3` is Appendix A as the `fide`\n\
+         ruleset's text has it (the 2018 numbering, A1-A5), `FIDE Laws 5.1.1` an article of the\n\
+         full FIDE Laws the appendix is part of. Each ruleset's Sources line says, with the\n\
+         sentence of its text it rests on, where a ruling its text does not make comes from; a\n\
+         ruling that reads a doubtful sentence quotes it in its cell.\n",
     );
     let (covered, _) = coverage(&cells);
     for (r, ruleset) in RULESETS.iter().enumerate() {
         page.push_str(&format!(
-            "\n## {ruleset}\n\n| situation | ruling | proven by |\n|---|---|---|\n"
+            "\n## {ruleset}\n\nSources: {}.\n\n| situation | ruling | proven by |\n|---|---|---|\n",
+            printed_sources(ruleset)
         ));
         for (c, (situation, ruling)) in printed_cells(ruleset).iter().enumerate() {
             let rows = &covered[&(r, c)];

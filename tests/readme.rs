@@ -158,7 +158,7 @@ fn a_time_margin_tolerates_a_late_move() {
     let strict = only_row(&s, "strict");
     assert_eq!(
         ruling(&strict),
-        ("0-1", "flag", "FIDE 6.9", "0"),
+        ("0-1", "flag", "FIDE A4.3", "0"),
         "{strict:?}"
     );
     assert_eq!(strict["white_flag_ms"], "1000");
@@ -221,13 +221,13 @@ fn claim_draws_never_plays_on_to_fivefold() {
     let always = run("always");
     assert_eq!(
         ruling(&always),
-        ("1/2-1/2", "threefold", "FIDE 9.2", "8"),
+        ("1/2-1/2", "threefold", "FIDE Laws 9.2", "8"),
         "{always:?}"
     );
     let never = run("never");
     assert_eq!(
         ruling(&never),
-        ("1/2-1/2", "fivefold", "FIDE 9.6.1", "16"),
+        ("1/2-1/2", "fivefold", "FIDE Laws 9.6.1", "16"),
         "{never:?}"
     );
 }
@@ -251,7 +251,7 @@ fn a_delay_time_control_charges_only_time_past_the_delay() {
     let row = only_row(&s, "res");
     assert_eq!(
         ruling(&row),
-        ("0-1", "checkmate", "FIDE 5.1.1", "4"),
+        ("0-1", "checkmate", "FIDE Laws 5.1.1", "4"),
         "{row:?}"
     );
     assert_eq!(

@@ -374,7 +374,7 @@ fn a_flag_noticed_at_once_knight_against_rook() {
         ("house", WHITE, "flag", "H3.1, H10"),
         ("generic", WHITE, "flag", "G§2"),
         ("wbca", DRAW, "flag", "WBCA 8f"),
-        ("fide", WHITE, "flag", "FIDE 6.9"),
+        ("fide", WHITE, "flag", "FIDE A4.3"),
         ("uscf", DRAW, "flag", "USCF 8d"),
         ("online", WHITE, "flag", "online: flag"),
     ]);
@@ -468,7 +468,7 @@ fn a_noticed_illegal_move_when_the_claimant_can_mate() {
         ("house", BLACK, "illegal-move", "H3.4, H18, H19"),
         ("generic", BLACK, "illegal-move", "G§3"),
         ("wbca", BLACK, "illegal-move", "WBCA 14"),
-        ("fide", BLACK, "illegal-move", "FIDE 7.5.5"),
+        ("fide", BLACK, "illegal-move", "FIDE A4.2, 7.5.5"),
         ("uscf", BLACK, "illegal-move", "USCF 7d"),
         ("online", BLACK, "illegal-move", "online: illegal move"),
     ]);
@@ -476,7 +476,7 @@ fn a_noticed_illegal_move_when_the_claimant_can_mate() {
         check_noticed_at_once(g);
         g.check(g.moves(Side::Black).is_empty(), "black never moved");
         if g.ruleset == "fide" {
-            check_fide_second_illegal_move(g, "FIDE 7.5.5");
+            check_fide_second_illegal_move(g, "FIDE A4.2, 7.5.5");
         } else {
             g.check(g.row["illegal_moves"] == "1", "one illegal move");
             g.check(g.penalties().is_empty(), "no penalty");
@@ -501,7 +501,7 @@ fn a_noticed_illegal_move_when_the_claimant_cannot_mate() {
         ("house", BLACK, "illegal-move", "H3.4, H18, H19"),
         ("generic", DRAW, "illegal-move", "G§3"),
         ("wbca", DRAW, "illegal-move", "WBCA 14, 8f"),
-        ("fide", DRAW, "illegal-move", "FIDE 7.5.5, 6.9"),
+        ("fide", DRAW, "illegal-move", "FIDE A4.2, 7.5.5"),
         ("uscf", DRAW, "illegal-move", "USCF 7d, 8d"),
         ("online", BLACK, "illegal-move", "online: illegal move"),
     ]);
@@ -511,7 +511,7 @@ fn a_noticed_illegal_move_when_the_claimant_cannot_mate() {
             g.check(g.row["detail"].contains("black cannot mate"), "says why");
         }
         if g.ruleset == "fide" {
-            check_fide_second_illegal_move(g, "FIDE 7.5.5");
+            check_fide_second_illegal_move(g, "FIDE A4.2, 7.5.5");
         }
     }
 }
@@ -582,7 +582,7 @@ fn fide_an_illegal_position_that_persists_after_the_next_move_is_a_draw() {
     let sc = Scenario::new("8/7p/8/4k3/8/4K3/8/7R w - - 0 1", "e3e4@20ms", "h7h6@20ms")
         .option("--illegal-notice", "0")
         .option("--max-moves", "3");
-    let g = &sc.rule_each(&[("fide", DRAW, "illegal-move", "FIDE A.5.4")])[0];
+    let g = &sc.rule_each(&[("fide", DRAW, "illegal-move", "FIDE A4.4")])[0];
     g.check(
         g.row["illegal_moves"] == "2",
         "two illegal moves, both unnoticed",
@@ -646,9 +646,9 @@ fn a_king_capture_is_the_claim() {
     let games = sc.rule_each(&[
         ("house", BLACK, "illegal-move", "H17, H18"),
         ("generic", BLACK, "illegal-move", "G§3"),
-        ("wbca", BLACK, "illegal-move", "WBCA 16, 14"),
+        ("wbca", BLACK, "illegal-move", "WBCA 14"),
         ("uscf", BLACK, "illegal-move", "USCF 7d"),
-        ("fide", WHITE, "illegal-move", "FIDE 7.5.5"),
+        ("fide", WHITE, "illegal-move", "FIDE A4.2, 7.5.5"),
     ]);
     for g in &games {
         let captures = g.claims(Side::Black, Claimable::KingCapture);
@@ -663,7 +663,7 @@ fn a_king_capture_is_the_claim() {
         if g.ruleset == "fide" {
             g.check(captures.len() == 2, "black captured twice");
             g.check(
-                g.penalties() == [(Side::White, 60_000_000, "FIDE 7.5.5".to_string())],
+                g.penalties() == [(Side::White, 60_000_000, "FIDE A4.2, 7.5.5".to_string())],
                 "white +60 s for black's first capture",
             );
         }
@@ -739,7 +739,7 @@ fn a_promotion_without_its_piece() {
         ("online", BLACK, "illegal-move", "online: illegal move"),
         ("wbca", BLACK, "flag", "WBCA 7c"),
         ("uscf", BLACK, "flag", "USCF 7c"),
-        ("fide", BLACK, "flag", "FIDE 6.9"),
+        ("fide", BLACK, "flag", "FIDE A4.3"),
     ]);
     for g in &games {
         g.check(g.row["illegal_moves"] == "1", "e7e8 is recorded as sent");
@@ -794,7 +794,12 @@ fn a_promotion_without_its_piece() {
                     "FIDE: black claims the illegal move (200 ms)",
                 );
                 g.check(
-                    g.penalties() == [(Side::Black, 60_000_000, "FIDE 7.5.2, 7.5.5".to_string())],
+                    g.penalties()
+                        == [(
+                            Side::Black,
+                            60_000_000,
+                            "FIDE A4.2, 7.5.2, 7.5.5".to_string(),
+                        )],
                     "FIDE: black +60 s",
                 );
                 g.check(clock == 500_000 - g.think_us(Side::White), "no charge");
@@ -820,7 +825,7 @@ fn a_null_move_is_illegal_everywhere() {
         ("generic", BLACK, "illegal-move", "G§3"),
         ("wbca", BLACK, "illegal-move", "WBCA 14"),
         // 7.5.3 says pressing the clock without a move is an illegal move; 7.5.5 decides.
-        ("fide", BLACK, "illegal-move", "FIDE 7.5.5"),
+        ("fide", BLACK, "illegal-move", "FIDE A4.2, 7.5.5"),
         ("uscf", BLACK, "illegal-move", "USCF 7d"),
         ("online", BLACK, "illegal-move", "online: illegal move"),
     ]);
@@ -831,7 +836,7 @@ fn a_null_move_is_illegal_everywhere() {
             "the detail says what was sent",
         );
         if g.ruleset == "fide" {
-            check_fide_second_illegal_move(g, "FIDE 7.5.5");
+            check_fide_second_illegal_move(g, "FIDE A4.2, 7.5.5");
         }
     }
 }
@@ -888,7 +893,7 @@ fn stockfish_crashing_on_an_illegal_position_is_its_claim() {
         );
         if g.ruleset == "fide" {
             g.check(
-                g.penalties() == [(Side::Black, 60_000_000, "FIDE 7.5.5".to_string())],
+                g.penalties() == [(Side::Black, 60_000_000, "FIDE A4.2, 7.5.5".to_string())],
                 "black +60 s",
             );
             g.check(

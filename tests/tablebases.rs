@@ -189,7 +189,7 @@ fn a_flag_that_fell_before_the_adjudication_still_counts() {
     let mut args = options("fide").to_vec();
     args.extend(["--tb", &tb]);
     let row = play(&s, &args);
-    assert_eq!(ending(&row), ("1/2-1/2", "flag", "FIDE 6.9"));
+    assert_eq!(ending(&row), ("1/2-1/2", "flag", "FIDE A4.3"));
     assert_eq!(row["white_flag_ms"], "1000");
     let detail = &row["detail"];
     assert!(

@@ -262,10 +262,19 @@ fn the_rulings_column_counts_games() {
     assert_eq!(cells[..2], ["fide", "illegal:no-move"], "{out}");
     assert_eq!(cells[2], injected.to_string(), "{out}");
     assert_eq!(cells[3], touched.to_string(), "{out}");
-    // The rulings add up to the games.
+    // The rulings add up to the games. A citation may hold ", " itself (FIDE A4.2, 7.5.5):
+    // each ruling ends with its count after the parenthesis.
     let ruled: usize = lines[0]
-        .split(", ")
-        .map(|r| r.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
+        .split(") ")
+        .skip(1)
+        .map(|r| {
+            r.split(',')
+                .next()
+                .unwrap()
+                .trim()
+                .parse::<usize>()
+                .unwrap()
+        })
         .sum();
     assert_eq!(ruled, touched, "{out}");
 }

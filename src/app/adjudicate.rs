@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_knight_wins_on_time_under_fide_and_draws_under_uscf() {
-        let record = knight_v_rook_flag(Ruleset::Fide, GameResult::WhiteWins, "FIDE 6.9");
+        let record = knight_v_rook_flag(Ruleset::Fide, GameResult::WhiteWins, "FIDE A4.3");
         let (rerule, comparison, lines) = under(&record, Ruleset::Uscf);
         assert_eq!(comparison, Comparison::Differs);
         let e = ending(&rerule);
@@ -362,7 +362,7 @@ mod tests {
             lines,
             vec![
                 "game 7: knight (white) v rook (black)".to_string(),
-                "  recorded (fide): 1-0, flag (FIDE 6.9): black flag fell; claimed by white"
+                "  recorded (fide): 1-0, flag (FIDE A4.3): black flag fell; claimed by white"
                     .to_string(),
                 "  under uscf:      1/2-1/2, flag (USCF 8d): black flag fell at 300.100 s; white \
                  noticed it and claimed at 300.100 s, white flag up; white cannot mate"
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(under(&record, Ruleset::Uscf).1, Comparison::Same);
         let (rerule, comparison, _) = under(&record, Ruleset::Fide);
         assert_eq!(comparison, Comparison::Differs);
-        assert_eq!(ending(&rerule).rule, "FIDE 6.9");
+        assert_eq!(ending(&rerule).rule, "FIDE A4.3");
     }
 
     /// An illegal king jump recorded under `online` (it lost at once, no notice, no claim).
@@ -408,7 +408,7 @@ mod tests {
             rerule,
             Rerule::Undetermined(
                 "the game would have gone on: the illegal move would be taken back \
-                 and black given a minute (FIDE 7.5.5); the record ends here"
+                 and black given a minute (FIDE A4.2, 7.5.5); the record ends here"
                     .to_string()
             )
         );
@@ -451,7 +451,7 @@ mod tests {
 
     /// Under FIDE with slow watchers, White's flag falls at 1.0 s and Black's watcher claims
     /// 300 ms later; meanwhile White moves and Black's own flag falls at 1.2 s: the first flag
-    /// loses (FIDE 6.9).
+    /// loses (FIDE A4.3).
     fn fide_late_claim() -> GameRecord {
         let b = Builder::new(2, "slow", "fast")
             .mv(White, "e2e4", 100)
@@ -473,7 +473,7 @@ mod tests {
         b.end(
             GameResult::BlackWins,
             Termination::BothFlags,
-            "FIDE 6.9",
+            "FIDE A4.3",
             "both flags down: white at 1.000 s, black at 1.200 s",
         )
     }
@@ -495,7 +495,7 @@ mod tests {
         assert_eq!(
             lines[1..],
             [
-                "  recorded (fide): 0-1, both-flags (FIDE 6.9): both flags down: white at 1.000 s, \
+                "  recorded (fide): 0-1, both-flags (FIDE A4.3): both flags down: white at 1.000 s, \
                  black at 1.200 s",
                 "  under online:    0-1, flag (online: flag): white flag fell at 1.000 s: the server \
                  ends the game at once",
@@ -599,7 +599,7 @@ mod tests {
                 t_us: t,
                 side: White,
                 add_us: 60_000_000,
-                rule: "FIDE 7.5.5".into(),
+                rule: "FIDE A4.2, 7.5.5".into(),
             })
             .mv(Black, "e7e5", 100)
             .flag(White, 0);
@@ -607,7 +607,7 @@ mod tests {
         for e in claim(t, Black, Claimable::Flag) {
             b = b.event(e);
         }
-        let record = b.end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9", "");
+        let record = b.end(GameResult::BlackWins, Termination::Flag, "FIDE A4.3", "");
         assert_eq!(under(&record, Ruleset::Fide).1, Comparison::Same);
         // USCF: the illegal move loses at once.
         let (rerule, comparison, _) = under(&record, Ruleset::Uscf);
@@ -637,7 +637,7 @@ mod tests {
                 t_us: t,
                 side: Black,
                 add_us: 60_000_000,
-                rule: "FIDE 7.5.2, 7.5.5".into(),
+                rule: "FIDE A4.2, 7.5.2, 7.5.5".into(),
             })
             .mv(Black, "a2b2", 100)
             .flag(White, 0);
@@ -645,7 +645,7 @@ mod tests {
         for e in claim(t, Black, Claimable::Flag) {
             b = b.event(e);
         }
-        let record = b.end(GameResult::Draw, Termination::Flag, "FIDE 6.9", "");
+        let record = b.end(GameResult::Draw, Termination::Flag, "FIDE A4.3", "");
         assert_eq!(under(&record, Ruleset::Fide).1, Comparison::Same);
         let (rerule, comparison, _) = under(&record, Ruleset::Wbca);
         assert_eq!(comparison, Comparison::Undetermined);
@@ -653,7 +653,7 @@ mod tests {
             rerule,
             Rerule::Undetermined(
                 "the game would have gone otherwise: the recorded clocks include a \
-                 penalty that wbca does not give (black a minute, FIDE 7.5.2, 7.5.5), so the \
+                 penalty that wbca does not give (black a minute, FIDE A4.2, 7.5.2, 7.5.5), so the \
                  times after it are not its own; the record goes on as fide ruled it"
                     .to_string()
             )

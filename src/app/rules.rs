@@ -41,6 +41,8 @@ enum Cite {
     IllegalMove,
     IllegalNoMaterial,
     KingCapture,
+    /// WBCA 16: the king moved next to the other king, captured.
+    KingCaptureKingsAdjacent,
     KingsAdjacentClaim,
     /// A noticed `0000` while legal moves exist (FIDE: its first is taken back).
     NoMove,
@@ -49,9 +51,9 @@ enum Cite {
     /// USCF 7e: a flag claim and an illegal-move claim at the same moment.
     SimultaneousClaims,
     SimultaneousClaimsNoMaterial,
-    /// FIDE A.5.4: an illegal position still on the board after the next move.
+    /// FIDE A4.4: an illegal position still on the board after the next move.
     PersistingIllegalPosition,
-    /// FIDE 7.5.5: the first illegal move is taken back, +1 minute to the opponent.
+    /// FIDE A4.2, 7.5.5: the first illegal move is taken back, +1 minute to the opponent.
     Retake,
     /// A promotion without its piece played as a queen, with a clock penalty (FIDE, USCF).
     QueenPenalty,
@@ -60,7 +62,7 @@ enum Cite {
 }
 
 impl Cite {
-    const ALL: [Cite; 29] = [
+    const ALL: [Cite; 30] = [
         Cite::Checkmate,
         Cite::Stalemate,
         Cite::DeadPosition,
@@ -81,6 +83,7 @@ impl Cite {
         Cite::IllegalMove,
         Cite::IllegalNoMaterial,
         Cite::KingCapture,
+        Cite::KingCaptureKingsAdjacent,
         Cite::KingsAdjacentClaim,
         Cite::NoMove,
         Cite::NoPromotion,
@@ -120,6 +123,7 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
         Cite::IllegalMove => Situation::IllegalMove,
         Cite::IllegalNoMaterial => Situation::IllegalNoMaterial,
         Cite::KingCapture => Situation::KingCapture,
+        Cite::KingCaptureKingsAdjacent => Situation::KingCaptureKingsAdjacent,
         Cite::KingsAdjacentClaim => Situation::KingsAdjacentClaim,
         Cite::NoMove => Situation::NoMove,
         Cite::NoPromotion => Situation::NoPromotion,
@@ -127,9 +131,9 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
         Cite::SimultaneousClaimsNoMaterial => Situation::SimultaneousClaimsNoMaterial,
         Cite::PersistingIllegalPosition => Situation::PersistingIllegalPosition,
         Cite::Tablebase => Situation::Tablebase,
-        // FIDE 7.5.5's penalty for a first illegal move.
+        // FIDE A4.2 and 7.5.5's penalty for a first illegal move.
         Cite::Retake => return rules::cite(Ruleset::Fide, Situation::IllegalMove),
-        // The clock penalty of a promotion without its piece: USCF 16, else FIDE 7.5.2.
+        // The clock penalty of a promotion without its piece: USCF 16, else FIDE A4.2, 7.5.2.
         Cite::QueenPenalty if ruleset == Ruleset::Uscf => Situation::ImproperPromotion,
         Cite::QueenPenalty => return rules::cite(Ruleset::Fide, Situation::NoPromotion),
     };
@@ -183,6 +187,8 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const ADJACENT: &str = "kings-adjacent mover claims the opponent left its king in check";
     const AT_ONCE: &str = "flag claim and illegal-move claim at once";
     const OWN_FLAG_ILLEGAL: &str = "illegal move claimed by a side whose own flag fell before it";
+    const OWN_FLAG_ILLEGAL_CLAIM: &str =
+        "claimant's own flag falls during its claim of a first illegal move";
     const NO_PIECE: &str = "promotion without its piece (e7e8)";
     const NO_MOVE: &str = "no move, clock pressed (0000)";
     const THREEFOLD: &str = "threefold repetition";
@@ -195,7 +201,13 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             vec![
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (FLAG, "the claimant wins, whatever the material ({FlagWin})"),
-            (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
+            (
+                OWN_FLAG,
+                "draw ({OwnFlagDuringClaim}), though the arena knows which flag fell first: \
+                 H11's “unless both parties agree as to which flag fell first” asks the two \
+                 players, engines agree to nothing, and H25 leaves the outcome to “the two \
+                 players only, apart from any input from bystanders”",
+            ),
             (BOTH, "draw ({BothFlags})"),
             (
                 MATE_FLAGGED,
@@ -215,7 +227,13 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (NO_BOARD, "{NoBoard} the offender loses ({IllegalMove})"),
             (KING_CAPTURE, "a valid claim: the capturer wins ({KingCapture})"),
-            (NO_PIECE, "an illegal move: the offender loses ({NoPromotion})"),
+            (
+                NO_PIECE,
+                "an illegal move: the offender loses ({NoPromotion}); H26: “he shall declare \
+                 its promotion by stating \"Queen\", \"Rook\", \"Bishop\", or \"Knight\"”, and a \
+                 UCI move's promotion letter is that declaration: a move without one declares \
+                 nothing",
+            ),
             (NO_MOVE, "an illegal move: the offender loses ({NoMove})"),
             (THREEFOLD, "draw, claimed by the watcher ({Threefold})"),
             (FIFTY, "draw, claimed by the watcher ({FiftyMoves})"),
@@ -235,7 +253,11 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (CHECKMATE, "the mating side wins ({Checkmate})"),
             (
                 FLAG,
-                "the claimant wins if it could still mate (helpmate search), else draw ({FlagWin})",
+                "the claimant wins if it could still mate (helpmate search), else draw \
+                 ({FlagWin}): G§2 names no material for a win on time (G§3's “sufficient \
+                 material to possibly checkmate” is for illegal moves), but “draws occur \
+                 according to the usual rules”, and the usual rules draw a flag against a side \
+                 that cannot mate (FIDE Laws 6.9)",
             ),
             (OWN_FLAG, "draw ({OwnFlagDuringClaim})"),
             (BOTH, "draw ({BothFlags})"),
@@ -300,7 +322,11 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (
                 KING_CAPTURE,
-                "not allowed (WBCA 16): taken as the claim it should have been ({KingCapture})",
+                "taken as the claim of the illegal move it is ({KingCapture}): WBCA 14 “the \
+                 opponent may claim a win provided he has mating material”; a king moved next \
+                 to the other king and taken is WBCA 16's claim ({KingCaptureKingsAdjacent}): \
+                 “neither player can play King takes King! [...] In that case you can claim a \
+                 win because of an illegal move”",
             ),
             (
                 NO_PIECE,
@@ -340,6 +366,16 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
                  ({FirstFlagLoses})",
             ),
             (MATE_FLAGGED, "the mate stands ({MateAfterOwnFlag})"),
+            (
+                OWN_FLAG_ILLEGAL_CLAIM,
+                "the claim completes and the opponent gets its minute ({Retake}), but the \
+                 claimant's time ran out first, and a minute added later does not raise its \
+                 flag: the flag is called when noticed and the claimant loses on time \
+                 ({FlagWin}), draw if the other side cannot mate ({FlagNoMaterial}); A4.5: \
+                 “The arbiter shall also call a flag fall, if he observes it.”; Laws 6.9: “if a \
+                 player does not complete the prescribed number of moves in the allotted time, \
+                 the game is lost by that player”",
+            ),
             (STALEMATE, "draw ({Stalemate})"),
             (
                 NOTICED,
@@ -350,8 +386,8 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (
                 UNNOTICED,
                 "the move stands as if legal, a mate or stalemate it gives ends the game (FIDE \
-                 A.5.2); if it left both kings in check and the next move \
-                 does not cure that, draw ({PersistingIllegalPosition}); A.5.4's other case, a \
+                 A4.2); if it left both kings in check and the next move \
+                 does not cure that, draw ({PersistingIllegalPosition}); A4.4's other case, a \
                  pawn on the last rank, never arises: a pawn sent there without its piece \
                  becomes a queen (FIDE 7.5.2), one sent back onto its own first rank counts as \
                  noticed (below)",
@@ -437,8 +473,12 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             ),
             (
                 PENALTIES,
-                "the claim time for a promotion without its piece ({QueenPenalty}); the minute \
-                 for other infractions is human-only (USCF 17)",
+                "the claim time for a promotion without its piece ({QueenPenalty}), USCF 16's \
+                 own remedy: “the opponent may immediately restart the player's clock without \
+                 moving”; USCF 17's minute is not applied: its TD tip keeps it for “other Blitz \
+                 rules infractions” (“The one-minute penalty does not apply to illegal \
+                 moves.”), and the rules that name a penalty (6b, 9, 10) are about hands, \
+                 pieces and clocks, which engines do not touch",
             ),
         ]
         }
@@ -483,8 +523,9 @@ fn mating_material(ruleset: Ruleset) -> &'static str {
     match ruleset {
         Ruleset::House => "none needed: a flag or an illegal move loses whatever the material (H3)",
         Ruleset::Generic => {
-            "some series of legal moves leads to mate by the claimant: a helpmate search \
-             (G§3 \"could possibly checkmate\")"
+            "some series of legal moves leads to mate by the claimant: a helpmate search, on a \
+             flag (G§2, the usual rules) and on an illegal move (G§3 “sufficient material to \
+             possibly checkmate”)"
         }
         Ruleset::Wbca => {
             "two minor pieces (not K+N+N against a bare king), a pawn, a rook or a queen; a lone \
@@ -493,17 +534,68 @@ fn mating_material(ruleset: Ruleset) -> &'static str {
         }
         Ruleset::Fide => {
             "some series of legal moves leads to mate by the claimant: a helpmate search \
-             (FIDE 6.9); undecided within its limit, the claimant is given the win and the notes \
-             say undetermined"
+             (FIDE A4.3): “the game is drawn if the position is such that the claimant cannot \
+             checkmate the player's king by any possible series of legal moves”; undecided \
+             within its limit, the claimant is given the win and the notes say undetermined"
         }
         Ruleset::Uscf => {
-            "at least two minor pieces (not K+N+N against a bare king), a pawn, a rook or a \
-             queen (USCF 7c)"
+            "at least two minor pieces, a pawn, a rook or a queen (USCF 7c), but not K+N+N \
+             against a bare king: 7c's “provided it isn't a position where one could claim a \
+             draw under rule 8” brings in the regular rules' draw claims (USCF 8), and those \
+             draw a win on time by two knights against a lone king"
         }
         Ruleset::Online => {
             "lichess's rule: not a bare king; not K+N when the opponent has only king and \
              queens; not K+bishops when the opponent has no knight or pawn and all bishops \
              stand on one colour"
+        }
+    }
+}
+
+/// Where the rulings of a ruleset come from when its own text does not make them: said in
+/// words, with the sentence of the text that brings them in (printed as `sources:`).
+fn sources(ruleset: Ruleset) -> &'static str {
+    match ruleset {
+        Ruleset::House => {
+            "H2: “All of the rules of the game of chess apply to speed chess, unless \
+             specifically overridden or modified by any point in this list of rules.”: \
+             stalemate, a dead position, the 50-move rule, fivefold repetition and the 75-move \
+             rule are the rules of chess, cited as H2 with the article of the FIDE Laws (FIDE \
+             Laws 5.2.1, 5.2.2, 9.3, 9.6.1, 9.6.2)"
+        }
+        Ruleset::Generic => {
+            "G§2: “draws occur according to the usual rules - when both sides have \
+             insufficient material to checkmate, through mutual agreement, by repetition of \
+             positions (3 times), 50 consecutive moves without a capture or pawn move or through \
+             stalemate.”: these draws, and the usual rules' fivefold repetition and 75-move \
+             rule, are cited G§2 (the last two with the article of the FIDE Laws)"
+        }
+        Ruleset::Wbca => {
+            "the WBCA text refers to no other rules; where it is silent, a dead position and \
+             the fivefold repetition and 75-move rule that end a game nobody claims, the arena \
+             rules as the FIDE Laws do and cites them as such (FIDE Laws 5.2.2, 9.6.1, 9.6.2)"
+        }
+        Ruleset::Fide => {
+            "the text is Appendix A of the FIDE Laws (2018 numbering, A1-A5): claims on time \
+             (A4.3), illegal moves (A4.2), illegal positions (A4.4), flag calls (A4.5); A4.2's \
+             “he shall act according to Article 7.5.5” makes it part of the Laws, whose \
+             articles decide what the appendix does not: mate, stalemate, a dead position, \
+             repetition, the 50- and 75-move rules, two fallen flags, cited FIDE Laws N; a \
+             first illegal move costs one minute, as FIDE's later rapid and blitz rules have \
+             it (Article 7.5.5 itself gives two)"
+        }
+        Ruleset::Uscf => {
+            "USCF 8: “Except as listed here, draw claims allowed under the regular rules are \
+             also allowed under the blitz rules.”: threefold repetition and the 50-move rule \
+             are the regular rules' claims, cited USCF 8; a dead position and the fivefold \
+             repetition and 75-move rule that end a game nobody claims are not in the text: \
+             the arena rules as the FIDE Laws do and cites them as such (FIDE Laws 5.2.2, \
+             9.6.1, 9.6.2)"
+        }
+        Ruleset::Online => {
+            "no written ruleset: lichess and engine-testing tools (cutechess-cli, fastchess); \
+             mate, stalemate, repetition and the move-count rules are cited by the article of \
+             the FIDE Laws"
         }
     }
 }
@@ -545,17 +637,17 @@ const NOT_SIMULATED: &[(&str, &[(Ruleset, &str)])] = &[
             (Ruleset::Uscf, "USCF 11, 12, 18"),
         ],
     ),
-    ("scoresheets", &[(Ruleset::Fide, "FIDE A.2")]),
+    ("scoresheets", &[(Ruleset::Fide, "FIDE A2")]),
     (
-        "naming the promoted piece aloud, the inverted rook",
-        &[(Ruleset::House, "H26-H31")],
+        "exchanging a promoted pawn for its piece, the inverted rook",
+        &[(Ruleset::House, "H27-H31")],
     ),
     (
         "incorrect set-up of the board",
         &[
             (Ruleset::Wbca, "WBCA 3, 20"),
             (Ruleset::Uscf, "USCF 3a"),
-            (Ruleset::Fide, "FIDE A.5.1"),
+            (Ruleset::Fide, "FIDE A4.1.2"),
         ],
     ),
     (
@@ -654,6 +746,7 @@ fn section(ruleset: Ruleset) -> Vec<String> {
         ));
     }
     lines.extend(wrap("  mating material:", mating_material(ruleset), 6));
+    lines.extend(wrap("  sources:", sources(ruleset), 6));
     lines
 }
 
@@ -661,8 +754,7 @@ fn section(ruleset: Ruleset) -> Vec<String> {
 fn watchers_line() -> Vec<String> {
     let w = Watchers::default();
     let notice = if w.flag_notice_ms == 0.0 {
-        "a fallen flag is noticed at once, as by an arbiter who calls flags (FIDE A.5.5)"
-            .to_string()
+        "a fallen flag is noticed at once, as by an arbiter who calls flags (FIDE A4.5)".to_string()
     } else {
         format!(
             "a fallen flag is noticed after {} ms on average",
@@ -1076,6 +1168,11 @@ mod tests {
                 .illegal("e2d3", Some(IllegalKind::KingExposed))
                 .unnoticed(Black)
                 .claim(Black, Claimable::KingCapture),
+            // White's king steps next to Black's and it stands; Black takes it (WBCA 16).
+            Cite::KingCaptureKingsAdjacent => play(Some(KINGS_APART))
+                .illegal("e3e4", Some(IllegalKind::KingsAdjacent))
+                .unnoticed(Black)
+                .claim(Black, Claimable::KingCapture),
             // White's king steps next to Black's and it stands; Black sends a non-move that
             // White claims.
             Cite::KingsAdjacentClaim => play(Some(KINGS_APART))
@@ -1157,7 +1254,7 @@ mod tests {
         let at_once = |c| result(Ruleset::Uscf, c);
         assert_eq!(at_once(Cite::SimultaneousClaims), Some(BlackWins));
         assert_eq!(at_once(Cite::SimultaneousClaimsNoMaterial), Some(Draw));
-        // FIDE A.5.4 and a locked pawn chain: draws.
+        // FIDE A4.4 and a locked pawn chain: draws.
         assert_eq!(
             result(Ruleset::Fide, Cite::PersistingIllegalPosition),
             Some(Draw)
@@ -1221,7 +1318,13 @@ mod tests {
             assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
         }
         let text = lines.join("\n");
-        for needle in ["(WBCA 8d)", "(FIDE 7.5.5)", "(FIDE A.5.4)", "(H13)", "H22"] {
+        for needle in [
+            "(WBCA 8d)",
+            "(FIDE A4.2, 7.5.5)",
+            "(FIDE A4.4)",
+            "(H13)",
+            "H22",
+        ] {
             assert!(text.contains(needle), "{needle:?} not in:\n{text}");
         }
     }

@@ -70,8 +70,8 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
 --illegal-notice is below 1) is ruled by --ruleset:
-  fide      taken back, the opponent gets +1 minute, play goes on (FIDE 7.5.5); a second
-            illegal move would lose, but `faulty` plays one per game
+  fide      taken back, the opponent gets +1 minute, play goes on (FIDE A4.2, 7.5.5); a
+            second illegal move would lose, but `faulty` plays one per game
   house     illegal-move: the offender loses (H3.4; 0000: H16)
   generic   illegal-move: the offender loses, or a draw if the opponent could not mate (G§3)
   wbca      illegal-move: the offender loses, or a draw if the opponent has no mating

@@ -196,7 +196,7 @@ async fn a_flag_falls_the_instant_the_time_is_up_and_is_claimed_at_once() {
         (Ruleset::House, WHITE, "H3.1, H10"),
         (Ruleset::Generic, WHITE, "G§2"),
         (Ruleset::Wbca, DRAW, "WBCA 8f"),
-        (Ruleset::Fide, WHITE, "FIDE 6.9"),
+        (Ruleset::Fide, WHITE, "FIDE A4.3"),
         (Ruleset::Uscf, DRAW, "USCF 8d"),
         (Ruleset::Online, WHITE, "online: flag"),
     ] {
@@ -232,7 +232,7 @@ async fn a_mate_given_after_the_own_flag_fell_unnoticed() {
             Ruleset::Fide,
             WHITE,
             Termination::Checkmate,
-            "FIDE 6.9, 6.8",
+            "FIDE Laws 5.1.1, 6.8",
         ),
         (Ruleset::Uscf, WHITE, Termination::Checkmate, "USCF 7a, 8c"),
         (
@@ -321,7 +321,7 @@ async fn both_flags_down_before_a_claim() {
             Ruleset::Fide,
             BLACK,
             Termination::BothFlags,
-            "FIDE 6.9",
+            "FIDE Laws 6.9",
         ),
         // Subject to 6.9: a bare king cannot mate, so white's earlier flag draws.
         (
@@ -329,7 +329,7 @@ async fn both_flags_down_before_a_claim() {
             Ruleset::Fide,
             DRAW,
             Termination::BothFlags,
-            "FIDE 6.9",
+            "FIDE A4.3",
         ),
         (
             "r3k3/8/8/8/8/8/8/4K2R w - - 0 1",
@@ -379,7 +379,7 @@ async fn the_claimants_own_flag_falls_during_its_claim() {
         (Ruleset::House, DRAW, "H11"),
         (Ruleset::Generic, DRAW, "G§2"),
         (Ruleset::Wbca, DRAW, "WBCA 8c"),
-        (Ruleset::Fide, BLACK, "FIDE 6.9"),
+        (Ruleset::Fide, BLACK, "FIDE Laws 6.9"),
         (Ruleset::Uscf, DRAW, "USCF 7c, 8c"),
     ] {
         let mut s = setup("r3k3/8/8/8/8/8/8/4K2R w - - 0 1", 1000, ruleset);
@@ -419,7 +419,7 @@ async fn the_claimants_own_flag_falls_during_its_claim() {
 async fn a_flag_claim_in_progress_completes_when_an_illegal_move_is_noticed_meanwhile() {
     for (ruleset, rule) in [
         (Ruleset::House, "H3.1, H10"),
-        (Ruleset::Fide, "FIDE 6.9"),
+        (Ruleset::Fide, "FIDE A4.3"),
         (Ruleset::Uscf, "USCF 7c"),
     ] {
         let mut s = setup("3rk3/8/8/8/8/8/8/4K2R w - - 0 1", 500, ruleset);
@@ -453,7 +453,7 @@ async fn fide_a_first_illegal_move_costs_a_minute_and_the_game_goes_on() {
     .await;
     assert_eq!(
         g.ending(),
-        (BLACK, Termination::Flag, "FIDE 6.9".to_string())
+        (BLACK, Termination::Flag, "FIDE A4.3".to_string())
     );
     let penalties: Vec<_> = g
         .events()
@@ -524,7 +524,7 @@ async fn an_engine_that_answers_late_after_stop_is_kept() {
     .await;
     assert_eq!(
         g.ending(),
-        (WHITE, Termination::Flag, "FIDE 6.9".to_string())
+        (WHITE, Termination::Flag, "FIDE A4.3".to_string())
     );
     assert!(g.faults().is_empty());
     assert_eq!(g.retired, [false, false]);
@@ -724,7 +724,7 @@ async fn a_slow_move_against_a_long_claim_rerules_under_online_and_uscf() {
     let g = play_scripts(&s, vec![mv("e1d2", 1500)], vec![mv("e8d7", 5000)]).await;
     assert_eq!(
         g.ending(),
-        (BLACK, Termination::BothFlags, "FIDE 6.9".to_string())
+        (BLACK, Termination::BothFlags, "FIDE Laws 6.9".to_string())
     );
     assert_eq!(g.flag(Side::White), Some(S));
     assert_eq!(g.flag(Side::Black), Some(2500 * MS));
@@ -777,7 +777,7 @@ async fn injected_both_flags_fall_under_every_ruleset_with_watchers() {
         (Ruleset::House, "H8, H25"),
         (Ruleset::Generic, "G§2"),
         (Ruleset::Wbca, "WBCA 8c"),
-        (Ruleset::Fide, "FIDE 6.9"),
+        (Ruleset::Fide, "FIDE Laws 6.9"),
         (Ruleset::Uscf, "USCF 8c"),
     ] {
         let mut s = setup("r3k3/8/8/8/8/8/8/4K2R w - - 0 1", 1000, ruleset);

@@ -11,7 +11,7 @@
 //! | `tc_white`, `tc_black` | time controls as the `--tc` syntax writes them (`5+0`, `10s+0.1s`) |
 //! | `result` | `1-0`, `0-1`, `1/2-1/2`; empty for a record cut off before its end |
 //! | `termination` | the fixed vocabulary of `Termination` (`checkmate`, `flag`, ...) |
-//! | `rule` | the rule cited (`FIDE 6.9`) |
+//! | `rule` | the rule cited (`FIDE A4.3`) |
 //! | `plies` | legal moves of the game proper (book moves not counted) |
 //! | `white_ms_left`, `black_ms_left` | clocks at the end, in ms (negative after a flag fell) |
 //! | `white_flag_ms`, `black_flag_ms` | ms since the start at which the flag fell; empty if not |
@@ -418,7 +418,7 @@ mod tests {
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         r.tc_black = "10s+0.1s".parse().unwrap();
@@ -442,7 +442,7 @@ mod tests {
         let line = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
         assert_eq!(
             line,
-            "1,1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE 5.1.1,7,296000,295500,,,0,,\
+            "1,1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE Laws 5.1.1,7,296000,295500,,,0,,\
              8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,,,,0,0,\n"
         );
     }
@@ -474,7 +474,7 @@ mod tests {
             .end(
                 GameResult::WhiteWins,
                 Termination::IllegalMove,
-                "FIDE 7.5.5",
+                "FIDE A4.2, 7.5.5",
                 "black played \"e1e5\": not legal, really\nyes",
             );
         let row = GameRow::from_record(&r);
@@ -561,7 +561,7 @@ mod tests {
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         let row = GameRow::from_record(&r);

@@ -109,7 +109,7 @@ mod tests {
             t_us,
             result: GameResult::BlackWins,
             termination,
-            rule: "FIDE 6.9".into(),
+            rule: "FIDE A4.3".into(),
             detail: String::new(),
             white_clock_us: 0,
             black_clock_us: 0,

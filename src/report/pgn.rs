@@ -17,11 +17,11 @@
 //! [PlyCount "7"]
 //! [Opening "startpos"]
 //! [Ruleset "fide"]
-//! [RuleCited "FIDE 5.1.1"]
+//! [RuleCited "FIDE Laws 5.1.1"]
 //!
 //! 1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5
 //! {[%clk 0:04:58.5] [%emt 0:00:01.5]} ... 4. Qxf7# {[%clk 0:04:55.0] [%emt 0:00:01.0]}
-//! {checkmate, rule FIDE 5.1.1} 1-0
+//! {checkmate, rule FIDE Laws 5.1.1} 1-0
 //! ```
 //!
 //! - Tag values escape `"` and `\` (PGN standard 8.1.1); control characters become spaces.
@@ -947,7 +947,7 @@ pub(crate) mod tests {
         b.mv(Side::White, "h5f7", 1000).end(
             GameResult::WhiteWins,
             Termination::Checkmate,
-            "FIDE 5.1.1",
+            "FIDE Laws 5.1.1",
             "",
         )
     }
@@ -1072,13 +1072,14 @@ while True:
 [PlyCount "7"]
 [Opening "startpos"]
 [Ruleset "fide"]
-[RuleCited "FIDE 5.1.1"]
+[RuleCited "FIDE Laws 5.1.1"]
 
 1. e4 {[%clk 0:04:59.0] [%emt 0:00:01.0]} 1... e5
 {[%clk 0:04:58.5] [%emt 0:00:01.5]} 2. Qh5 {[%clk 0:04:58.0] [%emt 0:00:01.0]}
 2... Nc6 {[%clk 0:04:57.0] [%emt 0:00:01.5]} 3. Bc4
 {[%clk 0:04:57.0] [%emt 0:00:01.0]} 3... Nf6 {[%clk 0:04:55.5] [%emt 0:00:01.5]}
-4. Qxf7# {[%clk 0:04:56.0] [%emt 0:00:01.0]} {checkmate, rule FIDE 5.1.1} 1-0
+4. Qxf7# {[%clk 0:04:56.0] [%emt 0:00:01.0]} {checkmate, rule FIDE Laws 5.1.1}
+1-0
 
 "#;
         assert_eq!(pgn, expected);
@@ -1146,7 +1147,7 @@ while True:
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         let pgn = game_pgn(&record);
@@ -1156,7 +1157,7 @@ while True:
         let moves = movetext_joined(&pgn);
         assert!(
             moves.ends_with(
-                "{white flag fell; white clock at the end -0:00:00.412; flag, rule FIDE 6.9} 0-1"
+                "{white flag fell; white clock at the end -0:00:00.412; flag, rule FIDE A4.3} 0-1"
             ),
             "{moves}"
         );
@@ -1177,7 +1178,7 @@ while True:
             .end(
                 GameResult::WhiteWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "black flag fell",
             );
         let pgn = game_pgn(&record);
@@ -1203,13 +1204,13 @@ while True:
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         let moves = movetext_joined(&game_pgn(&white_flag));
         assert!(
             moves.ends_with(
-                "{white flag fell; white's last move was starved of CPU (40 ms of CPU in 300 ms, 260 ms waiting for a core): the machine was short of CPU, not the engine; flag, rule FIDE 6.9} 0-1"
+                "{white flag fell; white's last move was starved of CPU (40 ms of CPU in 300 ms, 260 ms waiting for a core): the machine was short of CPU, not the engine; flag, rule FIDE A4.3} 0-1"
             ),
             "{moves}"
         );
@@ -1242,20 +1243,20 @@ while True:
             .end(
                 GameResult::WhiteWins,
                 Termination::IllegalMove,
-                "FIDE 7.5.5",
+                "FIDE A4.2, 7.5.5",
                 "black played \"e1e5\": e1e5 is not legal in this position",
             );
         let pgn = game_pgn(&record);
         assert!(pgn.contains("[Termination \"rules infraction\"]"));
-        assert!(pgn.contains("[RuleCited \"FIDE 7.5.5\"]"));
+        assert!(pgn.contains("[RuleCited \"FIDE A4.2, 7.5.5\"]"));
         let moves = movetext_joined(&pgn);
-        assert!(moves.ends_with("2. Nf3 {[%clk 0:04:59.0] [%emt 0:00:00.5]} {black played \"e1e5\": e1e5 is not legal in this position; illegal-move, rule FIDE 7.5.5} 1-0"), "{moves}");
+        assert!(moves.ends_with("2. Nf3 {[%clk 0:04:59.0] [%emt 0:00:00.5]} {black played \"e1e5\": e1e5 is not legal in this position; illegal-move, rule FIDE A4.2, 7.5.5} 1-0"), "{moves}");
         assert_eq!(moves.matches("e1e5\":").count(), 1);
     }
 
     #[test]
     fn restored_illegal_move_is_commented_where_it_happened() {
-        // FIDE 7.5.5, first illegal move: the position is restored and Black moves again.
+        // FIDE A4.2, 7.5.5, first illegal move: the position is restored and Black moves again.
         let record = Builder::new(3, "a", "b")
             .moves(Side::White, 500, "e2e4")
             .illegal(
@@ -1291,13 +1292,13 @@ while True:
             .end(
                 GameResult::WhiteWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "black flag fell",
             );
         let pgn = game_pgn(&record);
         assert!(pgn.contains("[PlyCount \"1\"]"));
         let moves = movetext_joined(&pgn);
-        assert!(moves.contains("{black played \"e8e6\": e8e6 is not legal in this position; the illegal move stood, and PGN cannot write it: the movetext stops here; the game went on from FEN rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 1 2 with these moves, in UCI; white played \"g1f3\" with 0:04:59.200 left; black flag fell; flag, rule FIDE 6.9} 1-0"), "{moves}");
+        assert!(moves.contains("{black played \"e8e6\": e8e6 is not legal in this position; the illegal move stood, and PGN cannot write it: the movetext stops here; the game went on from FEN rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ - 1 2 with these moves, in UCI; white played \"g1f3\" with 0:04:59.200 left; black flag fell; flag, rule FIDE A4.3} 1-0"), "{moves}");
         assert_eq!(replay(&pgn).1, 1);
     }
 
@@ -1339,7 +1340,7 @@ while True:
                 .end(
                     GameResult::BlackWins,
                     Termination::EngineCrash,
-                    "FIDE 6.9",
+                    "FIDE A4.3",
                     &format!("white crashed: stderr: {detail} {detail}"),
                 );
             let pgn = game_pgn(&record);
@@ -1386,12 +1387,12 @@ while True:
             .end(
                 GameResult::WhiteWins,
                 Termination::EngineCrash,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "",
             );
         let pgn = game_pgn(&record);
         assert!(
-            movetext_joined(&pgn).ends_with("{black crashed; engine-crash, rule FIDE 6.9} 1-0"),
+            movetext_joined(&pgn).ends_with("{black crashed; engine-crash, rule FIDE A4.3} 1-0"),
             "{pgn}"
         );
     }
@@ -1426,7 +1427,7 @@ while True:
         let record = b.end(
             GameResult::Draw,
             Termination::Fivefold,
-            "FIDE 9.6.1",
+            "FIDE Laws 9.6.1",
             &format!("repeated; {long}"),
         );
         let pgn = game_pgn(&record);
@@ -1507,7 +1508,7 @@ while True:
                 .end(
                     GameResult::BlackWins,
                     Termination::Flag,
-                    "FIDE 6.9",
+                    "FIDE A4.3",
                     "white flag fell",
                 ),
             Builder::new(3, "a", "b")

@@ -345,7 +345,7 @@ mod tests {
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         r.seed = seed;

@@ -1,5 +1,13 @@
 //! Which rule decides each situation, per ruleset: the citation in the CSV `rule` column and
-//! the PGN `RuleCited` tag. Numbers follow RULES.md (FIDE: 2023 Laws).
+//! the PGN `RuleCited` tag. A citation names the ruleset's own text first: `FIDE A4.3` is
+//! Appendix A of the FIDE Laws as the `fide` ruleset's text has it (the 2018 numbering, A1-A5),
+//! with the article of the Laws it names (`FIDE A4.2, 7.5.5`); `FIDE Laws 5.1.1` is an article
+//! of the full Laws the appendix builds on, where the appendix says nothing. A ruling the
+//! ruleset's text does not make names its source the same way: `H2 (FIDE Laws 5.2.1)` where
+//! H2 brings in the rules of chess, `USCF 8` where it brings in the regular rules' claims,
+//! `FIDE Laws 9.6.1` where the text refers to no other rules (WBCA) or the rules it refers to
+//! have no such article (US Chess). `blitz-arena rules` and docs/rulesets.md say where each
+//! comes from, in words.
 
 use super::illegal::IllegalKind;
 use super::Ruleset;
@@ -27,6 +35,8 @@ pub enum Situation {
     IllegalNoMaterial,
     /// The claimant's engine captured the king its opponent left in check.
     KingCapture,
+    /// The claimant's engine captured the king its opponent moved next to its own (WBCA 16).
+    KingCaptureKingsAdjacent,
     /// USCF 7d: the side that moved its king next to the other king claimed.
     KingsAdjacentClaim,
     /// USCF 7e: a flag claim by the illegal mover and the opponent's illegal-move claim at the
@@ -37,7 +47,7 @@ pub enum Situation {
     ImproperPromotion,
     /// USCF 7e, but the illegal mover's opponent could not mate (USCF 8d).
     SimultaneousClaimsNoMaterial,
-    /// FIDE A.5.4: an illegal position persists after the next move.
+    /// FIDE A4.4: an illegal position persists after the next move.
     PersistingIllegalPosition,
     /// A mate given by a side whose flag had fallen unnoticed.
     MateAfterOwnFlag,
@@ -67,7 +77,7 @@ pub enum Situation {
 
 impl Situation {
     /// Every situation, for the set of citations a ruleset can end a game with.
-    pub const ALL: [Situation; 32] = [
+    pub const ALL: [Situation; 33] = [
         Situation::Checkmate,
         Situation::Stalemate,
         Situation::DeadPosition,
@@ -82,6 +92,7 @@ impl Situation {
         Situation::NoPromotion,
         Situation::IllegalNoMaterial,
         Situation::KingCapture,
+        Situation::KingCaptureKingsAdjacent,
         Situation::KingsAdjacentClaim,
         Situation::SimultaneousClaims,
         Situation::ImproperPromotion,
@@ -112,8 +123,7 @@ impl Situation {
     }
 }
 
-/// The rule that decides `situation` under `ruleset`. Where a ruleset defers to the ordinary
-/// Laws (H2, G§2, USCF 8), the FIDE article is named after it.
+/// The rule that decides `situation` under `ruleset` (see the module documentation).
 pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
     use Ruleset::*;
     use Situation::*;
@@ -122,98 +132,106 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (Checkmate, Generic) => "G§2",
         (Checkmate, Wbca) => "WBCA 7a",
         (Checkmate, Uscf) => "USCF 7a",
-        (Checkmate, Fide | Online) => "FIDE 5.1.1",
+        (Checkmate, Fide | Online) => "FIDE Laws 5.1.1",
 
-        (Stalemate, House) => "H2 (FIDE 5.2.1)",
+        (Stalemate, House) => "H2 (FIDE Laws 5.2.1)",
         (Stalemate, Generic) => "G§2",
         (Stalemate, Wbca) => "WBCA 8a",
         (Stalemate, Uscf) => "USCF 8a",
-        (Stalemate, Fide | Online) => "FIDE 5.2.1",
+        (Stalemate, Fide | Online) => "FIDE Laws 5.2.1",
 
-        (DeadPosition, House) => "H2 (FIDE 5.2.2)",
+        (DeadPosition, House) => "H2 (FIDE Laws 5.2.2)",
         (DeadPosition, Generic) => "G§2",
-        (DeadPosition, Wbca) => "WBCA 8 (FIDE 5.2.2)",
-        (DeadPosition, Uscf) => "USCF 8 (FIDE 5.2.2)",
-        (DeadPosition, Fide | Online) => "FIDE 5.2.2",
+        // Neither WBCA 8 nor USCF 8 lists a dead position: the Laws' rule, named as such.
+        (DeadPosition, Wbca | Uscf | Fide | Online) => "FIDE Laws 5.2.2",
 
         (Threefold, House) => "H21",
         (Threefold, Generic) => "G§2",
         (Threefold, Wbca) => "WBCA 8d",
-        (Threefold, Uscf) => "USCF 8 (FIDE 9.2)",
-        (Threefold, Fide | Online) => "FIDE 9.2",
+        // USCF 8: "draw claims allowed under the regular rules are also allowed".
+        (Threefold, Uscf) => "USCF 8",
+        (Threefold, Fide | Online) => "FIDE Laws 9.2",
 
-        (Fivefold, House) => "H2 (FIDE 9.6.1)",
-        (Fivefold, Generic) => "G§2 (FIDE 9.6.1)",
-        (Fivefold, Wbca) => "WBCA 8 (FIDE 9.6.1)",
-        (Fivefold, Uscf) => "USCF 8 (FIDE 9.6.1)",
-        (Fivefold, Fide | Online) => "FIDE 9.6.1",
+        (Fivefold, House) => "H2 (FIDE Laws 9.6.1)",
+        (Fivefold, Generic) => "G§2 (FIDE Laws 9.6.1)",
+        // Not a claim, and in neither WBCA's text nor US Chess's rules: the Laws' rule.
+        (Fivefold, Wbca | Uscf | Fide | Online) => "FIDE Laws 9.6.1",
 
-        (FiftyMoves, House) => "H2 (FIDE 9.3)",
+        (FiftyMoves, House) => "H2 (FIDE Laws 9.3)",
         (FiftyMoves, Generic) => "G§2",
-        (FiftyMoves, Wbca) => "WBCA 8 (FIDE 9.3)",
-        (FiftyMoves, Uscf) => "USCF 8 (FIDE 9.3)",
-        (FiftyMoves, Fide | Online) => "FIDE 9.3",
+        (FiftyMoves, Uscf) => "USCF 8",
+        // WBCA has no 50-move claim (its watchers make none).
+        (FiftyMoves, Wbca | Fide | Online) => "FIDE Laws 9.3",
 
-        (SeventyFiveMoves, House) => "H2 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Generic) => "G§2 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Wbca) => "WBCA 8 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Uscf) => "USCF 8 (FIDE 9.6.2)",
-        (SeventyFiveMoves, Fide | Online) => "FIDE 9.6.2",
+        (SeventyFiveMoves, House) => "H2 (FIDE Laws 9.6.2)",
+        (SeventyFiveMoves, Generic) => "G§2 (FIDE Laws 9.6.2)",
+        (SeventyFiveMoves, Wbca | Uscf | Fide | Online) => "FIDE Laws 9.6.2",
 
         (FlagWin, House) => "H3.1, H10",
         (FlagWin, Generic) => "G§2",
         (FlagWin, Wbca) => "WBCA 7c",
         (FlagWin, Uscf) => "USCF 7c",
-        (FlagWin, Fide) => "FIDE 6.9",
+        (FlagWin, Fide) => "FIDE A4.3",
         (FlagWin, Online) => "online: flag",
 
         (FlagNoMaterial, House) => "H3.1, H10",
         (FlagNoMaterial, Generic) => "G§2",
         (FlagNoMaterial, Wbca) => "WBCA 8f",
         (FlagNoMaterial, Uscf) => "USCF 8d",
-        (FlagNoMaterial, Fide) => "FIDE 6.9",
+        (FlagNoMaterial, Fide) => "FIDE A4.3",
         (FlagNoMaterial, Online) => "online: insufficient material",
 
         (IllegalMove, House) => "H3.4, H18, H19",
         (IllegalMove, Generic) => "G§3",
         (IllegalMove, Wbca) => "WBCA 14",
         (IllegalMove, Uscf) => "USCF 7d",
-        (IllegalMove, Fide) => "FIDE 7.5.5",
+        // A4.2: "he shall act according to Article 7.5.5".
+        (IllegalMove, Fide) => "FIDE A4.2, 7.5.5",
         (IllegalMove, Online) => "online: illegal move",
 
         // H16: "making no move is considered to be the same as making an illegal move". (FIDE
-        // 7.5.3 only says the same; 7.5.5 decides, and is cited.)
+        // 7.5.3 only says the same; A4.2 and 7.5.5 decide, and are cited.)
         (NoMove, House) => "H16",
         // H26: a promotion must be declared; H19: any illegal move loses like H18.
         (NoPromotion, House) => "H26, H19",
-        (NoPromotion, Fide) => "FIDE 7.5.2, 7.5.5",
+        (NoPromotion, Fide) => "FIDE A4.2, 7.5.2, 7.5.5",
         (NoMove | NoPromotion, _) => cite(ruleset, IllegalMove),
 
         (IllegalNoMaterial, Generic) => "G§3",
         (IllegalNoMaterial, Wbca) => "WBCA 14, 8f",
         (IllegalNoMaterial, Uscf) => "USCF 7d, 8d",
-        (IllegalNoMaterial, Fide) => "FIDE 7.5.5, 6.9",
+        // 7.5.5 draws itself when the opponent cannot checkmate.
+        (IllegalNoMaterial, Fide) => "FIDE A4.2, 7.5.5",
         (IllegalNoMaterial, House | Online) => "online: illegal move",
 
         (KingCapture, House) => "H17, H18",
         (KingCapture, Generic) => "G§3",
-        (KingCapture, Wbca) => "WBCA 16, 14",
+        // WBCA 14: "the opponent may claim a win"; a capture is taken as that claim.
+        (KingCapture, Wbca) => "WBCA 14",
         (KingCapture, Uscf) => "USCF 7d",
-        (KingCapture, Fide) => "FIDE 7.5.5",
+        (KingCapture, Fide) => cite(ruleset, IllegalMove),
         (KingCapture, Online) => "online: illegal move",
+
+        // WBCA 16: "Moving the King next to another King is illegal, however neither player
+        // can play King takes King! [...] In that case you can claim a win because of an
+        // illegal move."
+        (KingCaptureKingsAdjacent, Wbca) => "WBCA 16",
+        (KingCaptureKingsAdjacent, _) => cite(ruleset, KingCapture),
 
         (KingsAdjacentClaim, _) => "USCF 7d",
         (SimultaneousClaims, _) => "USCF 7e",
         (ImproperPromotion, _) => "USCF 16",
         (SimultaneousClaimsNoMaterial, _) => "USCF 7e, 8d",
-        (PersistingIllegalPosition, _) => "FIDE A.5.4",
+        (PersistingIllegalPosition, _) => "FIDE A4.4",
 
         (MateAfterOwnFlag, House) => "H13",
         (MateAfterOwnFlag, Generic) => "G§2",
         (MateAfterOwnFlag, Wbca) => "WBCA 7a",
-        (MateAfterOwnFlag, Fide) => "FIDE 6.9, 6.8",
+        // A4.5 has the arbiter call a flag he observes; one nobody saw is not fallen (Laws
+        // 6.8), and the mate ended the game (5.1.1).
+        (MateAfterOwnFlag, Fide) => "FIDE Laws 5.1.1, 6.8",
         (MateAfterOwnFlag, Uscf) => "USCF 7a, 8c",
-        (MateAfterOwnFlag, Online) => "FIDE 5.1.1",
+        (MateAfterOwnFlag, Online) => "FIDE Laws 5.1.1",
 
         (MatedClaimsOnTime, _) => "H13",
         (MatedClaimsOnTimeTooLate, _) => "H14",
@@ -224,15 +242,16 @@ pub fn cite(ruleset: Ruleset, situation: Situation) -> &'static str {
         (BothFlags, Generic) => "G§2",
         (BothFlags, Wbca) => "WBCA 8c",
         (BothFlags, Uscf) => "USCF 8c",
-        (BothFlags, Fide | Online) => "FIDE 6.9",
+        // The appendix does not say which of two fallen flags decides: the Laws' 6.9 does.
+        (BothFlags, Fide | Online) => "FIDE Laws 6.9",
 
         (OwnFlagDuringClaim, House) => "H11",
         (OwnFlagDuringClaim, Generic) => "G§2",
         (OwnFlagDuringClaim, Wbca) => "WBCA 8c",
         (OwnFlagDuringClaim, Uscf) => "USCF 7c, 8c",
-        (OwnFlagDuringClaim, Fide | Online) => "FIDE 6.9",
+        (OwnFlagDuringClaim, Fide | Online) => "FIDE Laws 6.9",
 
-        (FirstFlagLoses, _) => "FIDE 6.9",
+        (FirstFlagLoses, _) => "FIDE Laws 6.9",
 
         (EngineCrash, _) => "arena: engine crash",
         (MaxMoves, _) => "arena: --max-moves",

@@ -1,4 +1,5 @@
-//! Mating material: whether a side "could still win" (RULES.md §2), per ruleset.
+//! Mating material: whether a side "could still win" (docs/rulesets.md, "mating
+//! material"), per ruleset.
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Position, Role};
 
@@ -9,7 +10,7 @@ use super::Ruleset;
 pub enum MatingChance {
     Yes,
     No,
-    /// The helpmate search hit its limit; the claimant is given the win (RULES.md §2).
+    /// The helpmate search hit its limit; the claimant is given the win (docs/rulesets.md).
     Undetermined,
 }
 
@@ -50,7 +51,7 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 /// lichess's rule to both sides; every other ruleset asks chasolver's fast unwinnability test
 /// for both sides (some 17,000 instructions a position, millions for a few blocked ones; it
 /// runs after every move, remembered per position by `dead_memo`; a position it cannot decide
-/// plays on). RULES.md §3 rules a dead position a draw under every ruleset: FIDE
+/// plays on). Every ruleset rules a dead position a draw (docs/rulesets.md): FIDE
 /// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
 /// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
 /// may win a claim, not whether the game is dead.)
@@ -137,7 +138,7 @@ fn has_mating_material_table(pos: &Chess, side: Color) -> bool {
     !(bishops == 0 && knights == 2 && their_men == 1)
 }
 
-/// lichess's rule (RULES.md §2, `online`).
+/// lichess's rule (`online`, docs/rulesets.md).
 fn lichess_can_win(pos: &Chess, side: Color) -> bool {
     let board = pos.board();
     let ours = board.by_color(side);
@@ -357,7 +358,7 @@ mod tests {
 
     #[test]
     fn only_a_no_loses_a_claim() {
-        // RULES.md §2: an undecided search gives the claimant the benefit.
+        // An undecided search gives the claimant the benefit.
         assert!(MatingChance::Yes.suffices());
         assert!(MatingChance::Undetermined.suffices());
         assert!(!MatingChance::No.suffices());

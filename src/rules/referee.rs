@@ -1,5 +1,5 @@
 //! The referee: a pure fold over a game's events that says what each one means under the
-//! ruleset (RULES.md §3).
+//! ruleset (docs/rulesets.md).
 //!
 //! It holds the board and what the rules need to remember (repetitions, fallen flags, an
 //! illegal move waiting to be noticed, how many illegal moves each side made), never a clock or
@@ -225,9 +225,9 @@ pub struct Referee {
     /// Illegal moves ruled against each side so far (FIDE: the second one loses).
     illegal_count: [u32; 2],
     /// An illegal move stood: the side that made it, and the position before it. It can be
-    /// claimed (by a crash or a king capture, RULES.md §5) until the opponent's next move.
+    /// claimed (by a crash or a king capture, docs/architecture.md) until the opponent's next move.
     stood: Option<(Side, Option<IllegalKind>, Snapshot)>,
-    /// FIDE A.5.4: an illegal move stood leaving both kings in check (or a pawn on the last
+    /// FIDE A4.4: an illegal move stood leaving both kings in check (or a pawn on the last
     /// rank); the arbiter waits for the next move, then a still illegal position is a draw.
     a54_watch: bool,
     /// USCF 7d: the sides whose king step next to the other king stood, while the kings are
@@ -354,14 +354,14 @@ impl Referee {
     }
 
     /// Whether `side`'s opponent has an illegal move standing that `side` could still claim
-    /// (by crashing on the position or capturing the king, RULES.md §5).
+    /// (by crashing on the position or capturing the king, docs/architecture.md).
     pub fn can_claim_standing_illegal(&self, side: Side) -> bool {
         matches!(&self.stood, Some((offender, _, _)) if *offender == side.other())
     }
 
     /// The illegal move waiting for the opponent's watcher is one no board can hold (text
     /// that is no move, a pawn sent back onto its own first rank, a castle onto occupied
-    /// squares): it counts as noticed, whatever the watcher (RULES.md §3).
+    /// squares): it counts as noticed, whatever the watcher (docs/rulesets.md).
     pub fn pending_cannot_stand(&self) -> bool {
         self.pending_illegal
             .as_ref()
@@ -501,10 +501,10 @@ impl Referee {
         };
         self.play(m);
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
-        // G§3, WBCA 14, USCF 3b, FIDE A.5.2), and after a legal move the kings are apart.
+        // G§3, WBCA 14, USCF 3b, FIDE A4.2), and after a legal move the kings are apart.
         self.stood = None;
         self.moved_king_adjacent = [false; 2];
-        // FIDE A.5.4: the arbiter waited for this move; the position is still illegal.
+        // FIDE A4.4: the arbiter waited for this move; the position is still illegal.
         if let Some(verdict) = self.fide_a54(side) {
             return verdict;
         }
@@ -781,7 +781,7 @@ impl Referee {
         Verdict::Continue
     }
 
-    /// A completed illegal move (RULES.md §3, "completed illegal move").
+    /// A completed illegal move (H15, G§3, WBCA 14, USCF 3b/14, FIDE A4.2).
     fn on_illegal(&mut self, side: Side, uci: &str, kind: Option<IllegalKind>) -> Verdict {
         let ruleset = self.settings.ruleset;
         let (illegal, reason) = match illegal::check(&self.pos, uci) {
@@ -868,7 +868,7 @@ impl Referee {
     }
 
     /// The opponent's watcher did not notice: the illegal move stands (H15, G§3, WBCA 14,
-    /// USCF 3b/14, FIDE A.5.2).
+    /// USCF 3b/14, FIDE A4.2).
     fn on_unnoticed(&mut self, by: Side) -> Verdict {
         let Some(pending) = self.pending_illegal.take() else {
             return self.mate_stands(by);
@@ -903,15 +903,15 @@ impl Referee {
         } else if illegal.kind == IllegalKind::KingsAdjacent {
             self.moved_king_adjacent[pending.side.index()] = true;
         }
-        // FIDE A.5.4: this (illegal) move was the one the arbiter waited for.
+        // FIDE A4.4: this (illegal) move was the one the arbiter waited for.
         if let Some(verdict) = self.fide_a54(pending.side) {
             return verdict;
         }
         self.a54_watch = illegal::arbiter_waits(&self.pos);
-        // A move that stands is a move (H15, G§3, WBCA 14, USCF 3b, FIDE A.5.2): the mate or
+        // A move that stands is a move (H15, G§3, WBCA 14, USCF 3b, FIDE A4.2): the mate or
         // stalemate it gives ends the game, and every rule that follows a move follows it. A
         // position no game can reach (a king left in check, kings side by side) waits for the
-        // opponent's claim or its next move (FIDE A.5.4).
+        // opponent's claim or its next move (FIDE A4.4).
         if illegal::position_is_illegal(&self.pos).is_none() {
             if let Some(verdict) = self.after_move(pending.side) {
                 return verdict;
@@ -955,7 +955,7 @@ impl Referee {
         )
     }
 
-    /// FIDE A.5.4: "If the arbiter observes both kings are in check, or a pawn on the rank
+    /// FIDE A4.4: "If the arbiter observes both kings are in check, or a pawn on the rank
     /// furthest from its starting position, he shall wait until the next move is completed.
     /// Then, if an illegal position is still on the board, he shall declare the game drawn."
     /// Called once `mover`'s move is on the board; ends the wait.
@@ -1045,7 +1045,7 @@ impl Referee {
         })
     }
 
-    /// A flag claim by `by` (RULES.md §3 rows 1-4).
+    /// A flag claim by `by` (docs/rulesets.md: the flag rows).
     fn rule_flag_claim(&mut self, by: Side, t_us: i64) -> Verdict {
         let ruleset = self.settings.ruleset;
         let flagged = by.other();
@@ -1285,6 +1285,10 @@ impl Referee {
         };
         self.pending_illegal = None;
         let s = match what {
+            // WBCA 16: the king moved next to the other king; its capture is 16's claim.
+            Claimable::KingCapture if kind == Some(IllegalKind::KingsAdjacent) => {
+                Situation::KingCaptureKingsAdjacent
+            }
             Claimable::KingCapture => Situation::KingCapture,
             _ => Situation::illegal(kind),
         };
@@ -1335,9 +1339,9 @@ impl Referee {
         ))
     }
 
-    /// FIDE 7.5.5 (with A.5.x): the first completed illegal move is taken back, the offender
+    /// FIDE A4.2, 7.5.5: the first completed illegal move is taken back, the offender
     /// moves again and its opponent gets one minute; the second loses, or draws when the
-    /// opponent could not mate (6.9). A promotion without its piece stands as a queen (7.5.2).
+    /// opponent could not mate (7.5.5). A promotion without its piece stands as a queen (7.5.2).
     fn fide_illegal(&mut self, offender: Side, what: String, kind: Option<IllegalKind>) -> Verdict {
         let i = offender.index();
         self.illegal_count[i] += 1;
@@ -1424,7 +1428,7 @@ impl Referee {
         )
     }
 
-    /// A flag fell (RULES.md §1: noticed by the opponent's watcher, after its delay).
+    /// A flag fell (noticed by the opponent's watcher, after its delay: docs/architecture.md).
     fn on_flag(&mut self, side: Side, t_us: i64) -> Verdict {
         if self.flags[side.index()].is_some() {
             return Verdict::Continue;

@@ -1,4 +1,5 @@
-//! The referee, table-driven: every cell of RULES.md §3 for every ruleset.
+//! The referee, table-driven: every cell of the ruling matrix (docs/rulesets.md) for every
+//! ruleset.
 //!
 //! A case is a start position (FEN), a recorded event list with exact µs times, as the
 //! real-time loop (`game.rs`) writes it, and for each of the six rulesets the rulings the
@@ -37,7 +38,7 @@ const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0
 /// White K+R against a bare king.
 const KR_K_BLACK_TO_MOVE: &str = "7k/8/8/8/8/8/R7/K7 b - - 0 1";
 const KR_K_WHITE_TO_MOVE: &str = "7k/8/8/8/8/8/R7/K7 w - - 0 1";
-/// White K+N against K+R (RULES.md's example), black to move.
+/// White K+N against K+R (README's example of mating material), black to move.
 const KN_KR: &str = "8/8/8/4k3/8/8/2N4r/K7 b - - 0 1";
 /// White mates with Ra8.
 const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1";
@@ -376,7 +377,7 @@ fn flag_claimed_with_mating_material() {
             (
                 Fide,
                 &ev,
-                expect([FlagDown(B), End(WhiteWins, Flag, "FIDE 6.9")]),
+                expect([FlagDown(B), End(WhiteWins, Flag, "FIDE A4.3")]),
             ),
             (
                 Uscf,
@@ -413,7 +414,7 @@ fn flag_claimed_by_a_bare_king() {
             (
                 Fide,
                 &ev,
-                expect([FlagDown(W), End(Draw, Flag, "FIDE 6.9")]),
+                expect([FlagDown(W), End(Draw, Flag, "FIDE A4.3")]),
             ),
             (Uscf, &ev, expect([FlagDown(W), End(Draw, Flag, "USCF 8d")])),
             (
@@ -427,7 +428,7 @@ fn flag_claimed_by_a_bare_king() {
 
 #[test]
 fn flag_of_the_rook_side_claimed_by_a_lone_knight() {
-    // RULES.md's example: K+N v K+R, the rook side flags. A lone knight is not mating material
+    // README's example: K+N v K+R, the rook side flags. A lone knight is not mating material
     // for WBCA 7c.1 and USCF 7c; a helpmate exists (FIDE 6.9, G§2); lichess: the rook can
     // block, so the knight can win.
     let ev = [
@@ -455,7 +456,7 @@ fn flag_of_the_rook_side_claimed_by_a_lone_knight() {
             (
                 Fide,
                 &ev,
-                expect([FlagDown(B), End(WhiteWins, Flag, "FIDE 6.9")]),
+                expect([FlagDown(B), End(WhiteWins, Flag, "FIDE A4.3")]),
             ),
             (Uscf, &ev, expect([FlagDown(B), End(Draw, Flag, "USCF 8d")])),
             (Online, &ev, expect([End(WhiteWins, Flag, "online: flag")])),
@@ -508,7 +509,7 @@ fn claimants_own_flag_falls_before_its_claim_completes() {
                 expect([
                     FlagDown(W),
                     FlagDown(B),
-                    End(BlackWins, BothFlags, "FIDE 6.9"),
+                    End(BlackWins, BothFlags, "FIDE Laws 6.9"),
                 ]),
             ),
             // The claim is void.
@@ -556,7 +557,7 @@ fn both_flags_down_before_either_is_claimed() {
                     expect([FlagDown(W), End(Draw, BothFlags, "WBCA 8c")]),
                 ),
                 // The first flag to fall loses, whoever claims.
-                (Fide, &ev, both(End(BlackWins, BothFlags, "FIDE 6.9"))),
+                (Fide, &ev, both(End(BlackWins, BothFlags, "FIDE Laws 6.9"))),
                 (Uscf, &ev, both(End(Draw, BothFlags, "USCF 8c"))),
                 (Online, &ev, expect([End(BlackWins, Flag, "online: flag")])),
             ],
@@ -593,7 +594,7 @@ fn both_flags_down_and_the_first_to_fall_faces_a_bare_king() {
                 &ev,
                 expect([FlagDown(W), End(Draw, BothFlags, "WBCA 8c")]),
             ),
-            (Fide, &ev, both(End(Draw, BothFlags, "FIDE 6.9"))),
+            (Fide, &ev, both(End(Draw, BothFlags, "FIDE A4.3"))),
             (Uscf, &ev, both(End(Draw, BothFlags, "USCF 8c"))),
             (
                 Online,
@@ -605,7 +606,7 @@ fn both_flags_down_and_the_first_to_fall_faces_a_bare_king() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mate by a side whose flag had fallen unnoticed (RULES.md §5 `at-mate`)
+// Mate by a side whose flag had fallen unnoticed (the `at-mate` flag injection, docs/architecture.md)
 
 /// White's flag falls at 5 s; white mates 200 ms later.
 fn mate_after_own_flag() -> Vec<Event> {
@@ -626,7 +627,10 @@ fn mate_after_own_flag_rows(ev: &[Event], house: Expect) -> [(Ruleset, &[Event],
         (
             Fide,
             ev,
-            expect([FlagDown(W), End(WhiteWins, Checkmate, "FIDE 6.9, 6.8")]),
+            expect([
+                FlagDown(W),
+                End(WhiteWins, Checkmate, "FIDE Laws 5.1.1, 6.8"),
+            ]),
         ),
         (
             Uscf,
@@ -725,7 +729,11 @@ fn mate_with_both_flags_down() {
                 &ev,
                 expect([FlagDown(B), End(Draw, BothFlags, "WBCA 8c")]),
             ),
-            (Fide, &ev, down(End(WhiteWins, Checkmate, "FIDE 6.9, 6.8"))),
+            (
+                Fide,
+                &ev,
+                down(End(WhiteWins, Checkmate, "FIDE Laws 5.1.1, 6.8")),
+            ),
             (Uscf, &ev, down(End(WhiteWins, Checkmate, "USCF 7a, 8c"))),
             (Online, &ev, expect([End(WhiteWins, Flag, "online: flag")])),
         ],
@@ -758,10 +766,10 @@ fn stalemate_while_a_flag_is_down() {
         STALEMATE_IN_ONE,
         defaults(),
         [
-            (House, &ev, down("H2 (FIDE 5.2.1)")),
+            (House, &ev, down("H2 (FIDE Laws 5.2.1)")),
             (Generic, &ev, down("G§2")),
             (Wbca, &ev, down("WBCA 8a")),
-            (Fide, &ev, down("FIDE 5.2.1")),
+            (Fide, &ev, down("FIDE Laws 5.2.1")),
             (Uscf, &ev, down("USCF 8a")),
             // The flag ends the game first; the bare king cannot win on it.
             (
@@ -790,10 +798,10 @@ fn stalemate_while_a_flag_is_claimed() {
         STALEMATE_IN_ONE,
         claim_ms(300),
         [
-            (House, &ev, down("H2 (FIDE 5.2.1)")),
+            (House, &ev, down("H2 (FIDE Laws 5.2.1)")),
             (Generic, &ev, down("G§2")),
             (Wbca, &ev, down("WBCA 8a")),
-            (Fide, &ev, down("FIDE 5.2.1")),
+            (Fide, &ev, down("FIDE Laws 5.2.1")),
             (Uscf, &ev, down("USCF 8a")),
             (
                 Online,
@@ -813,12 +821,12 @@ fn stalemate() {
         STALEMATE_IN_ONE,
         defaults(),
         [
-            (House, &ev, stalemate("H2 (FIDE 5.2.1)")),
+            (House, &ev, stalemate("H2 (FIDE Laws 5.2.1)")),
             (Generic, &ev, stalemate("G§2")),
             (Wbca, &ev, stalemate("WBCA 8a")),
-            (Fide, &ev, stalemate("FIDE 5.2.1")),
+            (Fide, &ev, stalemate("FIDE Laws 5.2.1")),
             (Uscf, &ev, stalemate("USCF 8a")),
-            (Online, &ev, stalemate("FIDE 5.2.1")),
+            (Online, &ev, stalemate("FIDE Laws 5.2.1")),
         ],
     );
 }
@@ -861,9 +869,9 @@ fn illegal_move_noticed_claimant_can_mate() {
                 &ev,
                 expect([
                     Illegal(W),
-                    Penalty(B, s(60), "FIDE 7.5.5", true),
+                    Penalty(B, s(60), "FIDE A4.2, 7.5.5", true),
                     Illegal(W),
-                    End(BlackWins, IllegalMove, "FIDE 7.5.5"),
+                    End(BlackWins, IllegalMove, "FIDE A4.2, 7.5.5"),
                 ]),
             ),
             (Uscf, &ev, lost("USCF 7d")),
@@ -882,7 +890,10 @@ fn fide_first_illegal_move_is_taken_back() {
     let ev = &illegal_twice(W, "e2e5", IllegalKind::BadPieceMove)[..5];
     let mut r = referee(Fide, START, &defaults());
     let rulings = feed(&mut r, ev, "fide retake");
-    assert_eq!(rulings, [Illegal(W), Penalty(B, s(60), "FIDE 7.5.5", true)]);
+    assert_eq!(
+        rulings,
+        [Illegal(W), Penalty(B, s(60), "FIDE A4.2, 7.5.5", true)]
+    );
     assert_eq!(fen_of(&r), START);
     assert_eq!(r.turn(), W);
     assert_eq!(r.plies(), 0);
@@ -912,9 +923,9 @@ fn illegal_move_noticed_claimant_is_a_bare_king() {
                 &ev,
                 expect([
                     Illegal(W),
-                    Penalty(B, s(60), "FIDE 7.5.5", true),
+                    Penalty(B, s(60), "FIDE A4.2, 7.5.5", true),
                     Illegal(W),
-                    End(Draw, IllegalMove, "FIDE 7.5.5, 6.9"),
+                    End(Draw, IllegalMove, "FIDE A4.2, 7.5.5"),
                 ]),
             ),
             (Uscf, &ev, drawn("USCF 7d, 8d")),
@@ -947,9 +958,9 @@ fn illegal_move_of_the_rook_side_claimed_by_a_lone_knight() {
                 &ev,
                 expect([
                     Illegal(B),
-                    Penalty(W, s(60), "FIDE 7.5.5", true),
+                    Penalty(W, s(60), "FIDE A4.2, 7.5.5", true),
                     Illegal(B),
-                    End(WhiteWins, IllegalMove, "FIDE 7.5.5"),
+                    End(WhiteWins, IllegalMove, "FIDE A4.2, 7.5.5"),
                 ]),
             ),
             (Uscf, &ev, drawn("USCF 7d, 8d")),
@@ -990,7 +1001,7 @@ fn text_that_is_no_move_is_noticed_whatever_the_watcher() {
             (
                 Fide,
                 &ev,
-                expect([Illegal(W), Penalty(B, s(60), "FIDE 7.5.5", true)]).at(START),
+                expect([Illegal(W), Penalty(B, s(60), "FIDE A4.2, 7.5.5", true)]).at(START),
             ),
             (Uscf, &ev, lost("USCF 7d")),
             (
@@ -1040,7 +1051,7 @@ const BOTH_IN_CHECK: &str = "4r2k/p7/8/8/8/8/8/3QK3 w - - 0 1";
 
 #[test]
 fn illegal_position_persists_after_the_next_move() {
-    // FIDE A.5.4: the arbiter sees both kings in check and waits for the next move; black's
+    // FIDE A4.4: the arbiter sees both kings in check and waits for the next move; black's
     // reply is itself an illegal move that stands (its king stays in check): still illegal.
     let ev = [
         go(0, W),
@@ -1064,7 +1075,7 @@ fn illegal_position_persists_after_the_next_move() {
             (
                 Fide,
                 &ev,
-                expect([Illegal(W), Illegal(B), End(Draw, IllegalMove, "FIDE A.5.4")]),
+                expect([Illegal(W), Illegal(B), End(Draw, IllegalMove, "FIDE A4.4")]),
             ),
             (Uscf, &ev, stands()),
             (
@@ -1162,17 +1173,18 @@ fn king_capture_as_a_claim() {
         defaults(),
         [
             (House, &ev, won("H17, H18")),
-            // No rule of its own: the capture is the claim (RULES.md §5).
+            // No rule of its own: the capture is the claim (docs/architecture.md, "Fault
+            // injection").
             (Generic, &ev, won("G§3")),
             // "Neither player can play King takes King": the arena claims instead.
-            (Wbca, &ev, won("WBCA 16, 14")),
+            (Wbca, &ev, won("WBCA 14")),
             (
                 Fide,
                 &ev,
                 expect([
                     Illegal(W),
-                    Penalty(W, s(60), "FIDE 7.5.5", true),
-                    End(WhiteWins, IllegalMove, "FIDE 7.5.5"),
+                    Penalty(W, s(60), "FIDE A4.2, 7.5.5", true),
+                    End(WhiteWins, IllegalMove, "FIDE A4.2, 7.5.5"),
                 ]),
             ),
             (Uscf, &ev, won("USCF 7d")),
@@ -1191,7 +1203,7 @@ fn king_capture_as_a_claim() {
     // FIDE: after the first capture the illegal position stays and black is to move again.
     assert_eq!(
         ruling(&r.apply(&claim(s(2), B, KING))),
-        Some(Penalty(W, s(60), "FIDE 7.5.5", true))
+        Some(Penalty(W, s(60), "FIDE A4.2, 7.5.5", true))
     );
     assert_eq!(fen_of(&r), KING_EN_PRISE);
     assert!(r.can_claim_standing_illegal(B));
@@ -1225,7 +1237,7 @@ fn crash_on_an_illegal_position_is_a_claim() {
             (
                 Fide,
                 &ev,
-                expect([Illegal(W), Penalty(B, s(60), "FIDE 7.5.5", true)])
+                expect([Illegal(W), Penalty(B, s(60), "FIDE A4.2, 7.5.5", true)])
                     .at("4k3/4r3/8/8/8/8/4N3/3K4 b - - 1 1")
                     .plies(1),
             ),
@@ -1274,7 +1286,7 @@ fn king_moved_next_to_the_king_then_claims() {
                 expect([
                     Illegal(W),
                     Illegal(B),
-                    Penalty(W, s(60), "FIDE 7.5.5", true),
+                    Penalty(W, s(60), "FIDE A4.2, 7.5.5", true),
                 ]),
             ),
             // The claimant loses.
@@ -1309,13 +1321,13 @@ fn king_moved_next_to_the_king_then_captures_it() {
         [
             (House, &ev, won("H17, H18")),
             (Generic, &ev, won("G§3")),
-            (Wbca, &ev, won("WBCA 16, 14")),
+            (Wbca, &ev, won("WBCA 14")),
             // Kings next to each other are both in check: the arbiter waited for black's move,
-            // after which the position is still illegal (A.5.4).
+            // after which the position is still illegal (A4.4).
             (
                 Fide,
                 &ev,
-                expect([Illegal(W), Illegal(B), End(Draw, IllegalMove, "FIDE A.5.4")]),
+                expect([Illegal(W), Illegal(B), End(Draw, IllegalMove, "FIDE A4.4")]),
             ),
             (
                 Uscf,
@@ -1384,7 +1396,7 @@ fn flag_claim_and_illegal_move_claim_at_the_same_moment() {
             (House, &ev, on_time("H3.1, H10")),
             (Generic, &ev, on_time("G§2")),
             (Wbca, &ev, on_time("WBCA 7c")),
-            (Fide, &ev, on_time("FIDE 6.9")),
+            (Fide, &ev, on_time("FIDE A4.3")),
             (
                 Uscf,
                 &ev,
@@ -1424,7 +1436,7 @@ fn flag_claim_and_illegal_move_claim_at_the_same_moment() {
                 expect([
                     FlagDown(B),
                     Illegal(W),
-                    Penalty(B, s(60), "FIDE 7.5.5", true),
+                    Penalty(B, s(60), "FIDE A4.2, 7.5.5", true),
                 ]),
             ),
             (Uscf, &ev, lost("USCF 7e")),
@@ -1463,7 +1475,7 @@ fn flag_claim_after_the_illegal_move_claim() {
                 expect([
                     FlagDown(B),
                     Illegal(W),
-                    Penalty(B, s(60), "FIDE 7.5.5", true),
+                    Penalty(B, s(60), "FIDE A4.2, 7.5.5", true),
                 ]),
             ),
             (Uscf, &ev, lost("USCF 7d")),
@@ -1545,9 +1557,12 @@ fn promotion_without_a_piece_noticed() {
             (
                 Fide,
                 &noticed,
-                expect([Illegal(W), Penalty(B, s(60), "FIDE 7.5.2, 7.5.5", false)])
-                    .at(QUEENED)
-                    .plies(1),
+                expect([
+                    Illegal(W),
+                    Penalty(B, s(60), "FIDE A4.2, 7.5.2, 7.5.5", false),
+                ])
+                .at(QUEENED)
+                .plies(1),
             ),
             // Improper: a queen, and the mover's clock is charged the claim time.
             (
@@ -1632,7 +1647,7 @@ fn no_move_while_legal_moves_exist() {
             (
                 Fide,
                 &ev,
-                expect([Illegal(W), Penalty(B, s(60), "FIDE 7.5.5", true)]).at(START),
+                expect([Illegal(W), Penalty(B, s(60), "FIDE A4.2, 7.5.5", true)]).at(START),
             ),
             (Uscf, &ev, lost("USCF 7d")),
             (
@@ -1685,9 +1700,9 @@ fn threefold_repetition() {
                     .at("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 8 5")
                     .plies(8),
             ),
-            (Fide, &ev, claimed("FIDE 9.2")),
-            (Uscf, &ev, claimed("USCF 8 (FIDE 9.2)")),
-            (Online, &ev, claimed("FIDE 9.2")),
+            (Fide, &ev, claimed("FIDE Laws 9.2")),
+            (Uscf, &ev, claimed("USCF 8")),
+            (Online, &ev, claimed("FIDE Laws 9.2")),
         ],
     );
 }
@@ -1702,16 +1717,16 @@ fn threefold_without_draw_claims_and_fivefold() {
         START,
         no_draw_claims(),
         [
-            (House, &ev, fivefold("H2 (FIDE 9.6.1)")),
-            (Generic, &ev, fivefold("G§2 (FIDE 9.6.1)")),
-            (Wbca, &ev, fivefold("WBCA 8 (FIDE 9.6.1)")),
-            (Fide, &ev, fivefold("FIDE 9.6.1")),
-            (Uscf, &ev, fivefold("USCF 8 (FIDE 9.6.1)")),
+            (House, &ev, fivefold("H2 (FIDE Laws 9.6.1)")),
+            (Generic, &ev, fivefold("G§2 (FIDE Laws 9.6.1)")),
+            (Wbca, &ev, fivefold("FIDE Laws 9.6.1")),
+            (Fide, &ev, fivefold("FIDE Laws 9.6.1")),
+            (Uscf, &ev, fivefold("FIDE Laws 9.6.1")),
             // Automatic at the third occurrence whatever the watchers.
             (
                 Online,
                 &ev,
-                expect([End(Draw, Threefold, "FIDE 9.2")]).plies(8),
+                expect([End(Draw, Threefold, "FIDE Laws 9.2")]).plies(8),
             ),
         ],
     );
@@ -1742,9 +1757,9 @@ fn fourfold_repetition_by_perpetual_check() {
                 &ev,
                 expect([End(Draw, Threefold, "WBCA 8d")]).plies(13),
             ),
-            (Fide, &ev, threefold("FIDE 9.2")),
-            (Uscf, &ev, threefold("USCF 8 (FIDE 9.2)")),
-            (Online, &ev, threefold("FIDE 9.2")),
+            (Fide, &ev, threefold("FIDE Laws 9.2")),
+            (Uscf, &ev, threefold("USCF 8")),
+            (Online, &ev, threefold("FIDE Laws 9.2")),
         ],
     );
     let mut r = referee(Wbca, PERPETUAL, &defaults());
@@ -1761,12 +1776,12 @@ fn fourfold_repetition_by_perpetual_check() {
         PERPETUAL,
         no_draw_claims(),
         [
-            (House, &ev, fivefold("H2 (FIDE 9.6.1)")),
-            (Generic, &ev, fivefold("G§2 (FIDE 9.6.1)")),
-            (Wbca, &ev, fivefold("WBCA 8 (FIDE 9.6.1)")),
-            (Fide, &ev, fivefold("FIDE 9.6.1")),
-            (Uscf, &ev, fivefold("USCF 8 (FIDE 9.6.1)")),
-            (Online, &ev, threefold("FIDE 9.2")),
+            (House, &ev, fivefold("H2 (FIDE Laws 9.6.1)")),
+            (Generic, &ev, fivefold("G§2 (FIDE Laws 9.6.1)")),
+            (Wbca, &ev, fivefold("FIDE Laws 9.6.1")),
+            (Fide, &ev, fivefold("FIDE Laws 9.6.1")),
+            (Uscf, &ev, fivefold("FIDE Laws 9.6.1")),
+            (Online, &ev, threefold("FIDE Laws 9.2")),
         ],
     );
 }
@@ -1781,13 +1796,13 @@ fn fifty_move_rule() {
         fen,
         defaults(),
         [
-            (House, &ev, fifty("H2 (FIDE 9.3)")),
+            (House, &ev, fifty("H2 (FIDE Laws 9.3)")),
             (Generic, &ev, fifty("G§2")),
             // WBCA has no 50-move rule.
             (Wbca, &ev, expect([])),
-            (Fide, &ev, fifty("FIDE 9.3")),
-            (Uscf, &ev, fifty("USCF 8 (FIDE 9.3)")),
-            (Online, &ev, fifty("FIDE 9.3")),
+            (Fide, &ev, fifty("FIDE Laws 9.3")),
+            (Uscf, &ev, fifty("USCF 8")),
+            (Online, &ev, fifty("FIDE Laws 9.3")),
         ],
     );
     table(
@@ -1801,7 +1816,7 @@ fn fifty_move_rule() {
             (Fide, &ev, expect([])),
             (Uscf, &ev, expect([])),
             // Automatic at 100 plies.
-            (Online, &ev, fifty("FIDE 9.3")),
+            (Online, &ev, fifty("FIDE Laws 9.3")),
         ],
     );
 }
@@ -1817,12 +1832,12 @@ fn seventy_five_move_rule() {
             fen,
             settings,
             [
-                (House, &ev, seventy_five("H2 (FIDE 9.6.2)")),
-                (Generic, &ev, seventy_five("G§2 (FIDE 9.6.2)")),
-                (Wbca, &ev, seventy_five("WBCA 8 (FIDE 9.6.2)")),
-                (Fide, &ev, seventy_five("FIDE 9.6.2")),
-                (Uscf, &ev, seventy_five("USCF 8 (FIDE 9.6.2)")),
-                (Online, &ev, seventy_five("FIDE 9.6.2")),
+                (House, &ev, seventy_five("H2 (FIDE Laws 9.6.2)")),
+                (Generic, &ev, seventy_five("G§2 (FIDE Laws 9.6.2)")),
+                (Wbca, &ev, seventy_five("FIDE Laws 9.6.2")),
+                (Fide, &ev, seventy_five("FIDE Laws 9.6.2")),
+                (Uscf, &ev, seventy_five("FIDE Laws 9.6.2")),
+                (Online, &ev, seventy_five("FIDE Laws 9.6.2")),
             ],
         );
     }
@@ -1843,9 +1858,9 @@ fn mate_on_the_hundredth_ply_beats_the_fifty_move_rule() {
                 (House, &ev, mate("H3.2")),
                 (Generic, &ev, mate("G§2")),
                 (Wbca, &ev, mate("WBCA 7a")),
-                (Fide, &ev, mate("FIDE 5.1.1")),
+                (Fide, &ev, mate("FIDE Laws 5.1.1")),
                 (Uscf, &ev, mate("USCF 7a")),
-                (Online, &ev, mate("FIDE 5.1.1")),
+                (Online, &ev, mate("FIDE Laws 5.1.1")),
             ],
         );
     }
@@ -1864,11 +1879,11 @@ fn dead_position_locked_pawn_chain() {
         "8/8/1k6/p1p1p1p1/P1P1P3/1K4P1/8/8 w - - 0 1",
         defaults(),
         [
-            (House, &ev, dead("H2 (FIDE 5.2.2)")),
+            (House, &ev, dead("H2 (FIDE Laws 5.2.2)")),
             (Generic, &ev, dead("G§2")),
-            (Wbca, &ev, dead("WBCA 8 (FIDE 5.2.2)")),
-            (Fide, &ev, dead("FIDE 5.2.2")),
-            (Uscf, &ev, dead("USCF 8 (FIDE 5.2.2)")),
+            (Wbca, &ev, dead("FIDE Laws 5.2.2")),
+            (Fide, &ev, dead("FIDE Laws 5.2.2")),
+            (Uscf, &ev, dead("FIDE Laws 5.2.2")),
             // lichess's rule sees pawns on both sides: play on.
             (
                 Online,
@@ -1889,12 +1904,12 @@ fn bishops_of_one_colour() {
         "8/8/8/1n1bk3/8/3BK3/8/8 w - - 0 1",
         defaults(),
         [
-            (House, &ev, dead("H2 (FIDE 5.2.2)")),
+            (House, &ev, dead("H2 (FIDE Laws 5.2.2)")),
             (Generic, &ev, dead("G§2")),
-            (Wbca, &ev, dead("WBCA 8 (FIDE 5.2.2)")),
-            (Fide, &ev, dead("FIDE 5.2.2")),
-            (Uscf, &ev, dead("USCF 8 (FIDE 5.2.2)")),
-            (Online, &ev, dead("FIDE 5.2.2")),
+            (Wbca, &ev, dead("FIDE Laws 5.2.2")),
+            (Fide, &ev, dead("FIDE Laws 5.2.2")),
+            (Uscf, &ev, dead("FIDE Laws 5.2.2")),
+            (Online, &ev, dead("FIDE Laws 5.2.2")),
         ],
     );
 }
@@ -1909,12 +1924,12 @@ fn insufficient_material() {
         "7k/8/8/8/8/8/r7/KN6 w - - 0 1",
         defaults(),
         [
-            (House, &ev, dead("H2 (FIDE 5.2.2)")),
+            (House, &ev, dead("H2 (FIDE Laws 5.2.2)")),
             (Generic, &ev, dead("G§2")),
-            (Wbca, &ev, dead("WBCA 8 (FIDE 5.2.2)")),
-            (Fide, &ev, dead("FIDE 5.2.2")),
-            (Uscf, &ev, dead("USCF 8 (FIDE 5.2.2)")),
-            (Online, &ev, dead("FIDE 5.2.2")),
+            (Wbca, &ev, dead("FIDE Laws 5.2.2")),
+            (Fide, &ev, dead("FIDE Laws 5.2.2")),
+            (Uscf, &ev, dead("FIDE Laws 5.2.2")),
+            (Online, &ev, dead("FIDE Laws 5.2.2")),
         ],
     );
 }
@@ -2039,7 +2054,7 @@ fn fools_mate_is_checkmate() {
     let e = r.play("f2f3 e7e5 g2g4 d8h4").unwrap();
     assert_eq!(
         (e.result, e.termination, e.rule.as_str()),
-        (BlackWins, Checkmate, "FIDE 5.1.1")
+        (BlackWins, Checkmate, "FIDE Laws 5.1.1")
     );
     assert_eq!(r.plies(), 4);
 }
@@ -2047,11 +2062,17 @@ fn fools_mate_is_checkmate() {
 #[test]
 fn threefold_is_claimed_at_once_and_fivefold_needs_no_claim() {
     let e = referee(Fide, START, &defaults()).play(SHUFFLE).unwrap();
-    assert_eq!((e.termination, e.rule.as_str()), (Threefold, "FIDE 9.2"));
+    assert_eq!(
+        (e.termination, e.rule.as_str()),
+        (Threefold, "FIDE Laws 9.2")
+    );
     let mut r = referee(Fide, START, &no_draw_claims());
     assert!(r.play(SHUFFLE).is_none());
     let e = r.play(SHUFFLE).unwrap();
-    assert_eq!((e.termination, e.rule.as_str()), (Fivefold, "FIDE 9.6.1"));
+    assert_eq!(
+        (e.termination, e.rule.as_str()),
+        (Fivefold, "FIDE Laws 9.6.1")
+    );
     assert_eq!(r.plies(), 16);
 }
 
@@ -2135,7 +2156,7 @@ fn stall_after_flag_becomes_engine_stall() {
     let e = r.apply_all(&[fault(s(6), W, Fault::Stall)]).unwrap();
     assert_eq!(
         (e.result, e.termination, e.rule.as_str()),
-        (BlackWins, EngineStall, "FIDE 6.9")
+        (BlackWins, EngineStall, "FIDE A4.3")
     );
     assert!(e.detail.contains("did not answer stop"), "{}", e.detail);
     // Against a bare king the stall is still a draw on the flag (FIDE 6.9).

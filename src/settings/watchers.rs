@@ -144,7 +144,7 @@ impl fmt::Display for FlagNoticeAfter {
 /// `--illegal-notice-after`: the opponent's watcher notices a completed illegal move after
 /// exactly this many further plies (0: before it moves), or never; in place of the
 /// probability of `--illegal-notice`. Noticed after its own next move, it is too late: the
-/// move stands (H15, G§3, WBCA 14, USCF 3b, FIDE A.5.2) and the record shows the late notice.
+/// move stands (H15, G§3, WBCA 14, USCF 3b, FIDE A4.2) and the record shows the late notice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IllegalNoticeAfter {

@@ -267,7 +267,7 @@ mod tests {
                 .cpu(cpu.0, cpu.1)
                 .moves(Side::Black, 300, "e7e5")
                 .flag(Side::White, 0)
-                .end(GameResult::BlackWins, Termination::Flag, "FIDE 6.9", "")
+                .end(GameResult::BlackWins, Termination::Flag, "FIDE A4.3", "")
         };
         assert_eq!(
             starved_note(&lost((40, 260))),

@@ -285,7 +285,7 @@ mod tests {
                 t_us: 500_000,
                 side: Side::Black,
                 add_us: 60_000_000,
-                rule: "FIDE 7.5.5".into(),
+                rule: "FIDE A4.2, 7.5.5".into(),
             })
             .moves(Side::White, 1000, "d2d4 d7d5")
             .end(GameResult::Draw, Termination::Adjudication, "", "");
@@ -298,7 +298,7 @@ mod tests {
         );
         let html = game_section(&record, &[], ["#111", "#222"]);
         assert!(
-            html.contains("black is given 60 s more (FIDE 7.5.5)"),
+            html.contains("black is given 60 s more (FIDE A4.2, 7.5.5)"),
             "{html}"
         );
     }
@@ -311,7 +311,7 @@ mod tests {
             .end(
                 GameResult::BlackWins,
                 Termination::Flag,
-                "FIDE 6.9",
+                "FIDE A4.3",
                 "white flag fell",
             );
         let lines = clock_lines(&record);
@@ -322,7 +322,7 @@ mod tests {
             html.contains(r#"data-kind="flag" data-side="white""#),
             "{html}"
         );
-        assert!(html.contains("FIDE 6.9"));
+        assert!(html.contains("FIDE A4.3"));
         assert!(is_notable(&record));
     }
 }

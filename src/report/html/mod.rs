@@ -293,7 +293,7 @@ mod tests {
                 .end(
                     GameResult::BlackWins,
                     Termination::Flag,
-                    "FIDE 6.9",
+                    "FIDE A4.3",
                     "white flag fell",
                 );
             let row = GameRow::from_record(&record);

@@ -28,7 +28,7 @@ pub fn row(
         tc_black: "5+0".into(),
         result: Some(result),
         termination: Some(termination),
-        rule: "FIDE 5.1.1".into(),
+        rule: "FIDE Laws 5.1.1".into(),
         plies: 40,
         white_ms_left: 100_000,
         black_ms_left: 50_000,

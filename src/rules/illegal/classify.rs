@@ -1,4 +1,4 @@
-//! Classifying an engine's move text (RULES.md §3, §5): legal, which kind of illegal, or
+//! Classifying an engine's move text (docs/rulesets.md): legal, which kind of illegal, or
 //! no move at all ([`check`]).
 //!
 //! The text is trimmed, then ruled in this order; the first rule that applies decides:
@@ -76,7 +76,7 @@ fn effect_move(pos: &Chess, from: Square, to: Square, role: Role, promotion: Opt
 /// Classifies an engine's `bestmove` text in `pos` (see the module documentation for the
 /// order of the rules). An illegal move no board can hold (a pawn sent back onto its own first
 /// rank, a castle onto occupied squares) cannot stand unnoticed: its reason says that it counts
-/// as noticed (RULES.md §3), as text that is no move at all does.
+/// as noticed (docs/rulesets.md, "a move no board can hold"), as text that is no move at all does.
 pub fn check(pos: &Chess, text: &str) -> MoveCheck {
     const NOTICED: &str = "no board can hold it, so it counts as noticed";
     match classify(pos, text) {

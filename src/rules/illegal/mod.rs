@@ -1,4 +1,4 @@
-//! Illegal moves (RULES.md §3, §5): classify what an engine sent ([`check`], in `classify`),
+//! Illegal moves (docs/rulesets.md): classify what an engine sent ([`check`], in `classify`),
 //! play it anyway when it stands ([`play_illegal`], in `stand`), and generate one of a
 //! requested kind for fault injection ([`generate()`], in `generate`). Castling attempts
 //! (`castling`), the pieces' own rules (`pieces`), king captures ([`king_capture()`]) and

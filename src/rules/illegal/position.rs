@@ -1,10 +1,10 @@
-//! Illegal positions (FIDE A.5.4): what makes one, and when the arbiter waits.
+//! Illegal positions (FIDE A4.4): what makes one, and when the arbiter waits.
 
 use shakmaty::{attacks, Bitboard, Board, Chess, Color, Position};
 
 use super::pieces::in_check;
 
-/// FIDE A.5.4: is the position illegal, and why? Checks, in order: a pawn on the first or last
+/// FIDE A4.4: is the position illegal, and why? Checks, in order: a pawn on the first or last
 /// rank, a side without exactly one king, kings next to each other, both kings in check, the
 /// side not to move in check.
 pub fn position_is_illegal(pos: &Chess) -> Option<&'static str> {
@@ -38,7 +38,7 @@ pub fn kings_adjacent(pos: &Chess) -> bool {
     }
 }
 
-/// FIDE A.5.4: a position in which the arbiter waits for the next move: both kings in check
+/// FIDE A4.4: a position in which the arbiter waits for the next move: both kings in check
 /// (kings next to each other check each other), or a pawn on the first or last rank.
 pub fn arbiter_waits(pos: &Chess) -> bool {
     let board = pos.board();
