@@ -28,8 +28,8 @@ args() {
     null) echo "-engine cmd=$BA args=\"engine faulty --null-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     crash) echo "-engine cmd=$BA args=\"engine faulty --crash-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     hang) echo "-engine cmd=$BA args=\"engine faulty --hang-after 3 --seed 5\" name=bad $rnd -each tc=1+0 -repeat -rounds 2 $common" ;;
-    timeloss) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 1500 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 2 $common" ;;
-    flagnomate) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 1500 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 1 -openings file=nomate.epd format=epd order=sequential -recover -pgnout file=games.pgn -crc32 pgn=true" ;;
+    timeloss) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 900 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 2 $common" ;;
+    flagnomate) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 900 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 1 -openings file=nomate.epd format=epd order=sequential -recover -pgnout file=games.pgn -crc32 pgn=true" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }

@@ -1,7 +1,7 @@
 # Copied, unchanged, from fishtest (https://github.com/official-stockfish/fishtest), file
 # worker/games.py at commit b8eecff220b562a0dc2c4e68d1fa02521e06d72c: the function the worker
 # reads fastchess's stdout and stderr with (parse_fastchess_output, lines 1033-1323) and what
-# it calls from the same file (the exception classes, lines 50-67; str_signal and
+# it calls from the same file (the exception classes, lines 50-69; str_signal and
 # format_returncode, lines 112-129; enqueue_output, lines 1028-1030; UPDATE_RETRY_TIME,
 # line 86), with the imports they use. fishtest is licensed under the GNU General Public
 # License, version 3 (GPL-3.0), as blitz-arena is. Test data only: tests/common/managers.rs
@@ -39,6 +39,8 @@ class FatalException(WorkerException):
     pass
 
 
+class RunException(WorkerException):
+    pass
 
 
 def str_signal(signal_):
