@@ -155,6 +155,10 @@ pub struct RunArgs {
     /// Games per pairing, 1 to 1000000; each opening is played twice with colours swapped [default: 2]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::GAMES.parse(s))]
     pub games: Option<u32>,
+    /// Each opening is played once, the players taking white in turn (fastchess's
+    /// `-games 1 -rounds N`, for data generation), not twice with colours swapped
+    #[arg(long)]
+    pub one_game_per_opening: bool,
     /// Opening book: EPD (one FEN per line), PGN, or Polyglot (.bin: lines drawn by the
     /// entries' weights, seeded by --seed) [default: the start position]
     #[arg(long, value_name = "FILE")]
@@ -218,6 +222,10 @@ pub struct RunArgs {
     /// Ponder plays without pondering (a warning says so)
     #[arg(long)]
     pub ponder: bool,
+    /// A fallen flag loses even when the opponent cannot mate, as fastchess rules (its command
+    /// line sets it); otherwise the ruleset's material rule decides
+    #[arg(long)]
+    pub flag_always_loses: bool,
     /// Tolerance in ms before a flag counts, 0 to 600000 (off the rules; reported in the summary) [default: 0]
     #[arg(long, value_name = "MS", value_parser = |s: &str| limits::TIME_MARGIN.parse(s))]
     pub time_margin: Option<u64>,

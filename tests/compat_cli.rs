@@ -247,14 +247,15 @@ fn fishtest_counts_each_stall_once_over_stdout_and_stderr() {
         "-concurrency",
         "2",
     ];
-    // fastchess's ruling (the compat default, `online`): the flag falls first, a time loss.
+    // fastchess's ruling (the compat default, `online`; tests/data/fastchess/hang.out): an
+    // engine that answers neither its move nor `isready` stalls, counted once as a crash.
     let (out, err) = ok(&compat(&s, &args));
     s.assert_no_engines_left();
     assert!(err.contains("ruleset online"), "{err}");
     let parsed = parse(&s, &format!("{out}{err}"));
-    assert_eq!(parsed.fishtest.time_losses, 2, "{out}{err}");
-    assert_eq!(parsed.fishtest.crashes, 0, "{out}{err}");
-    assert!(out.contains("  Timeouts: 2\n"), "{out}");
+    assert_eq!(parsed.fishtest.time_losses, 0, "{out}{err}");
+    assert_eq!(parsed.fishtest.crashes, 2, "{out}{err}");
+    assert!(out.contains("  Crashed: 2\n"), "{out}");
     std::fs::remove_dir_all(s.path("results")).unwrap();
     // A native ruleset by its option: FIDE's watcher sees the flag, the engine never answers
     // `stop`: a stall, counted once as a crash.

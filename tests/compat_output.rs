@@ -775,7 +775,6 @@ fn faults_are_ruled_and_printed_as_fastchess() {
             "10+0.1",
             &[
                 "Started game 1 of 2 (bad vs rnd)",
-                "Warning; Engine bad is not responsive",
                 "CRC",
                 "Finished game 1 (bad vs rnd): 0-1 {White disconnects}",
             ],
@@ -793,16 +792,20 @@ fn faults_are_ruled_and_printed_as_fastchess() {
             "time forfeit",
             Some((2, 0)),
         ),
+        // An engine that no longer answers at all: fastchess's `isready` after the move timed
+        // out, and the one before its restart, go unanswered; the connection stalls.
         (
             "--hang-after 3",
             "0.5+0",
             &[
                 "Started game 1 of 2 (bad vs rnd)",
+                "Warning; Engine bad is not responsive",
+                "Warning; Engine bad is not responsive",
                 "CRC",
-                "Finished game 1 (bad vs rnd): 0-1 {White loses on time (*",
+                "Finished game 1 (bad vs rnd): 0-1 {White's connection stalls}",
             ],
-            "time forfeit",
-            Some((2, 0)),
+            "abandoned",
+            Some((0, 2)),
         ),
     ];
     for (faulty, tc, lines, termination, players) in cases {
@@ -819,7 +822,7 @@ fn faults_are_ruled_and_printed_as_fastchess() {
             }
         }
         assert!(
-            out.contains("Finished game 2 (rnd vs bad): 1-0 {Black "),
+            out.contains("Finished game 2 (rnd vs bad): 1-0 {Black"),
             "{faulty}:\n{out}"
         );
         let games = pgn_games(&s.path("games.pgn"));
@@ -897,4 +900,209 @@ fn options_an_engine_does_not_take_are_warned_and_dropped() {
     s.assert_no_engines_left();
     // Nothing written: no -pgnout, and no results folder.
     assert_eq!(walk(&s.dir), Vec::<std::path::PathBuf>::new());
+}
+
+/// tests/data/fastchess/: what the real fastchess printed for each case, and its command line.
+fn fastchess_data() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fastchess")
+}
+
+/// A recorded command line (commands.txt: `CASE: fastchess ARGS`, `$BA` for blitz-arena),
+/// split as the shell splits it (double quotes group words).
+fn recorded_command(case: &str) -> Vec<String> {
+    let all = std::fs::read_to_string(fastchess_data().join("commands.txt")).unwrap();
+    let line = all
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{case}: fastchess ")))
+        .unwrap_or_else(|| panic!("no command line for {case}"));
+    let mut words = Vec::new();
+    let (mut word, mut quoted, mut any) = (String::new(), false, false);
+    for c in line.replace("$BA", BIN).chars() {
+        match c {
+            '"' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => (word, any) = (word + &c.to_string(), true),
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// The kind of a stdout line: the fastchess format string it fits (FASTCHESS_LINES), with
+/// a `Finished game` line's result and ending (`1-0 White loses on time ({}ms overrun)`);
+/// a line fitting none is its own kind.
+fn line_kind(line: &str) -> String {
+    if line.starts_with("Finished game ") {
+        let braces = line.rfind(" {").unwrap();
+        let ending = &line[braces + 2..line.len() - 1];
+        let result = line[..braces].rsplit(' ').next().unwrap();
+        let format =
+            FASTCHESS_ENDINGS
+                .iter()
+                .find(|f| fits(f, ending))
+                .map_or(ending.to_string(), |f| {
+                    let colour = ["White", "Black"]
+                        .into_iter()
+                        .find(|c| ending.starts_with(c));
+                    f.replacen("{}", colour.unwrap_or("{}"), 1)
+                });
+        return format!("Finished game: {result} {format}");
+    }
+    FASTCHESS_LINES
+        .iter()
+        .find(|(f, _)| fits(f, line))
+        .map_or(line.to_string(), |(f, _)| f.to_string())
+}
+
+/// How many lines of each kind `stdout` has.
+fn line_kinds(stdout: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for line in stdout.lines() {
+        *kinds.entry(line_kind(line)).or_default() += 1;
+    }
+    kinds
+}
+
+/// blitz-arena's compat mode on a recorded fastchess command line, in a folder holding the
+/// same books: its stdout, stderr, and its exit code and the files it left in the folder (as
+/// the recording's CASE.files has them). Its temporary folder is inside the scratch folder,
+/// so that a results folder left behind would show.
+fn arena_on(case: &str) -> (String, String, String) {
+    let s = Scratch::new(&format!("parity-{case}"));
+    for book in ["openings.epd", "nomate.epd"] {
+        std::fs::copy(fastchess_data().join(book), s.path(book)).unwrap();
+    }
+    let tmp = s.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let args = recorded_command(case);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = s.command(&args).env("TMPDIR", &tmp).output().unwrap();
+    s.assert_no_engines_left();
+    let mut files: Vec<String> = walk(&s.dir)
+        .into_iter()
+        .map(|p| format!("./{}", p.strip_prefix(&s.dir).unwrap().display()))
+        .filter(|p| !["./openings.epd", "./nomate.epd", "./tmp"].contains(&p.as_str()))
+        .collect();
+    files.sort();
+    let code = out.status.code().unwrap_or(-1);
+    let files = format!("exit {code}\n{}", files.join("\n"));
+    (stdout(&out), stderr(&out), files)
+}
+
+/// One case of the parity with the real fastchess (tests/data/fastchess/README.md): blitz-arena
+/// on fastchess's command line gives OpenBench's and fishtest's own parsers the counts they
+/// read from fastchess's recorded output, prints every kind of line fastchess printed as many
+/// times, and leaves only files fastchess left. `names` are the engines as fishtest's worker
+/// names them (New, Base), `games` the games it asked for.
+fn parity(case: &str, names: (&str, &str), games: usize) -> String {
+    let data = fastchess_data();
+    let recorded = std::fs::read_to_string(data.join(format!("{case}.out"))).unwrap();
+    let recorded_files = std::fs::read_to_string(data.join(format!("{case}.files"))).unwrap();
+    let (out, err, files) = arena_on(case);
+    let s = Scratch::new(&format!("parity-{case}-managers"));
+    let theirs = managers(&s, "fastchess", &recorded, "", names, games);
+    let ours = managers(&s, "arena", &out, &err, names, games);
+    let context = format!("{case}: blitz-arena printed\n{out}\nfastchess printed\n{recorded}");
+    // OpenBench: games, trinomial and pentanomial, crashes, time losses, illegal moves.
+    assert_eq!(ours.openbench, theirs.openbench, "OpenBench, {context}");
+    // fishtest: the stats it would send, how its parser ended (the line that stopped it, by
+    // kind: the illegal move differs), and what it posted to the event log.
+    assert_eq!(
+        ours.fishtest.stats, theirs.fishtest.stats,
+        "fishtest, {context}"
+    );
+    let kind_of_outcome = |o: &str| match o.split_once(": fastchess says: '") {
+        Some((exception, line)) => format!("{exception}: {}", line_kind(&line[..line.len() - 1])),
+        None => o.to_string(),
+    };
+    assert_eq!(
+        kind_of_outcome(&ours.fishtest.outcome),
+        kind_of_outcome(&theirs.fishtest.outcome),
+        "fishtest, {context}"
+    );
+    assert_eq!(
+        ours.fishtest.posted, theirs.fishtest.posted,
+        "fishtest's posts, {context}"
+    );
+    assert_eq!(
+        ours.fishtest.crc.is_some(),
+        theirs.fishtest.crc.is_some(),
+        "{context}"
+    );
+    // Every kind of line fastchess printed, as often.
+    let (ours_kinds, theirs_kinds) = (line_kinds(&out), line_kinds(&recorded));
+    for (kind, n) in &theirs_kinds {
+        assert_eq!(ours_kinds.get(kind), Some(n), "lines {kind:?}, {context}");
+    }
+    // Only files fastchess left: all of them but its config.json autosave (blitz-arena writes
+    // none; -config file= does not resume from one).
+    let expected: Vec<&str> = recorded_files
+        .lines()
+        .filter(|l| *l != "./config.json")
+        .collect();
+    assert_eq!(files.lines().collect::<Vec<_>>(), expected, "{case}: {err}");
+    out
+}
+
+#[test]
+fn parity_clean_match() {
+    parity("clean", ("New", "Base"), 12);
+}
+
+/// The overrun of a time loss is how far past zero the loser's clock was when its move came, at
+/// most the 100 ms fastchess waits past the flag: `faulty --slow-move-ms 900` on 0.5 s moves
+/// 400 ms late, so fastchess (and blitz-arena) state 100 ms (fastchess's own delay aside).
+#[track_caller]
+fn assert_overruns_are_fastchess_wait(out: &str, losses: usize) {
+    let overruns: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once(" loses on time (").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(overruns, vec!["100ms overrun)}"; losses], "{out}");
+}
+
+#[test]
+fn parity_one_game_per_round() {
+    parity("rounds", ("New", "Base"), 4);
+}
+
+#[test]
+fn parity_illegal_move() {
+    parity("illegal", ("bad", "rnd"), 4);
+}
+
+#[test]
+fn parity_null_move() {
+    parity("null", ("bad", "rnd"), 4);
+}
+
+#[test]
+fn parity_crash() {
+    parity("crash", ("bad", "rnd"), 4);
+}
+
+#[test]
+fn parity_hang() {
+    parity("hang", ("bad", "rnd"), 4);
+}
+
+#[test]
+fn parity_time_loss() {
+    let out = parity("timeloss", ("bad", "rnd"), 4);
+    assert_overruns_are_fastchess_wait(&out, 4);
+}
+
+#[test]
+fn parity_flag_against_a_bare_king() {
+    // fastchess rules the time loss in game 1 although the opponent has a bare king.
+    let out = parity("flagnomate", ("bad", "rnd"), 2);
+    assert!(out.contains("Finished game 1 (bad vs rnd): 0-1 {White loses on time"));
+    assert_overruns_are_fastchess_wait(&out, 2);
 }

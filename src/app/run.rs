@@ -346,6 +346,7 @@ fn compat_settings(
     };
     let tc = plan.tc;
     tournament::CompatSettings {
+        penta: !plan.one_game_per_opening,
         format: args.output_format,
         rating_interval: args.rating_interval,
         score_interval: args.score_interval,
@@ -478,6 +479,7 @@ fn new_plan(
             .or(table.openings_order)
             .unwrap_or(OpeningsOrder::Random),
         openings_start: book.start,
+        one_game_per_opening: args.one_game_per_opening,
         opening_plies: book.plies,
         book_depth: book.depth,
         variant,
@@ -491,6 +493,7 @@ fn new_plan(
             claim_draws: args.claim_draws.or(table.claim_draws).unwrap_or_default()
                 == ClaimDraws::Always,
             claim_ms: watchers.claim_ms,
+            flag_always_loses: args.flag_always_loses,
         },
         watchers,
         inject,

@@ -313,7 +313,7 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         None if names.len() == 2 => Format::Gauntlet,
         None => Format::RoundRobin,
     };
-    defaults(&mut b.run);
+    defaults(&mut b.run, b.tool);
     let scratch = b.run.out.is_none().then(scratch_folder);
     if let Some(dir) = &scratch {
         b.run.out = Some(dir.clone());
@@ -337,10 +337,15 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
 
 /// Where fastchess's behaviour differs from blitz-arena's defaults, the command line gets
 /// fastchess's: one game at a time, and the `online` ruleset (a flag or an illegal move loses
-/// at once, as fastchess rules them; `-ruleset NAME` picks another).
-fn defaults(run: &mut RunArgs) {
+/// at once, as fastchess rules them; `-ruleset NAME` picks another). fastchess rules a fallen
+/// flag a loss whatever the opponent has left (cutechess-cli draws it when the opponent
+/// cannot mate, as `online` does).
+fn defaults(run: &mut RunArgs, tool: Tool) {
     run.concurrency.get_or_insert(1);
-    run.ruleset.get_or_insert(Ruleset::Online);
+    if run.ruleset.is_none() {
+        run.ruleset = Some(Ruleset::Online);
+        run.flag_always_loses = tool == Tool::Fastchess;
+    }
 }
 
 /// A fresh folder name in the temporary folder for a run's results.
@@ -400,8 +405,9 @@ fn same<T: PartialEq + Copy + std::fmt::Display>(
 }
 
 /// fastchess: `-rounds` pairs of `-games` (at most 2: each opening once per colour; a larger
-/// `-games` is swapped with `-rounds`, as fastchess does); cutechess-cli: `-games` games in
-/// each of `-rounds` rounds. blitz-arena's `--games` counts them per pairing.
+/// `-games` is swapped with `-rounds`, as fastchess does; `-games 1`: each round a new
+/// opening, colours alternating); cutechess-cli: `-games` games in each of `-rounds` rounds.
+/// blitz-arena's `--games` counts them per pairing.
 fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
     let (default_games, default_rounds) = match b.tool {
         Tool::Fastchess => (2, 2),
@@ -417,7 +423,10 @@ fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
             ));
         }
     }
-    if games == 1 && rounds > 1 {
+    if b.tool == Tool::Fastchess && games == 1 {
+        // Each round a new opening, the engines taking white in turn, as fastchess plays it.
+        b.run.one_game_per_opening = true;
+    } else if games == 1 && rounds > 1 {
         b.warnings.add(format!(
             "-games 1 -rounds {rounds}: the arena plays each opening twice with colours swapped, so consecutive games share an opening"
         ));
@@ -566,7 +575,9 @@ mod tests {
         ));
         let one = run(&format!("{e} -games 1 -rounds 3")).unwrap();
         assert_eq!(one.run.games, Some(3));
-        assert!(one.warnings[0].contains("share an opening"));
+        // Each round a new opening, colours alternating, as fastchess plays it.
+        assert!(one.run.one_game_per_opening);
+        assert!(one.warnings.is_empty(), "{:?}", one.warnings);
     }
 
     #[test]

@@ -356,6 +356,61 @@ pub fn fastchess_h2h(
     lines
 }
 
+/// fastchess's results block when it reports no pentanomial (`-games 1`: `report_penta` is
+/// off unless each opening is played twice): Elo from wins, draws and losses (`elo_wdl.cpp`),
+/// the draw ratio of games, no `PairsRatio` and no `Ptnml(0-2)` line.
+pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wdl) -> Vec<String> {
+    let games = wdl.games() as f64;
+    let (w, d, l) = (
+        wdl.wins as f64 / games,
+        wdl.draws as f64 / games,
+        wdl.losses as f64 / games,
+    );
+    let score = w + 0.5 * d;
+    let variance = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
+    let per_game = variance / games;
+    let (upper, lower) = (
+        score + CI95Z * per_game.sqrt(),
+        score - CI95Z * per_game.sqrt(),
+    );
+    let nelo = |x: f64| (x - 0.5) / variance.sqrt() * (800.0 / 10f64.ln());
+    let book = if label.book.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", label.book)
+    };
+    let points = wdl.wins as f64 + 0.5 * wdl.draws as f64;
+    vec![
+        RULE.to_string(),
+        format!(
+            "Results of {first} vs {second} ({}, {}, {}{book}):",
+            label.tc, label.threads, label.hash
+        ),
+        format!(
+            "Elo: {} +/- {}, nElo: {} +/- {}",
+            fixed(score_to_elo(score), 2),
+            fixed((score_to_elo(upper) - score_to_elo(lower)) / 2.0, 2),
+            fixed(nelo(score), 2),
+            fixed((nelo(upper) - nelo(lower)) / 2.0, 2)
+        ),
+        format!(
+            "LOS: {} %, DrawRatio: {} %",
+            fixed(los(score, per_game) * 100.0, 2),
+            fixed(d * 100.0, 2)
+        ),
+        format!(
+            "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
+            wdl.games(),
+            wdl.wins,
+            wdl.losses,
+            wdl.draws,
+            points,
+            fixed(points / games * 100.0, 2)
+        ),
+        RULE.to_string(),
+    ]
+}
+
 /// fastchess's ranking table for three or more engines, best Elo first, each engine's complete
 /// pairs against all its opponents.
 pub fn fastchess_table(engines: &[(String, PairStats)], sprt: Option<SprtNow>) -> Vec<String> {
@@ -536,8 +591,9 @@ pub fn illegal_move_warnings(uci: &str, engine: &str) -> Vec<String> {
     lines
 }
 
-/// fastchess's warning when an engine does not answer `isready` (`uci_engine.cpp`): it
-/// crashed or stalls.
+/// fastchess's warning when an engine does not answer `isready` (`uci_engine.cpp`): an engine
+/// that stalls gets it twice in its game (the `isready` after its move timed out, and the one
+/// before it is restarted); one that crashed, none (its process is gone before the question).
 pub fn not_responsive(engine: &str) -> String {
     format!("Warning; Engine {engine} is not responsive")
 }
@@ -575,29 +631,34 @@ pub fn total_time(seconds: u64) -> String {
     )
 }
 
-/// A game's ending as fastchess states it: result, termination and the loser's overrun in ms
-/// (fastchess's `(Nms overrun)`). It is the arena's ruling, except under `online` (the
-/// ruleset that rules as fastchess) for an engine that did not answer `stop` after its flag
-/// fell: the arena records that as a stall, but the flag had already ended the game, and
-/// fastchess states the time loss (it sends `stop` and asks nothing more in that game).
+/// How long fastchess waits for a `bestmove` past the mover's time and `timemargin`
+/// (`TimeControl::MARGIN`) before it rules the time loss.
+pub const FASTCHESS_WAIT_MS: i64 = 100;
+
+/// A game's ending as fastchess states it: result, termination (the arena's ruling) and, for a
+/// time loss, the loser's overrun in ms (fastchess's `(Nms overrun)`): how far past zero its
+/// clock was when its `bestmove` came (the answer to its `go`, or to the `stop` the arena sent
+/// as its flag fell; the game's end is recorded the moment it came), at most `timemargin` plus
+/// the 100 ms fastchess waits before it stops waiting and rules.
 pub fn fastchess_ending(record: &GameRecord) -> Option<(GameResult, Termination, i64)> {
     let outcome = record.outcome()?;
-    let loser = loser(outcome.result);
-    let mut termination = outcome.termination;
-    if let Some(side) = loser {
-        let flag_first = record
-            .events
-            .iter()
-            .any(|e| matches!(e, Event::FlagFall { side: s, .. } if *s == side));
-        let online = record.ruleset == crate::vocabulary::Ruleset::Online;
-        if termination == Termination::EngineStall && flag_first && online {
-            termination = Termination::Flag;
+    let overrun_ms = match (loser(outcome.result), outcome.termination) {
+        (Some(side), Termination::Flag | Termination::BothFlags) => {
+            let went = record.events.iter().rev().find_map(|e| match e {
+                Event::Go {
+                    t_us,
+                    side: s,
+                    clock_us,
+                    ..
+                } if *s == side => Some(t_us + clock_us),
+                _ => None,
+            });
+            let past_zero_ms = went.map_or(0, |zero| (outcome.t_us - zero) / 1000);
+            past_zero_ms.clamp(0, record.time_margin_ms as i64 + FASTCHESS_WAIT_MS)
         }
-    }
-    // The arena rules a flag the instant the time (less `timemargin`) runs out: the clock
-    // then shows the margin plus the ruling's own delay past zero.
-    let overrun_ms = loser.map_or(0, |side| (-outcome.clock_us[side.index()] / 1000).max(0));
-    Some((outcome.result, termination, overrun_ms))
+        _ => 0,
+    };
+    Some((outcome.result, outcome.termination, overrun_ms))
 }
 
 /// The side that lost a decisive game.

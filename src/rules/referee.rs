@@ -127,6 +127,11 @@ pub struct RefereeSettings {
     /// with a pawn on the last rank).
     #[serde(default)]
     pub claim_ms: u64,
+    /// A fallen flag loses even when the opponent could not mate (`--flag-always-loses`):
+    /// fastchess's ruling, which the fastchess command line asks for. Without it the ruleset's
+    /// material rule decides (FIDE 6.9, lichess's under `online`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flag_always_loses: bool,
 }
 
 impl Default for RefereeSettings {
@@ -137,6 +142,7 @@ impl Default for RefereeSettings {
             adjudication: Adjudication::default(),
             claim_draws: true,
             claim_ms: 0,
+            flag_always_loses: false,
         }
     }
 }
@@ -1213,7 +1219,12 @@ impl Referee {
     }
 
     fn flag_win(&mut self, claimant: Side, mut detail: String) -> Verdict {
-        let chance = self.chance(claimant);
+        // fastchess: a time loss whatever the material (`--flag-always-loses`).
+        let chance = if self.settings.flag_always_loses {
+            MatingChance::Yes
+        } else {
+            self.chance(claimant)
+        };
         if chance == MatingChance::Undetermined {
             detail.push_str("; mating chances undetermined (search limit), claimant given the win");
         }

@@ -209,3 +209,28 @@ fn draw_adjudication_counts_full_moves_and_both_sides_scores() {
         6
     );
 }
+
+/// `--flag-always-loses` (fastchess's ruling): a flag falls against a bare king, and the game
+/// is lost on time all the same; without it `online` draws it (lichess's material rule).
+#[test]
+fn a_flag_always_loses_when_asked_whatever_the_material() {
+    let fen = "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1";
+    let rule = |flag_always_loses: bool| {
+        let settings = RefereeSettings {
+            ruleset: Ruleset::Online,
+            flag_always_loses,
+            ..RefereeSettings::default()
+        };
+        let mut referee = Referee::new(settings, position(fen), Vec::new());
+        match referee.apply(&Event::FlagFall {
+            t_us: 1,
+            side: Side::White,
+        }) {
+            Verdict::End(ending) => (ending.result, ending.termination),
+            other => panic!("{other:?}"),
+        }
+    };
+    use crate::event::GameResult;
+    assert_eq!(rule(true), (GameResult::BlackWins, Termination::Flag));
+    assert_eq!(rule(false), (GameResult::Draw, Termination::Flag));
+}

@@ -25,6 +25,9 @@ pub struct CompatSettings {
     pub engines: Vec<String>,
     pub label: MatchLabel,
     pub sprt: Option<Sprt>,
+    /// Each opening is played twice with colours swapped, so fastchess reports pentanomial
+    /// counts; otherwise (`-games 1`) wins, draws and losses, its rating interval in games.
+    pub penta: bool,
 }
 
 pub struct CompatConsole {
@@ -85,8 +88,8 @@ impl CompatConsole {
 
     /// What fastchess prints while a game is ruled, before the game's PGN is written (and its
     /// CRC line printed) and before `Finished game`: an illegal move's warnings, and the
-    /// warning for an engine that crashed or stalls (fastchess asks it `isready` before it
-    /// restarts it). Counts the engine's time loss or crash for the `Player:` block.
+    /// warnings for an engine that stalls (it does not answer fastchess's `isready`, twice).
+    /// Counts the engine's time loss, or its crash or stall, for the `Player:` block.
     pub fn game_ruled(&mut self, record: &GameRecord) {
         let Some((result, termination, _)) = fmt::fastchess_ending(record) else {
             return;
@@ -104,10 +107,11 @@ impl CompatConsole {
                 });
                 lines.extend(fmt::illegal_move_warnings(uci.unwrap_or(""), &name));
             }
-            Termination::EngineCrash | Termination::EngineStall => {
-                lines.push(fmt::not_responsive(&name));
+            Termination::EngineStall => {
+                lines.extend([fmt::not_responsive(&name), fmt::not_responsive(&name)]);
                 self.tally(&name, 0, 1);
             }
+            Termination::EngineCrash => self.tally(&name, 0, 1),
             Termination::Flag | Termination::BothFlags => self.tally(&name, 1, 0),
             _ => {}
         }
@@ -158,8 +162,12 @@ impl CompatConsole {
             }
             _ => {
                 // fastchess counts its rating interval in pairs, by the pair's number, and
-                // prints once that pair is complete.
-                let due = completed_pair.is_some_and(|p| interval > 0 && p % interval as u64 == 0);
+                // prints once that pair is complete (in games without pentanomial counts).
+                let due = if self.s.penta {
+                    completed_pair.is_some_and(|p| interval > 0 && p % interval as u64 == 0)
+                } else {
+                    interval > 0 && self.finished % interval == 0
+                };
                 if due || all_played {
                     self.block();
                 }
@@ -214,6 +222,12 @@ impl CompatConsole {
                 lines.extend(self.sprt_now().map(fmt::cutechess_sprt));
                 lines
             }
+            (_, true) if !self.s.penta => fmt::fastchess_h2h_wdl(
+                &self.s.engines[0],
+                &self.s.engines[1],
+                &self.s.label,
+                &self.wdl,
+            ),
             (_, true) => fmt::fastchess_h2h(
                 &self.s.engines[0],
                 &self.s.engines[1],

@@ -45,6 +45,10 @@ pub struct RunPlan {
     /// Polyglot book's lines are drawn from line N on, so its plan says 1.
     #[serde(default = "first_opening", skip_serializing_if = "is_first_opening")]
     pub openings_start: u64,
+    /// `--one-game-per-opening`: each opening once, colours alternating (fastchess's
+    /// `-games 1 -rounds N`); otherwise each opening twice with colours swapped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_game_per_opening: bool,
     /// `--opening-plies` and `--book-depth`, as given: `book` holds the openings they made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening_plies: Option<u32>,
@@ -82,6 +86,7 @@ impl RunPlan {
                 len: book_len,
                 order: self.openings_order,
                 start: self.openings_start,
+                once: self.one_game_per_opening,
             },
             self.seed,
         )
@@ -128,6 +133,10 @@ impl RunPlan {
             ),
             ("openings-order", a.openings_order != b.openings_order),
             ("openings-start", a.openings_start != b.openings_start),
+            (
+                "one-game-per-opening",
+                a.one_game_per_opening != b.one_game_per_opening,
+            ),
             ("variant", a.variant != b.variant),
             (
                 "opening-plies/book-depth",
@@ -315,6 +324,7 @@ mod tests {
                 len: 7,
                 order: OpeningsOrder::Random,
                 start: 1,
+                once: false,
             },
             3,
         );

@@ -47,6 +47,10 @@ pub struct Book {
     pub order: OpeningsOrder,
     /// 1-based.
     pub start: u64,
+    /// Each opening is played once, not twice with colours swapped: game k of an encounter
+    /// has the k-th opening, and the encounter's players take white in turn (fastchess's
+    /// `-games 1 -rounds N`). Each game is then a pair of its own.
+    pub once: bool,
 }
 
 /// Builds the schedule. Each encounter plays `games` games; games come in pairs on one opening
@@ -61,6 +65,7 @@ pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) 
         len: book_len,
         order,
         start,
+        once,
     } = book;
     let encounters: Vec<(usize, usize)> = match format {
         Format::Gauntlet => (1..players).map(|o| (0, o)).collect(),
@@ -75,12 +80,13 @@ pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) 
     let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
     for k in 0..games as usize {
         let offset = (start.max(1) - 1) % book.len() as u64;
-        let opening = book[(k / 2 + offset as usize) % book.len()];
+        let nth = if once { k } else { k / 2 };
+        let opening = book[(nth + offset as usize) % book.len()];
         for (e, &(a, b)) in encounters.iter().enumerate() {
             let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
             schedule.push(Pairing {
                 game: schedule.len() as u64 + 1,
-                pair: ((k / 2) * encounters.len() + e) as u64 + 1,
+                pair: (nth * encounters.len() + e) as u64 + 1,
                 white,
                 black,
                 opening,
@@ -99,6 +105,7 @@ mod tests {
             len,
             order,
             start: 1,
+            once: false,
         }
     }
 
@@ -113,6 +120,7 @@ mod tests {
                     len: 5,
                     order,
                     start,
+                    once: false,
                 },
                 9,
             )
@@ -210,5 +218,21 @@ mod tests {
             s.iter().map(|p| p.opening).collect::<Vec<_>>(),
             [0, 0, 1, 1, 0, 0]
         );
+    }
+
+    #[test]
+    fn once_gives_each_game_the_next_opening_and_alternates_colours() {
+        let games = build(
+            Format::Gauntlet,
+            2,
+            4,
+            Book {
+                once: true,
+                ..book(6, OpeningsOrder::Sequential)
+            },
+            1,
+        );
+        let seen: Vec<_> = games.iter().map(|p| (p.pair, p.white, p.opening)).collect();
+        assert_eq!(seen, [(1, 0, 0), (2, 1, 1), (3, 0, 2), (4, 1, 3)]);
     }
 }

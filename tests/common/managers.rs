@@ -1,11 +1,12 @@
 //! What fishtest's worker and OpenBench's client do with fastchess's output, applied to the
 //! real binary's stdout (shared by tests/compat_output.rs and tests/compat_cli.rs).
 //!
-//! fishtest's patterns are copied here as data. OpenBench's client parses with its own python
-//! (`MatchRunner.update_results` in Client/worker.py): that function is run as it is, read from
-//! a copy of the OpenBench repository (`OPENBENCH_WORKER=/path/to/Client/worker.py`, or the
-//! mirror the tool `fetch github:AndyGrant/OpenBench` leaves); where there is none, that part
-//! says it skipped.
+//! Their own parsing functions are copied, unchanged and with their commit, into
+//! tests/data/managers/ (OpenBench's Client/worker.py `run_and_parse_runner` and
+//! `MatchRunner.update_results`, fishtest's worker/games.py `parse_fastchess_output`), and
+//! run from there: [`managers`] runs both over a recorded stdout as the clients run them over
+//! a live process (tests/data/managers/drive.py); [`parse`] applies fishtest's patterns line by
+//! line and OpenBench's `update_results` to every `Finished game` line.
 
 #![allow(dead_code)]
 
@@ -65,27 +66,20 @@ if worker:
 print(json.dumps({"fishtest": fish, "openbench": ob}))
 "#;
 
-/// OpenBench's Client/worker.py, from `OPENBENCH_WORKER` or a fetched mirror.
-pub fn openbench_worker(s: &Scratch) -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("OPENBENCH_WORKER") {
-        return Some(PathBuf::from(path));
-    }
-    let mirror = Path::new("/work/.mirror/AndyGrant+OpenBench/repo");
-    let out = Command::new("git")
-        .arg("--git-dir")
-        .arg(mirror)
-        .args(["show", "HEAD:Client/worker.py"])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    Some(s.write("worker.py", std::str::from_utf8(&out.stdout).ok()?))
+/// The copied functions of both managers, and drive.py that runs them.
+pub fn managers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/managers")
+}
+
+/// OpenBench's Client/worker.py, as far as it is copied (tests/data/managers/).
+pub fn openbench_worker() -> PathBuf {
+    managers_dir().join("openbench_worker.py")
 }
 
 #[derive(Debug, serde::Deserialize)]
 pub struct Parsed {
     pub fishtest: Fishtest,
+    /// Always there (kept an `Option` for the callers written when it could be skipped).
     pub openbench: Option<OpenBench>,
 }
 
@@ -111,11 +105,7 @@ pub fn parse(s: &Scratch, stdout: &str) -> Parsed {
         panic!("python3 is needed to apply the managers' parsers");
     }
     let out_path = s.write("stdout.txt", stdout);
-    let worker = openbench_worker(s);
-    if worker.is_none() {
-        eprintln!("SKIPPED OpenBench's update_results: set OPENBENCH_WORKER=.../Client/worker.py");
-    }
-    let worker = worker.map(|p| p.display().to_string()).unwrap_or_default();
+    let worker = openbench_worker().display().to_string();
     let args = [
         out_path.display().to_string(),
         FISHTEST_WLD.to_string(),
@@ -150,4 +140,63 @@ pub fn pentanomial(rows: &[HashMap<String, String>], engine: &str) -> [u32; 5] {
         penta[(total * 2.0).round() as usize] += 1;
     }
     penta
+}
+
+/// What OpenBench's client counted (its batches summed).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct OpenBenchCounts {
+    pub trinomial: [u32; 3],
+    pub pentanomial: [u32; 5],
+    pub crashes: u32,
+    pub timelosses: u32,
+    pub illegals: u32,
+    pub batches: u32,
+}
+
+/// What fishtest's worker made of the output: the stats it would send, how
+/// `parse_fastchess_output` ended (`ok`, or the exception it raised), the messages it posted to
+/// the run's event log and the CRC32 it read.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct FishtestOutcome {
+    pub stats: serde_json::Value,
+    pub outcome: String,
+    pub posted: Vec<String>,
+    pub crc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Managers {
+    pub openbench: OpenBenchCounts,
+    pub fishtest: FishtestOutcome,
+}
+
+/// Runs OpenBench's `run_and_parse_runner` and fishtest's `parse_fastchess_output` (the copies
+/// in tests/data/managers/) over `stdout` (and `stderr`, which fishtest reads too), `new` and
+/// `base` being the engines fishtest's worker names, `games` the games it asked for.
+pub fn managers(
+    s: &Scratch,
+    name: &str,
+    stdout: &str,
+    stderr: &str,
+    (new, base): (&str, &str),
+    games: usize,
+) -> Managers {
+    if !python3() {
+        panic!("python3 is needed to run the managers' parsers");
+    }
+    let out = s.write(&format!("{name}.stdout"), stdout);
+    let err = s.write(&format!("{name}.stderr"), stderr);
+    let run = Command::new("python3")
+        .arg(managers_dir().join("drive.py"))
+        .arg(&out)
+        .arg(&err)
+        .args([new, base, &games.to_string()])
+        .output()
+        .expect("python3");
+    assert!(
+        run.status.success(),
+        "drive.py: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap()
 }
