@@ -51,13 +51,7 @@ pub async fn tournament(
     let tablebase = open_tablebase(&plan)?;
     let mut schedule = plan.schedule(book.len());
     let planned = schedule.len();
-    if let (Some(shard), true) = (plan.shard, schedule.is_empty()) {
-        let full = plan.full_schedule(book.len());
-        let pairs = full.iter().map(|p| p.pair).max().unwrap_or(0);
-        usage!(
-            "--shard {shard} holds no games: the schedule's {pairs} pair(s) of games go to the first {pairs} shard(s); use at most {pairs} shard(s) or more --games"
-        );
-    }
+    check_shard_holds_games(&plan, schedule.is_empty(), book.len())?;
     // A resumed run's folder is locked at once, so that a second run of it stops before it
     // starts anything (the lock is held until this run ends).
     let resume_lock = resuming.then(|| FolderLock::acquire(&out)).transpose()?;
@@ -74,32 +68,9 @@ pub async fn tournament(
         }
     }
 
-    // The folder of a new run is made only now, and locked before anything is written in it.
-    let (out, created, _lock) = match resume_lock {
-        Some(lock) => (out, false, lock),
-        None => {
-            let (dir, created) = folder::make_folder(&out, default_name)?;
-            // A full disk can fail even the lock: a folder this run made goes again.
-            let lock = FolderLock::acquire(&dir).inspect_err(|_| {
-                if created {
-                    folder::remove_empty(&dir);
-                }
-            })?;
-            folder::check_unused(&dir)?;
-            (dir, created, lock)
-        }
-    };
+    let (out, created, _lock) = open_folder(out, resume_lock, default_name)?;
     let previous = if resuming {
-        let planned = plan.game_check(&book);
-        let check = |record: &crate::event::GameRecord| {
-            planned(record)?;
-            super::adjudicate::ruling_holds(record, &plan)
-        };
-        let reconciled = report::reconcile(&out, check)?;
-        for repair in &reconciled.repairs {
-            note!("warning: {}: {repair}", out.display());
-        }
-        reconciled.tally
+        kept_games(&plan, &book, &out)?
     } else {
         Tally::default()
     };
@@ -116,83 +87,19 @@ pub async fn tournament(
     }
     let done: HashSet<u64> = previous.rows.iter().map(|r| r.game).collect();
     schedule.retain(|p| !done.contains(&p.game));
-    let played_before = done.len();
+    let played_before = resuming.then_some(done.len());
     drop(done);
 
-    let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
-    note!(
-        "{}: {} | {} games{} | tc {} = {}{} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
-        format.as_str(),
-        match format {
-            Format::Gauntlet => format!("{} vs {}", names[0], names[1..].join(", ")),
-            Format::RoundRobin => names.join(", "),
-        },
-        planned,
-        plan.shard
-            .map(|s| format!(" (shard {s})"))
-            .unwrap_or_default(),
-        plan.tc,
-        plan.tc.in_words(),
-        plan.engines
-            .iter()
-            .filter_map(|e| e.tc.map(|tc| format!(", {} {tc} = {}", e.name, tc.in_words())))
-            .collect::<String>(),
-        plan.settings.ruleset,
-        plan.concurrency,
-        plan.seed,
-        out.display(),
-        if plan.time_margin_ms == 0 {
-            String::new()
-        } else {
-            format!(" | time margin {} ms (off the rules)", plan.time_margin_ms)
-        },
-        if resuming {
-            format!(" | resuming: {played_before} games already played")
-        } else {
-            String::new()
-        },
-    );
-
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if let Some(warning) =
-        tournament::oversubscribed(&plan.engines, plan.concurrency.min(planned), cores)
-    {
-        note!("{warning}");
-    }
-
+    announce(format, &plan, planned, &out, played_before);
     let sprt = plan
         .sprt
         .as_deref()
         .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
         .transpose()?;
-    let progress =
-        Progress::new(planned, args.verbose).with_output(compat_settings(&plan, &args, sprt));
-    let files = report::pgnout::CompatFiles::open(
-        args.pgnout.as_deref(),
-        args.epdout.as_deref(),
-        args.pgnout_notation.unwrap_or_default(),
-        args.pgnout_extras.clone(),
-    )?
-    .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()));
-    let files = match files {
-        Some(files) if args.pgnout_crc => Some(files.with_crc()?),
-        files => files,
+    let mut progress = progress(&plan, &args, planned, sprt)?;
+    let closing = Closing {
+        compat: progress.is_compat(),
     };
-    let mut progress = progress.with_files(files);
-    let compat = progress.is_compat();
-    // With another tool's lines on stdout, blitz-arena's own closing lines go to stderr, and
-    // its tables only to the results folder: fishtest reads stderr with stdout and counts
-    // every line that says "stall", "disconnect" or "on time" as one more crash or time loss.
-    macro_rules! summary {
-        ($($arg:tt)*) => {
-            if compat { note!($($arg)*) } else { say!($($arg)*) }
-        };
-    }
-    macro_rules! tables {
-        ($($arg:tt)*) => {
-            if !compat { say!($($arg)*) }
-        };
-    }
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
     let html = if resuming {
@@ -227,8 +134,7 @@ pub async fn tournament(
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();
     let cpu = cpu_time().saturating_sub(cpu_before);
-    let tally = &outcome.tally;
-    if outcome.interrupted && tally.rows.is_empty() && !resuming {
+    if outcome.interrupted && outcome.tally.rows.is_empty() && !resuming {
         // Stopped before any game finished: the folder holds nothing worth keeping.
         drop(results);
         folder::remove_run(&out, created);
@@ -238,87 +144,272 @@ pub async fn tournament(
         );
         return Ok(Finish::Interrupted);
     }
+    closing.summarize(&plan, &outcome, &mut results, sprt.as_ref(), cpu)?;
+    closing.finish(&outcome, &results, planned)
+}
 
-    let names: Vec<String> = plan.engines.iter().map(|e| e.name.clone()).collect();
-    let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
-    // Think time by game phase and the injections, counted game by game (the resumed ones
-    // included) from the events.
-    summary.with_phases(&tally.phases);
-    if let Some(sprt) = &sprt {
-        summary.with_sprt(sprt, &plan.engines[0].name);
+/// A shard of a run must hold at least one game (`empty`: the shard's schedule is).
+fn check_shard_holds_games(plan: &RunPlan, empty: bool, book_len: usize) -> anyhow::Result<()> {
+    if let (Some(shard), true) = (plan.shard, empty) {
+        let full = plan.full_schedule(book_len);
+        let pairs = full.iter().map(|p| p.pair).max().unwrap_or(0);
+        usage!(
+            "--shard {shard} holds no games: the schedule's {pairs} pair(s) of games go to the first {pairs} shard(s); use at most {pairs} shard(s) or more --games"
+        );
+    }
+    Ok(())
+}
+
+/// The run's folder, locked: a resumed run's, locked already, or a new run's, made only now
+/// that the engines have started, and locked before anything is written in it. Also whether
+/// this run created it.
+fn open_folder(
+    out: PathBuf,
+    resume_lock: Option<FolderLock>,
+    default_name: bool,
+) -> anyhow::Result<(PathBuf, bool, FolderLock)> {
+    Ok(match resume_lock {
+        Some(lock) => (out, false, lock),
+        None => {
+            let (dir, created) = folder::make_folder(&out, default_name)?;
+            // A full disk can fail even the lock: a folder this run made goes again.
+            let lock = FolderLock::acquire(&dir).inspect_err(|_| {
+                if created {
+                    folder::remove_empty(&dir);
+                }
+            })?;
+            folder::check_unused(&dir)?;
+            (dir, created, lock)
+        }
+    })
+}
+
+/// The games a resumed run keeps, each checked against the plan and ruled again under it.
+fn kept_games(
+    plan: &RunPlan,
+    book: &[crate::openings::Opening],
+    out: &Path,
+) -> anyhow::Result<Tally> {
+    let planned = plan.game_check(book);
+    let check = |record: &crate::event::GameRecord| {
+        planned(record)?;
+        super::adjudicate::ruling_holds(record, plan)
+    };
+    let reconciled = report::reconcile(out, check)?;
+    for repair in &reconciled.repairs {
+        note!("warning: {}: {repair}", out.display());
+    }
+    Ok(reconciled.tally)
+}
+
+/// The run's first line: who plays, how many games, at what time control, under which rules,
+/// and where the results go (`played_before`: a resumed run's games already played); then a
+/// warning if the engines need more cores than there are.
+fn announce(
+    format: Format,
+    plan: &RunPlan,
+    planned: usize,
+    out: &Path,
+    played_before: Option<usize>,
+) {
+    let names: Vec<&str> = plan.engines.iter().map(|e| e.name.as_str()).collect();
+    note!(
+        "{}: {} | {} games{} | tc {} = {}{} | ruleset {} | concurrency {} | seed {} | results in {}{}{}",
+        format.as_str(),
+        match format {
+            Format::Gauntlet => format!("{} vs {}", names[0], names[1..].join(", ")),
+            Format::RoundRobin => names.join(", "),
+        },
+        planned,
+        plan.shard
+            .map(|s| format!(" (shard {s})"))
+            .unwrap_or_default(),
+        plan.tc,
+        plan.tc.in_words(),
+        plan.engines
+            .iter()
+            .filter_map(|e| e.tc.map(|tc| format!(", {} {tc} = {}", e.name, tc.in_words())))
+            .collect::<String>(),
+        plan.settings.ruleset,
+        plan.concurrency,
+        plan.seed,
+        out.display(),
+        if plan.time_margin_ms == 0 {
+            String::new()
+        } else {
+            format!(" | time margin {} ms (off the rules)", plan.time_margin_ms)
+        },
+        match played_before {
+            Some(played) => format!(" | resuming: {played} games already played"),
+            None => String::new(),
+        },
+    );
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(warning) =
+        tournament::oversubscribed(&plan.engines, plan.concurrency.min(planned), cores)
+    {
+        note!("{warning}");
+    }
+}
+
+/// The progress output: native lines, or another tool's (`--output-format`), with the
+/// `--pgnout` / `--epdout` files that tool would write.
+fn progress(
+    plan: &RunPlan,
+    args: &RunArgs,
+    planned: usize,
+    sprt: Option<Sprt>,
+) -> anyhow::Result<Progress> {
+    let progress =
+        Progress::new(planned, args.verbose).with_output(compat_settings(plan, args, sprt));
+    let files = report::pgnout::CompatFiles::open(
+        args.pgnout.as_deref(),
+        args.epdout.as_deref(),
+        args.pgnout_notation.unwrap_or_default(),
+        args.pgnout_extras.clone(),
+    )?
+    .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()));
+    let files = match files {
+        Some(files) if args.pgnout_crc => Some(files.with_crc()?),
+        files => files,
+    };
+    Ok(progress.with_files(files))
+}
+
+/// The run's closing lines. With another tool's lines on stdout (`compat`), blitz-arena's own
+/// closing lines go to stderr, and its tables only to the results folder: fishtest reads
+/// stderr with stdout and counts every line that says "stall", "disconnect" or "on time" as
+/// one more crash or time loss.
+struct Closing {
+    compat: bool,
+}
+
+/// A closing line: on stdout, or on stderr beside another tool's lines.
+macro_rules! summary {
+    ($closing:expr, $($arg:tt)*) => {
+        if $closing.compat { note!($($arg)*) } else { say!($($arg)*) }
+    };
+}
+
+/// A table: on stdout, and not at all beside another tool's lines.
+macro_rules! tables {
+    ($closing:expr, $($arg:tt)*) => {
+        if !$closing.compat { say!($($arg)*) }
+    };
+}
+
+impl Closing {
+    /// The statistics (written to `summary.csv`), the injections, pondering, the invariants'
+    /// verdict, the arena's overhead and the time margin.
+    fn summarize(
+        &self,
+        plan: &RunPlan,
+        outcome: &tournament::Outcome,
+        results: &mut ResultsDir,
+        sprt: Option<&Sprt>,
+        cpu: Duration,
+    ) -> anyhow::Result<()> {
+        let tally = &outcome.tally;
+        let names: Vec<String> = plan.engines.iter().map(|e| e.name.clone()).collect();
+        let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
+        // Think time by game phase and the injections, counted game by game (the resumed ones
+        // included) from the events.
+        summary.with_phases(&tally.phases);
+        if let Some(sprt) = sprt {
+            summary.with_sprt(sprt, &plan.engines[0].name);
+            if let Some((status, llr, games)) = outcome.sprt_stop {
+                summary.with_sprt_stop(status, llr, games);
+            }
+        }
+        results.write_summary(&summary)?;
+        tables!(self, "{}", summary.to_text());
+        if let Some(line) = summary.starved_line().filter(|_| self.compat) {
+            // Native output has it at the end of the tables.
+            summary!(self, "{line}");
+        }
+        let injections = &tally.injections;
+        if !injections.is_empty() {
+            tables!(self, "{}", injections.to_text());
+        }
+        if let Some(line) = tally.pondering.summary_line() {
+            summary!(self, "{line}");
+        }
+        if outcome.violations.is_empty() {
+            summary!(self, "invariants: held in all {} games", tally.rows.len());
+        } else {
+            summary!(
+                self,
+                "invariants: BROKEN in {} places:",
+                outcome.violations.len()
+            );
+            for (game, broken) in &outcome.violations {
+                summary!(self, "  game {game}: {broken}");
+            }
+        }
+        let o = outcome.overhead;
+        if o.moves > 0 {
+            summary!(
+                self,
+                "arena overhead: {:.0} us CPU per move ({} moves; the arena process only), {:.0} us wall per move between bestmove and the next go",
+                cpu.as_micros() as f64 / o.moves as f64,
+                o.moves,
+                o.wall_per_move_us()
+            );
+        }
+        if let Some(line) = outcome.flag_latency.summary_line() {
+            tables!(self, "{line}");
+        }
+        if plan.time_margin_ms > 0 {
+            summary!(
+                self,
+                "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
+                plan.time_margin_ms
+            );
+        }
+        Ok(())
+    }
+
+    /// Where the results are, why the run stopped early if it did, and how it ends: an error
+    /// on a broken invariant, interrupted, or done.
+    fn finish(
+        &self,
+        outcome: &tournament::Outcome,
+        results: &ResultsDir,
+        planned: usize,
+    ) -> anyhow::Result<Finish> {
+        if self.compat {
+            note!(
+                "summary: {} (blitz-arena stats {} prints its tables)",
+                results.dir().join(report::SUMMARY_CSV).display(),
+                results.dir().display()
+            );
+        }
+        summary!(self, "results: {}", results.dir().display());
         if let Some((status, llr, games)) = outcome.sprt_stop {
-            summary.with_sprt_stop(status, llr, games);
+            summary!(
+                self,
+                "SPRT: {status} at LLR {llr:+.2} after {games} games: the run stopped without playing its remaining games"
+            );
         }
-    }
-    results.write_summary(&summary)?;
-    tables!("{}", summary.to_text());
-    if let Some(line) = summary.starved_line().filter(|_| compat) {
-        // Native output has it at the end of the tables.
-        summary!("{line}");
-    }
-    let injections = &tally.injections;
-    if !injections.is_empty() {
-        tables!("{}", injections.to_text());
-    }
-    if let Some(line) = tally.pondering.summary_line() {
-        summary!("{line}");
-    }
-    if outcome.violations.is_empty() {
-        summary!("invariants: held in all {} games", tally.rows.len());
-    } else {
-        summary!("invariants: BROKEN in {} places:", outcome.violations.len());
-        for (game, broken) in &outcome.violations {
-            summary!("  game {game}: {broken}");
+        if !outcome.violations.is_empty() {
+            bail!(
+                "{} invariant violations: the arena ruled a game wrongly; please report it with {}",
+                outcome.violations.len(),
+                results.dir().join(report::EVENTS_JSONL).display()
+            );
         }
+        if outcome.interrupted {
+            note!(
+                "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
+                outcome.tally.rows.len(),
+                results.dir().display(),
+                results.dir().display()
+            );
+            return Ok(Finish::Interrupted);
+        }
+        Ok(Finish::Done)
     }
-    let o = outcome.overhead;
-    if o.moves > 0 {
-        summary!(
-            "arena overhead: {:.0} us CPU per move ({} moves; the arena process only), {:.0} us wall per move between bestmove and the next go",
-            cpu.as_micros() as f64 / o.moves as f64,
-            o.moves,
-            o.wall_per_move_us()
-        );
-    }
-    if let Some(line) = outcome.flag_latency.summary_line() {
-        tables!("{line}");
-    }
-    if plan.time_margin_ms > 0 {
-        summary!(
-            "time margin: {} ms tolerated past zero before a flag counted (off the rules)",
-            plan.time_margin_ms
-        );
-    }
-    if compat {
-        note!(
-            "summary: {} (blitz-arena stats {} prints its tables)",
-            results.dir().join(report::SUMMARY_CSV).display(),
-            results.dir().display()
-        );
-    }
-    summary!("results: {}", results.dir().display());
-    if let Some((status, llr, games)) = outcome.sprt_stop {
-        summary!(
-            "SPRT: {status} at LLR {llr:+.2} after {games} games: the run stopped without playing its remaining games"
-        );
-    }
-    if !outcome.violations.is_empty() {
-        bail!(
-            "{} invariant violations: the arena ruled a game wrongly; please report it with {}",
-            outcome.violations.len(),
-            results.dir().join(report::EVENTS_JSONL).display()
-        );
-    }
-    if outcome.interrupted {
-        note!(
-            "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
-            tally.rows.len(),
-            results.dir().display(),
-            results.dir().display()
-        );
-        return Ok(Finish::Interrupted);
-    }
-    Ok(Finish::Done)
 }
 
 /// What `--output-format fastchess|cutechess` prints about the run.
