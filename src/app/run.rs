@@ -486,17 +486,7 @@ fn new_plan(
         }
     }
     let games = args.games.or(table.games).unwrap_or(2);
-    let encounters = match format {
-        Format::Gauntlet => engines.len() - 1,
-        Format::RoundRobin => engines.len() * (engines.len() - 1) / 2,
-    } as u64;
-    let total = encounters * u64::from(games);
-    if total > limits::RUN_GAMES {
-        usage!(
-            "{encounters} pairings x {games} games is {total} games; a run holds at most {} (give fewer --games, or split the run)",
-            limits::RUN_GAMES
-        );
-    }
+    check_run_games(format, engines.len(), games)?;
     let openings = match args.openings.as_ref().or(table.openings.as_ref()) {
         Some(path) => Some(std::path::absolute(path)?),
         None => None,
@@ -521,29 +511,14 @@ fn new_plan(
     if sprt.is_some() && engines.len() != 2 {
         usage!("--sprt tests one engine against one other: give exactly two engines");
     }
-    let watchers = Watchers {
-        flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
-        claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
-        illegal_notice: args.illegal_notice.or(table.illegal_notice).unwrap_or(1.0),
-        flag_notice_after: args.flag_notice_after.or(table.flag_notice_after),
-        illegal_notice_after: args.illegal_notice_after.or(table.illegal_notice_after),
-    };
+    let watchers = watchers(args, table);
     exact_or_random(args, table)?;
     let inject = inject_config(args, table)?;
     let tablebase = tablebase_spec(args, table)?;
     let seed = args.seed.or(table.seed).unwrap_or_else(rand::random);
     let variant = args.variant.or(table.variant).unwrap_or_default();
     if variant == Variant::Chess960 {
-        // Every engine plays Chess960 castling: one that does not declare the option is
-        // refused when it starts, before any game.
-        for engine in &mut engines {
-            engine
-                .options
-                .retain(|(name, _)| !name.eq_ignore_ascii_case(CHESS960_OPTION));
-            engine
-                .options
-                .push((CHESS960_OPTION.to_string(), "true".to_string()));
-        }
+        play_chess960(&mut engines);
     }
     let book = super::book::plan_book(
         openings.as_deref(),
@@ -574,18 +549,7 @@ fn new_plan(
         opening_plies: book.plies,
         book_depth: book.depth,
         variant,
-        settings: RefereeSettings {
-            ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
-            max_moves: args.max_moves.or(table.max_moves),
-            adjudication: Adjudication {
-                draw: args.draw_adjudication.or(table.draw_adjudication),
-                resign: args.resign_adjudication.or(table.resign_adjudication),
-            },
-            claim_draws: args.claim_draws.or(table.claim_draws).unwrap_or_default()
-                == ClaimDraws::Always,
-            claim_ms: watchers.claim_ms,
-            flag_always_loses: args.flag_always_loses,
-        },
+        settings: referee_settings(args, table, watchers.claim_ms),
         watchers,
         inject,
         limits: SearchLimits {
@@ -600,6 +564,62 @@ fn new_plan(
         concurrency,
     };
     Ok((plan, out, default_name))
+}
+
+/// A run holds at most `limits::RUN_GAMES` games.
+fn check_run_games(format: Format, engines: usize, games: u32) -> anyhow::Result<()> {
+    let encounters = match format {
+        Format::Gauntlet => engines - 1,
+        Format::RoundRobin => engines * (engines - 1) / 2,
+    } as u64;
+    let total = encounters * u64::from(games);
+    if total > limits::RUN_GAMES {
+        usage!(
+            "{encounters} pairings x {games} games is {total} games; a run holds at most {} (give fewer --games, or split the run)",
+            limits::RUN_GAMES
+        );
+    }
+    Ok(())
+}
+
+/// The watchers' settings, from the command line over the `[run]` table over the defaults.
+fn watchers(args: &RunArgs, table: &RunTable) -> Watchers {
+    Watchers {
+        flag_notice_ms: args.flag_notice_ms.or(table.flag_notice_ms).unwrap_or(0.0),
+        claim_ms: args.claim_ms.or(table.claim_ms).unwrap_or(0),
+        illegal_notice: args.illegal_notice.or(table.illegal_notice).unwrap_or(1.0),
+        flag_notice_after: args.flag_notice_after.or(table.flag_notice_after),
+        illegal_notice_after: args.illegal_notice_after.or(table.illegal_notice_after),
+    }
+}
+
+/// Every engine plays Chess960 castling: one that does not declare the option is refused when
+/// it starts, before any game.
+fn play_chess960(engines: &mut [EngineConfig]) {
+    for engine in engines {
+        engine
+            .options
+            .retain(|(name, _)| !name.eq_ignore_ascii_case(CHESS960_OPTION));
+        engine
+            .options
+            .push((CHESS960_OPTION.to_string(), "true".to_string()));
+    }
+}
+
+/// What the referee is told, from the command line over the `[run]` table over the defaults.
+fn referee_settings(args: &RunArgs, table: &RunTable, claim_ms: u64) -> RefereeSettings {
+    RefereeSettings {
+        ruleset: args.ruleset.or(table.ruleset).unwrap_or_default(),
+        max_moves: args.max_moves.or(table.max_moves),
+        adjudication: Adjudication {
+            draw: args.draw_adjudication.or(table.draw_adjudication),
+            resign: args.resign_adjudication.or(table.resign_adjudication),
+        },
+        claim_draws: args.claim_draws.or(table.claim_draws).unwrap_or_default()
+            == ClaimDraws::Always,
+        claim_ms,
+        flag_always_loses: args.flag_always_loses,
+    }
 }
 
 /// The plan stored in `dir`: the run continues exactly as it was planned. Only the
