@@ -357,29 +357,9 @@ fn write_stood(
 }
 
 fn movetext(record: &GameRecord, start: &Start) -> Body {
-    let mut atoms = Vec::new();
-    let mut plies = 0;
-    let mut pos = start.pos.clone();
-    let mut notes: Vec<Note> = start
-        .problem
-        .iter()
-        .map(|p| Note {
-            text: p.clone(),
-            key: None,
-        })
-        .collect();
-    // The last thing noted was an illegal move: if the next move is the opponent's, it stood.
-    let mut after_illegal = false;
-    // The last illegal move, until the next move shows whether it stood.
-    let mut pending: Option<Pending> = None;
-
+    let mut text = Movetext::new(start);
     for event in &record.events {
         match event {
-            // Pondering leaves the moves and the clocks as they are: nothing to say.
-            Event::Go { .. }
-            | Event::Ponder { .. }
-            | Event::PonderStopped { .. }
-            | Event::End { .. } => {}
             Event::Move {
                 side,
                 uci,
@@ -387,57 +367,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 clock_us,
                 info,
                 ..
-            } => {
-                // The illegal move stood if the game went on with the opponent's move.
-                if let (Some(illegal), Some(p)) = (pending.take(), pos.as_mut()) {
-                    if Side::from(p.turn()) == illegal.side && *side != illegal.side {
-                        match write_stood(&mut atoms, &mut notes, p, &illegal) {
-                            Stood::Written => {
-                                plies += 1;
-                                after_illegal = false;
-                            }
-                            Stood::Stop(note) => {
-                                notes.push(Note {
-                                    text: note,
-                                    key: None,
-                                });
-                                pos = None;
-                            }
-                            Stood::Unknown => {}
-                        }
-                    }
-                }
-                let m = pos.as_ref().and_then(|p| {
-                    (Side::from(p.turn()) == *side)
-                        .then(|| parse_move(p, uci))
-                        .flatten()
-                });
-                match (pos.as_mut(), m) {
-                    (Some(p), Some(m)) => {
-                        push_move(&mut atoms, &mut notes, p, *side, m, *clock_us, *think_us);
-                        note_starved(&mut atoms, info.cpu, *think_us);
-                        plies += 1;
-                    }
-                    (p, _) => {
-                        if p.is_some() {
-                            notes.push(Note {
-                                text: if after_illegal { STOOD } else { NO_FIT }.to_string(),
-                                key: None,
-                            });
-                            pos = None;
-                        }
-                        notes.push(Note {
-                            text: format!(
-                                "{} played {uci:?} with {} left",
-                                side.name(),
-                                signed_clock(*clock_us)
-                            ),
-                            key: None,
-                        });
-                    }
-                }
-                after_illegal = false;
-            }
+            } => text.on_move(*side, uci, *clock_us, *think_us, info.cpu),
             Event::IllegalMove {
                 side,
                 uci,
@@ -447,180 +377,305 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
                 clock_us,
                 ..
             } => {
-                pending = Some(Pending {
+                let illegal = Pending {
                     side: *side,
                     uci: uci.clone(),
                     kind: *kind,
                     think_us: *think_us,
                     clock_us: *clock_us,
-                });
-                let key = format!("{} played {uci:?}", side.name());
-                notes.push(Note {
-                    text: format!("{key}: {reason}"),
-                    key: Some(key),
-                });
-                after_illegal = true;
-            }
-            Event::FlagFall { t_us, side } => {
-                let key = format!("{} flag fell", side.name());
-                notes.push(Note {
-                    text: format!("{key} at {} into the game", seconds(*t_us) + "s"),
-                    key: Some(key),
-                });
-            }
-            Event::EngineFault {
-                side,
-                fault,
-                detail,
-                ..
-            } => {
-                let what = match fault {
-                    Fault::Crash { status: Some(s) } => format!("crashed (exit status {s})"),
-                    Fault::Crash { status: None } => "crashed".to_string(),
-                    Fault::Stall => "stalled".to_string(),
-                    Fault::StartFailed => "could not be started".to_string(),
                 };
-                let mut text = format!("{} {what}", side.name());
-                if !detail.is_empty() {
-                    text.push_str(": ");
-                    text.push_str(detail);
-                }
-                notes.push(Note {
-                    text,
-                    key: (!detail.is_empty()).then(|| detail.clone()),
-                });
+                text.on_illegal(illegal, reason);
             }
-            Event::Injected { side, what, .. } => {
-                let text = match what {
-                    Injection::Illegal {
-                        kind,
-                        replaced,
-                        sent,
-                    } => {
-                        format!(
-                            "injected: {}'s {replaced} replaced by the illegal {sent} ({kind})",
-                            side.name()
-                        )
-                    }
-                    Injection::IllegalNotPossible { replaced } => {
-                        format!(
-                            "injected: no illegal move possible instead of {}'s {replaced}",
-                            side.name()
-                        )
-                    }
-                    Injection::Flag { mode, overshoot_ms } => {
-                        format!("injected: {}'s move held until its flag fell + {overshoot_ms} ms ({mode})", side.name())
-                    }
-                    Injection::FlagNotPossible { mode, why } => {
-                        format!("injected flag ({mode}) not possible: {why}")
-                    }
-                };
-                notes.push(Note { text, key: None });
-            }
-            Event::Discarded { t_us, side, line } => {
-                notes.push(Note {
-                    text: format!(
-                        "{}'s stray {line:?} at {}s discarded: read before the go it would answer",
-                        side.name(),
-                        seconds(*t_us)
-                    ),
+            event => text.notes.extend(event_note(event)),
+        }
+    }
+    text.finish(record)
+}
+
+/// The movetext being written, event by event.
+struct Movetext {
+    atoms: Vec<String>,
+    plies: u32,
+    /// The position the moves are played on; `None` once PGN can follow the game no more.
+    pos: Option<Chess>,
+    /// Notes not yet written, for the next comment.
+    notes: Vec<Note>,
+    /// The last thing noted was an illegal move: if the next move is the opponent's, it stood.
+    after_illegal: bool,
+    /// The last illegal move, until the next move shows whether it stood.
+    pending: Option<Pending>,
+}
+
+impl Movetext {
+    fn new(start: &Start) -> Movetext {
+        Movetext {
+            atoms: Vec::new(),
+            plies: 0,
+            pos: start.pos.clone(),
+            notes: start
+                .problem
+                .iter()
+                .map(|p| Note {
+                    text: p.clone(),
                     key: None,
-                });
-            }
-            Event::Tablebase {
-                material, verdict, ..
-            } => {
-                let text = format!("tablebase: {}", verdict.describe(material));
-                notes.push(Note {
-                    key: Some(text.clone()),
-                    text,
-                });
-            }
-            Event::Unnoticed { by, .. } => {
-                notes.push(Note {
-                    text: format!("{} did not notice it: the move stands", by.name()),
-                    key: None,
-                });
-            }
-            Event::Notice { t_us, by, what } => {
-                notes.push(Note {
-                    text: format!(
-                        "{} noticed {} at {}s",
-                        by.name(),
-                        claimable(*what),
-                        seconds(*t_us)
-                    ),
-                    key: None,
-                });
-            }
-            Event::Claim { t_us, by, what } => {
-                notes.push(Note {
-                    text: format!(
-                        "{} claimed {} at {}s",
-                        by.name(),
-                        claimable(*what),
-                        seconds(*t_us)
-                    ),
-                    key: None,
-                });
-            }
-            Event::Penalty {
-                side, add_us, rule, ..
-            } => {
-                let text = if *add_us >= 0 {
-                    format!("{} +{}s ({rule})", side.name(), seconds(*add_us))
-                } else {
-                    format!("{} charged {}s ({rule})", side.name(), seconds(-add_us))
-                };
-                notes.push(Note { text, key: None });
-            }
+                })
+                .collect(),
+            after_illegal: false,
+            pending: None,
         }
     }
 
-    // The final comment: what happened after the last move, the ending, the rule.
-    let outcome = record.outcome();
-    let detail = outcome.as_ref().map_or("", |o| o.detail);
-    let mut parts: Vec<String> = notes
-        .into_iter()
-        .filter(|n| !n.key.as_ref().is_some_and(|k| detail.contains(k.as_str())))
-        .map(|n| n.text)
-        .collect();
-    let result = match &outcome {
-        Some(o) => {
-            if !o.detail.is_empty() {
-                parts.push(o.detail.to_string());
+    /// A move completed: written as a move when it fits the position, else as a note (and
+    /// the movetext stops there).
+    fn on_move(
+        &mut self,
+        side: Side,
+        uci: &str,
+        clock_us: i64,
+        think_us: i64,
+        cpu: Option<CpuUse>,
+    ) {
+        self.write_pending(side);
+        let m = self.pos.as_ref().and_then(|p| {
+            (Side::from(p.turn()) == side)
+                .then(|| parse_move(p, uci))
+                .flatten()
+        });
+        match (self.pos.as_mut(), m) {
+            (Some(p), Some(m)) => {
+                push_move(
+                    &mut self.atoms,
+                    &mut self.notes,
+                    p,
+                    side,
+                    m,
+                    clock_us,
+                    think_us,
+                );
+                note_starved(&mut self.atoms, cpu, think_us);
+                self.plies += 1;
             }
-            if let Some(note) = starved_loss_note(record) {
-                parts.push(note);
-            }
-            for side in [Side::White, Side::Black] {
-                let us = o.clock_us[side.index()];
-                if us < 0 {
-                    parts.push(format!(
-                        "{} clock at the end {}",
-                        side.name(),
-                        signed_clock(us)
-                    ));
+            (p, _) => {
+                if p.is_some() {
+                    self.notes.push(Note {
+                        text: if self.after_illegal { STOOD } else { NO_FIT }.to_string(),
+                        key: None,
+                    });
+                    self.pos = None;
                 }
+                self.notes.push(Note {
+                    text: format!(
+                        "{} played {uci:?} with {} left",
+                        side.name(),
+                        signed_clock(clock_us)
+                    ),
+                    key: None,
+                });
             }
-            if o.rule.is_empty() {
-                parts.push(o.termination.as_str().to_string());
-            } else {
-                parts.push(format!("{}, rule {}", o.termination.as_str(), o.rule));
+        }
+        self.after_illegal = false;
+    }
+
+    /// The illegal move pending stood if the game went on with the opponent's move (`mover`'s):
+    /// it is written as the move it became, or the movetext stops there.
+    fn write_pending(&mut self, mover: Side) {
+        let (Some(illegal), Some(p)) = (self.pending.take(), self.pos.as_mut()) else {
+            return;
+        };
+        if Side::from(p.turn()) != illegal.side || mover == illegal.side {
+            return;
+        }
+        match write_stood(&mut self.atoms, &mut self.notes, p, &illegal) {
+            Stood::Written => {
+                self.plies += 1;
+                self.after_illegal = false;
             }
-            o.result.as_str()
+            Stood::Stop(note) => {
+                self.notes.push(Note {
+                    text: note,
+                    key: None,
+                });
+                self.pos = None;
+            }
+            Stood::Unknown => {}
         }
-        None => {
-            parts.push("unterminated: the record has no end".to_string());
-            "*"
+    }
+
+    /// An illegal move completed: noted, and pending until the next move shows whether it
+    /// stood.
+    fn on_illegal(&mut self, illegal: Pending, reason: &str) {
+        let key = format!("{} played {:?}", illegal.side.name(), illegal.uci);
+        self.notes.push(Note {
+            text: format!("{key}: {reason}"),
+            key: Some(key),
+        });
+        self.pending = Some(illegal);
+        self.after_illegal = true;
+    }
+
+    /// The final comment (what happened after the last move, the ending, the rule) and the
+    /// result.
+    fn finish(mut self, record: &GameRecord) -> Body {
+        let outcome = record.outcome();
+        let detail = outcome.as_ref().map_or("", |o| o.detail);
+        let mut parts: Vec<String> = self
+            .notes
+            .into_iter()
+            .filter(|n| !n.key.as_ref().is_some_and(|k| detail.contains(k.as_str())))
+            .map(|n| n.text)
+            .collect();
+        let result = match &outcome {
+            Some(o) => {
+                if !o.detail.is_empty() {
+                    parts.push(o.detail.to_string());
+                }
+                if let Some(note) = starved_loss_note(record) {
+                    parts.push(note);
+                }
+                for side in [Side::White, Side::Black] {
+                    let us = o.clock_us[side.index()];
+                    if us < 0 {
+                        parts.push(format!(
+                            "{} clock at the end {}",
+                            side.name(),
+                            signed_clock(us)
+                        ));
+                    }
+                }
+                if o.rule.is_empty() {
+                    parts.push(o.termination.as_str().to_string());
+                } else {
+                    parts.push(format!("{}, rule {}", o.termination.as_str(), o.rule));
+                }
+                o.result.as_str()
+            }
+            None => {
+                parts.push("unterminated: the record has no end".to_string());
+                "*"
+            }
+        };
+        push_comment(&mut self.atoms, &parts.join("; "));
+        self.atoms.push(result.to_string());
+        Body {
+            atoms: self.atoms,
+            plies: self.plies,
+            result,
         }
+    }
+}
+
+/// What an event other than a move says in the movetext's comments, if anything.
+fn event_note(event: &Event) -> Option<Note> {
+    let note = |text: String| Some(Note { text, key: None });
+    match event {
+        // Pondering leaves the moves and the clocks as they are: nothing to say. Moves are
+        // written by `Movetext`.
+        Event::Go { .. }
+        | Event::Ponder { .. }
+        | Event::PonderStopped { .. }
+        | Event::End { .. }
+        | Event::Move { .. }
+        | Event::IllegalMove { .. } => None,
+        Event::FlagFall { t_us, side } => {
+            let key = format!("{} flag fell", side.name());
+            Some(Note {
+                text: format!("{key} at {} into the game", seconds(*t_us) + "s"),
+                key: Some(key),
+            })
+        }
+        Event::EngineFault {
+            side,
+            fault,
+            detail,
+            ..
+        } => Some(fault_note(*side, fault, detail)),
+        Event::Injected { side, what, .. } => note(injection_text(*side, what)),
+        Event::Discarded { t_us, side, line } => note(format!(
+            "{}'s stray {line:?} at {}s discarded: read before the go it would answer",
+            side.name(),
+            seconds(*t_us)
+        )),
+        Event::Tablebase {
+            material, verdict, ..
+        } => {
+            let text = format!("tablebase: {}", verdict.describe(material));
+            Some(Note {
+                key: Some(text.clone()),
+                text,
+            })
+        }
+        Event::Unnoticed { by, .. } => {
+            note(format!("{} did not notice it: the move stands", by.name()))
+        }
+        Event::Notice { t_us, by, what } => note(format!(
+            "{} noticed {} at {}s",
+            by.name(),
+            claimable(*what),
+            seconds(*t_us)
+        )),
+        Event::Claim { t_us, by, what } => note(format!(
+            "{} claimed {} at {}s",
+            by.name(),
+            claimable(*what),
+            seconds(*t_us)
+        )),
+        Event::Penalty {
+            side, add_us, rule, ..
+        } => note(if *add_us >= 0 {
+            format!("{} +{}s ({rule})", side.name(), seconds(*add_us))
+        } else {
+            format!("{} charged {}s ({rule})", side.name(), seconds(-add_us))
+        }),
+    }
+}
+
+/// The note of an engine's fault, keyed by its detail.
+fn fault_note(side: Side, fault: &Fault, detail: &str) -> Note {
+    let what = match fault {
+        Fault::Crash { status: Some(s) } => format!("crashed (exit status {s})"),
+        Fault::Crash { status: None } => "crashed".to_string(),
+        Fault::Stall => "stalled".to_string(),
+        Fault::StartFailed => "could not be started".to_string(),
     };
-    push_comment(&mut atoms, &parts.join("; "));
-    atoms.push(result.to_string());
-    Body {
-        atoms,
-        plies,
-        result,
+    let mut text = format!("{} {what}", side.name());
+    if !detail.is_empty() {
+        text.push_str(": ");
+        text.push_str(detail);
+    }
+    Note {
+        text,
+        key: (!detail.is_empty()).then(|| detail.to_string()),
+    }
+}
+
+/// What a fault injection did, in words.
+fn injection_text(side: Side, what: &Injection) -> String {
+    match what {
+        Injection::Illegal {
+            kind,
+            replaced,
+            sent,
+        } => {
+            format!(
+                "injected: {}'s {replaced} replaced by the illegal {sent} ({kind})",
+                side.name()
+            )
+        }
+        Injection::IllegalNotPossible { replaced } => {
+            format!(
+                "injected: no illegal move possible instead of {}'s {replaced}",
+                side.name()
+            )
+        }
+        Injection::Flag { mode, overshoot_ms } => {
+            format!(
+                "injected: {}'s move held until its flag fell + {overshoot_ms} ms ({mode})",
+                side.name()
+            )
+        }
+        Injection::FlagNotPossible { mode, why } => {
+            format!("injected flag ({mode}) not possible: {why}")
+        }
     }
 }
 
