@@ -29,7 +29,6 @@ const DATA_TABLES: &[(&str, &str, &str)] = &[
 const TO_SPLIT: &[(&str, &str)] = &[
     ("report/html/clocks.rs", "game_section"),
     ("report/html/page.rs", "time_section"),
-    ("rules/illegal/classify.rs", "classify"),
     ("rules/referee.rs", "rule_flag_claim"),
 ];
 

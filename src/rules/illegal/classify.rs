@@ -30,7 +30,7 @@
 //!    piece move that also exposes the king is still a bad piece move.
 
 use shakmaty::uci::UciMove;
-use shakmaty::{attacks, Chess, Move, Position, Role, Square};
+use shakmaty::{attacks, CastlingSide, Chess, Move, Piece, Position, Role, Square};
 
 use super::castling::{castle_fault, castling_attempt};
 use super::king_capture::king_capture;
@@ -97,20 +97,8 @@ pub fn check(pos: &Chess, text: &str) -> MoveCheck {
 
 fn classify(pos: &Chess, text: &str) -> MoveCheck {
     let uci = text.trim();
-    let us = pos.turn();
     if uci == "0000" || uci == "(none)" {
-        return if playable_moves(pos).next().is_some() {
-            illegal(
-                IllegalKind::NoMove,
-                uci,
-                format!("no move made ({uci}) while legal moves exist"),
-                BoardEffect::Pass,
-            )
-        } else {
-            unplayable(format!(
-                "{uci}: there is no legal move, the game is already over"
-            ))
-        };
+        return no_move(pos, uci);
     }
     let parsed = match UciMove::from_ascii(uci.as_bytes()) {
         Ok(parsed) => parsed,
@@ -125,36 +113,77 @@ fn classify(pos: &Chess, text: &str) -> MoveCheck {
         UciMove::Put { .. } => return unplayable(format!("{uci}: a drop is not a chess move")),
         UciMove::Null => unreachable!("0000 is handled above"),
     };
-    if from == to {
-        return unplayable(format!("{uci}: the piece does not leave {from}"));
-    }
-    let board = pos.board();
-    let Some(piece) = board.piece_at(from) else {
-        return unplayable(format!("{uci}: there is no piece on {from}"));
+    let piece = match moving_piece(pos, uci, from, to) {
+        Ok(piece) => piece,
+        Err(unplayable) => return unplayable,
     };
-    if piece.color != us {
-        return unplayable(format!("{uci}: the piece on {from} is the opponent's"));
-    }
-    if let Some(target) = board.piece_at(to) {
-        if target == (!us).king() {
-            return if king_capture(pos, uci) {
-                unplayable(format!("{uci} captures the opponent's king"))
-            } else {
-                unplayable(format!(
-                    "{uci}: the {} on {from} cannot reach the king on {to}, and a king is never taken",
-                    role_name(piece.role)
-                ))
-            };
-        }
-    }
     let castle = castling_attempt(pos, from, to, promotion);
-    if board.by_color(us).contains(to) && castle.is_none() {
+    if pos.board().by_color(pos.turn()).contains(to) && castle.is_none() {
         return unplayable(format!("{uci}: it takes its own piece on {to}"));
     }
     if let Ok(m) = parsed.to_move(pos) {
         return MoveCheck::Legal(m);
     }
+    illegal_move(pos, uci, (from, to, promotion), piece, castle)
+}
 
+/// `0000` or `(none)`: no move made while there is one, or the game was already over.
+fn no_move(pos: &Chess, uci: &str) -> MoveCheck {
+    if playable_moves(pos).next().is_some() {
+        illegal(
+            IllegalKind::NoMove,
+            uci,
+            format!("no move made ({uci}) while legal moves exist"),
+            BoardEffect::Pass,
+        )
+    } else {
+        unplayable(format!(
+            "{uci}: there is no legal move, the game is already over"
+        ))
+    }
+}
+
+/// The mover's piece on `from`, or why the text moves nothing of the mover's: no piece leaves
+/// a square, an empty square, the opponent's piece, or a move onto the opponent's king.
+fn moving_piece(pos: &Chess, uci: &str, from: Square, to: Square) -> Result<Piece, MoveCheck> {
+    let us = pos.turn();
+    if from == to {
+        return Err(unplayable(format!(
+            "{uci}: the piece does not leave {from}"
+        )));
+    }
+    let board = pos.board();
+    let Some(piece) = board.piece_at(from) else {
+        return Err(unplayable(format!("{uci}: there is no piece on {from}")));
+    };
+    if piece.color != us {
+        return Err(unplayable(format!(
+            "{uci}: the piece on {from} is the opponent's"
+        )));
+    }
+    if board.piece_at(to) == Some((!us).king()) {
+        return Err(if king_capture(pos, uci) {
+            unplayable(format!("{uci} captures the opponent's king"))
+        } else {
+            unplayable(format!(
+                "{uci}: the {} on {from} cannot reach the king on {to}, and a king is never taken",
+                role_name(piece.role)
+            ))
+        });
+    }
+    Ok(piece)
+}
+
+/// Which kind of illegal move a move of the mover's `piece` is that shakmaty refuses (rules
+/// 4 to 7 of the module documentation).
+fn illegal_move(
+    pos: &Chess,
+    uci: &str,
+    (from, to, promotion): (Square, Square, Option<Role>),
+    piece: Piece,
+    castle: Option<(Square, Square, CastlingSide)>,
+) -> MoveCheck {
+    let us = pos.turn();
     let role = piece.role;
     let reaches_last = role == Role::Pawn && to.rank() == last_rank(us);
     if reaches_last && promotion.is_none() {
@@ -183,39 +212,24 @@ fn classify(pos: &Chess, text: &str) -> MoveCheck {
     }
 
     let effect = effect_move(pos, from, to, role, promotion);
-    let letter_ok = match promotion {
-        None => true,
-        Some(p) => {
-            reaches_last && matches!(p, Role::Knight | Role::Bishop | Role::Rook | Role::Queen)
-        }
-    };
-    if !letter_ok {
-        let why = if role != Role::Pawn {
-            format!("only a pawn is promoted, not a {}", role_name(role))
-        } else if reaches_last {
-            "a pawn is promoted to a knight, bishop, rook or queen".to_string()
-        } else {
-            "a pawn is promoted only on the last rank".to_string()
-        };
-        return illegal(
+    let bad_piece_move = |why: String| {
+        illegal(
             IllegalKind::BadPieceMove,
             uci,
             format!("{uci}: {why}"),
             BoardEffect::Move(effect),
-        );
+        )
+    };
+    if let Some(why) = promotion_fault(role, reaches_last, promotion) {
+        return bad_piece_move(why);
     }
     if !pseudo_targets(pos, from, piece).contains(to) {
-        return illegal(
-            IllegalKind::BadPieceMove,
-            uci,
-            format!("{uci}: {}", rule_breach(pos, from, to, piece)),
-            BoardEffect::Move(effect),
-        );
+        return bad_piece_move(rule_breach(pos, from, to, piece));
     }
 
     let mut after = pos.clone();
     after.play_unchecked(effect);
-    let their_king = board.king_of(!us);
+    let their_king = pos.board().king_of(!us);
     if role == Role::King && their_king.is_some_and(|k| attacks::king_attacks(to).contains(k)) {
         return illegal(
             IllegalKind::KingsAdjacent,
@@ -239,10 +253,28 @@ fn classify(pos: &Chess, text: &str) -> MoveCheck {
     }
     // Follows the rules and leaves the king safe, yet shakmaty refuses it: only in a position
     // that is itself illegal. Call it a bad piece move rather than guess.
-    illegal(
-        IllegalKind::BadPieceMove,
-        uci,
-        format!("{uci}: not legal in this position"),
-        BoardEffect::Move(effect),
-    )
+    bad_piece_move("not legal in this position".to_string())
+}
+
+/// What is wrong with a move's promotion letter, if anything: only a pawn reaching the last
+/// rank is promoted, and only to a knight, bishop, rook or queen.
+fn promotion_fault(role: Role, reaches_last: bool, promotion: Option<Role>) -> Option<String> {
+    let letter_ok = match promotion {
+        None => true,
+        Some(p) => {
+            reaches_last && matches!(p, Role::Knight | Role::Bishop | Role::Rook | Role::Queen)
+        }
+    };
+    if letter_ok {
+        None
+    } else if role != Role::Pawn {
+        Some(format!(
+            "only a pawn is promoted, not a {}",
+            role_name(role)
+        ))
+    } else if reaches_last {
+        Some("a pawn is promoted to a knight, bishop, rook or queen".to_string())
+    } else {
+        Some("a pawn is promoted only on the last rank".to_string())
+    }
 }
