@@ -94,6 +94,32 @@ pub fn game_section(
     rulings: &[(String, String)],
     colours: [&str; 2],
 ) -> String {
+    let (plot, notes) = clock_plot(record, colours);
+    let board = replay_html(record, &replay(record), &|t| plot.x(t));
+    let chart = plot.finish(
+        "seconds since the start",
+        "clock (s)",
+        &format!(r#"data-chart="clock" data-game="{}""#, record.game),
+    );
+    let mut out = String::with_capacity(chart.len() + notes.len() + 1024);
+    write_heading(&mut out, record, colours);
+    let _ = write!(
+        out,
+        r#"<div class="gamebody"><div class="chartcol"><div class="chart">{chart}</div><p class="small">{}</p>"#,
+        legend_line(record, colours),
+    );
+    if !notes.is_empty() {
+        let _ = write!(out, r#"<ul class="notes">{notes}</ul>"#);
+    }
+    let _ = write!(out, "</div>{board}</div>");
+    write_rulings(&mut out, record, rulings);
+    write_final_clocks(&mut out, record);
+    out
+}
+
+/// The clock chart of a game (each side's clock over the game, a cursor, the flag's line when
+/// a clock went below zero, a marker per event of note), and the list of those events.
+fn clock_plot(record: &GameRecord, colours: [&str; 2]) -> (Plot, String) {
     let lines = clock_lines(record);
     let (mut t_max, mut c_min, mut c_max) = (0.0f64, 0.0f64, 0.0f64);
     for &(t, c) in lines.iter().flatten() {
@@ -146,12 +172,11 @@ pub fn game_section(
             r#"<li><span class="dot" style="background:{colour}"></span>{t:.3} s: {text}</li>"#
         );
     }
-    let board = replay_html(record, &replay(record), &|t| plot.x(t));
-    let chart = plot.finish(
-        "seconds since the start",
-        "clock (s)",
-        &format!(r#"data-chart="clock" data-game="{}""#, record.game),
-    );
+    (plot, notes)
+}
+
+/// The section's opening tag (with the ruling as data), its heading and its ruling.
+fn write_heading(out: &mut String, record: &GameRecord, colours: [&str; 2]) {
     let (result, termination, rule, detail) = match record.outcome() {
         Some(o) => (
             o.result.as_str().to_string(),
@@ -166,7 +191,6 @@ pub fn game_section(
             String::new(),
         ),
     };
-    let mut out = String::with_capacity(chart.len() + notes.len() + 1024);
     let _ = write!(
         out,
         r##"<section class="game" id="game-{n}" data-game="{n}" data-result="{}" data-termination="{}" data-rule="{}"><h3><a href="#game-{n}">Game {n}</a>: <span data-colour-of="{w}" style="color:{}">{w}</span> – <span data-colour-of="{b}" style="color:{}">{b}</span> {} <small>({}, {}, opening {})</small></h3>"##,
@@ -185,7 +209,7 @@ pub fn game_section(
     );
     let _ = write!(
         out,
-        r#"<p class="ruling"><b>{} by {}</b> — {}{}</p><div class="gamebody"><div class="chartcol"><div class="chart">{chart}</div><p class="small">{}</p>"#,
+        r#"<p class="ruling"><b>{} by {}</b> — {}{}</p>"#,
         esc(&result),
         esc(&termination),
         if rule.is_empty() {
@@ -198,30 +222,36 @@ pub fn game_section(
         } else {
             format!(": {}", esc(&detail))
         },
-        legend_line(record, colours),
     );
-    if !notes.is_empty() {
-        let _ = write!(out, r#"<ul class="notes">{notes}</ul>"#);
+}
+
+/// The same game ruled under each ruleset, the one it was played under marked.
+fn write_rulings(out: &mut String, record: &GameRecord, rulings: &[(String, String)]) {
+    if rulings.is_empty() {
+        return;
     }
-    let _ = write!(out, "</div>{board}</div>");
-    if !rulings.is_empty() {
-        out.push_str(r#"<table class="rerule"><tr><th>ruleset</th><th>the same game ruled under it</th></tr>"#);
-        for (ruleset, ruling) in rulings {
-            let _ = write!(
-                out,
-                r#"<tr data-ruleset="{}"{}><td>{}</td><td>{}</td></tr>"#,
-                esc(ruleset),
-                if *ruleset == record.ruleset.to_string() {
-                    r#" class="played""#
-                } else {
-                    ""
-                },
-                esc(ruleset),
-                esc(ruling)
-            );
-        }
-        out.push_str("</table>");
+    out.push_str(
+        r#"<table class="rerule"><tr><th>ruleset</th><th>the same game ruled under it</th></tr>"#,
+    );
+    for (ruleset, ruling) in rulings {
+        let _ = write!(
+            out,
+            r#"<tr data-ruleset="{}"{}><td>{}</td><td>{}</td></tr>"#,
+            esc(ruleset),
+            if *ruleset == record.ruleset.to_string() {
+                r#" class="played""#
+            } else {
+                ""
+            },
+            esc(ruleset),
+            esc(ruling)
+        );
     }
+    out.push_str("</table>");
+}
+
+/// The clocks at the end, and the section's closing tag.
+fn write_final_clocks(out: &mut String, record: &GameRecord) {
     let _ = write!(
         out,
         r#"<p class="final" data-white-ms-left="{}" data-black-ms-left="{}">clocks at the end: {} {} s, {} {} s</p></section>"#,
@@ -238,7 +268,6 @@ pub fn game_section(
             3
         ),
     );
-    out
 }
 
 /// Which line is whose: white's solid, black's dashed, each in its engine's colour.
