@@ -241,8 +241,19 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[i]
 }
 
+/// The time section: the time left at the end of each game, think time by move number, losses
+/// on time and time trouble.
 fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary: &Summary) {
-    out.push_str(r#"<h2 id="time">Time</h2><h3>Time left at the end of each game</h3><p class="small">Per engine: the range (whiskers), the middle half (box) and the median of its clock when its games ended; below zero, past a fallen flag.</p>"#);
+    out.push_str(r#"<h2 id="time">Time</h2>"#);
+    let names: Vec<&str> = summary.engines.iter().map(|e| e.name.as_str()).collect();
+    time_left_chart(out, report, rows, &names);
+    think_time_chart(out, report, &names);
+    time_losses(out, report, summary);
+}
+
+/// Per engine, a box plot of its clock when its games ended.
+fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], names: &[&str]) {
+    out.push_str(r#"<h3>Time left at the end of each game</h3><p class="small">Per engine: the range (whiskers), the middle half (box) and the median of its clock when its games ended; below zero, past a fallen flag.</p>"#);
     let mut left: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for row in rows.iter().filter(|r| r.result.is_some()) {
         for side in [Side::White, Side::Black] {
@@ -251,7 +262,6 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
                 .push(row.ms_left(side) as f64 / 1000.0);
         }
     }
-    let names: Vec<&str> = summary.engines.iter().map(|e| e.name.as_str()).collect();
     if !names.is_empty() {
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
         for v in left.values_mut() {
@@ -299,12 +309,15 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
         let chart = plot.finish("seconds left", "", r#"data-chart="time-left""#);
         let _ = write!(out, r#"<div class="chart">{chart}</div>"#);
     }
+}
 
+/// Per engine, the median think time of its n-th move and the middle half of them.
+fn think_time_chart(out: &mut String, report: &HtmlReport, names: &[&str]) {
     out.push_str(r#"<h3>Think time by move number</h3><p class="small">Per engine: the median think time of its n-th move (line) and the middle half of them (thin lines), from its moves binned ten to a decade; moves past 80 count as move 80.</p>"#);
     let mut plot_max = 0.0f64;
     let mut last = 1usize;
     let mut lines: Vec<(&str, Line, Line, Line)> = Vec::new();
-    for name in &names {
+    for name in names {
         let Some(times) = report.times.get(*name) else {
             continue;
         };
@@ -341,7 +354,10 @@ fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary
     );
     let _ = write!(out, r#"<div class="chart">{chart}</div>"#);
     legend(out, report, &lines.iter().map(|l| l.0).collect::<Vec<_>>());
+}
 
+/// Per engine, its losses on time (a bar chart) and its time trouble (a table).
+fn time_losses(out: &mut String, report: &HtmlReport, summary: &Summary) {
     out.push_str(r#"<h3>Losses on time and time trouble</h3>"#);
     let items: Vec<Bar> = summary
         .engines
