@@ -1063,43 +1063,7 @@ impl Referee {
         let noticed = self.flag_noticed[by.index()];
         let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
         if let Some(mater) = self.mate_by_flagged.take() {
-            // The facts in order: the mater's flag, the mate, the other flag if it fell before
-            // the notice, the notice and the claim, the other flag if it fell during the claim.
-            let mated = mater.other();
-            let mut detail = format!(
-                "{} flag fell at {} unnoticed; {} mated {} at {}",
-                mater.name(),
-                secs(self.flags[mater.index()].unwrap_or_default()),
-                mater.name(),
-                mated.name(),
-                secs(self.last_move_us)
-            );
-            let mated_fell = self.flags[mated.index()].filter(|t| *t <= t_us);
-            let late = |t: i64| by == mated && noticed.is_some_and(|n| t > n);
-            if let Some(t) = mated_fell.filter(|t| !late(*t)) {
-                detail.push_str(&format!("; {} flag fell at {}", mated.name(), secs(t)));
-            }
-            detail.push_str(&self.claim_facts(by, t_us, mated_fell.filter(|t| late(*t))));
-            let (termination, situation) = match own {
-                // H13: the mated side, its own flag up, claims the win on noticing. (Only the
-                // mated side's flag can be up here: the mater's fell before its mate.)
-                None => {
-                    return self.end(
-                        GameResult::win_for(by),
-                        Termination::Flag,
-                        Situation::MatedClaimsOnTime,
-                        detail,
-                    )
-                }
-                // H14: a draw if its own flag fell while it claimed.
-                Some(own) if by != mater && during_claim(own) => {
-                    (Termination::BothFlags, Situation::MatedClaimsOnTimeTooLate)
-                }
-                // H8: otherwise both flags were down before the claim (the mater's fell before
-                // its mate; the mated side's before it noticed, or the mater claims it).
-                _ => (Termination::BothFlags, Situation::BothFlags),
-            };
-            return self.end(GameResult::Draw, termination, situation, detail);
+            return self.rule_claim_after_flagged_mate(mater, by, t_us, own);
         }
         let Some(own) = own else {
             // The claimant's flag is up: it wins if it can still mate (FIDE 6.9, WBCA 7c/8f,
@@ -1176,6 +1140,56 @@ impl Referee {
                 detail,
             ),
         }
+    }
+
+    /// A flag claim by `by` after `mater` mated with its flag down unnoticed (`own`: the
+    /// claimant's own flag, if it had fallen by the claim).
+    fn rule_claim_after_flagged_mate(
+        &mut self,
+        mater: Side,
+        by: Side,
+        t_us: i64,
+        own: Option<i64>,
+    ) -> Verdict {
+        let noticed = self.flag_noticed[by.index()];
+        let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
+        // The facts in order: the mater's flag, the mate, the other flag if it fell before
+        // the notice, the notice and the claim, the other flag if it fell during the claim.
+        let mated = mater.other();
+        let mut detail = format!(
+            "{} flag fell at {} unnoticed; {} mated {} at {}",
+            mater.name(),
+            secs(self.flags[mater.index()].unwrap_or_default()),
+            mater.name(),
+            mated.name(),
+            secs(self.last_move_us)
+        );
+        let mated_fell = self.flags[mated.index()].filter(|t| *t <= t_us);
+        let late = |t: i64| by == mated && noticed.is_some_and(|n| t > n);
+        if let Some(t) = mated_fell.filter(|t| !late(*t)) {
+            detail.push_str(&format!("; {} flag fell at {}", mated.name(), secs(t)));
+        }
+        detail.push_str(&self.claim_facts(by, t_us, mated_fell.filter(|t| late(*t))));
+        let (termination, situation) = match own {
+            // H13: the mated side, its own flag up, claims the win on noticing. (Only the
+            // mated side's flag can be up here: the mater's fell before its mate.)
+            None => {
+                return self.end(
+                    GameResult::win_for(by),
+                    Termination::Flag,
+                    Situation::MatedClaimsOnTime,
+                    detail,
+                )
+            }
+            // H14: a draw if its own flag fell while it claimed.
+            Some(own) if by != mater && during_claim(own) => {
+                (Termination::BothFlags, Situation::MatedClaimsOnTimeTooLate)
+            }
+            // H8: otherwise both flags were down before the claim (the mater's fell before
+            // its mate; the mated side's before it noticed, or the mater claims it).
+            _ => (Termination::BothFlags, Situation::BothFlags),
+        };
+        self.end(GameResult::Draw, termination, situation, detail)
     }
 
     /// `; black noticed it at 2.000 s and claimed; the claim completed at 2.800 s`: who
