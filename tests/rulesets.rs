@@ -1,4 +1,4 @@
-//! End-to-end rulings (RULES.md §3) with real processes and real time: the `blitz-arena`
+//! End-to-end rulings (docs/rulesets.md) with real processes and real time: the `blitz-arena`
 //! binary plays one game between two `script` engines (or a script and Stockfish) from a
 //! one-line EPD, and the CSV row, the event record and the PGN must show the ruling each
 //! ruleset gives. A scenario is played under every ruleset whose ruling it shows, the games at
@@ -842,7 +842,7 @@ fn a_null_move_is_illegal_everywhere() {
 }
 
 // 9. Stockfish is handed the illegal position an unnoticed illegal move left (white's king in
-// the rook's file, black to move) and crashes: RULES.md §5 takes the crash as its claim (a
+// the rook's file, black to move) and crashes: the arena takes the crash as its claim (docs/architecture.md, "Fault injection") (a
 // noticed illegal move, not `engine-crash`) and restarts it; no process is left behind.
 #[test]
 fn stockfish_crashing_on_an_illegal_position_is_its_claim() {

@@ -1,13 +1,13 @@
-//! `rules [RULESET]`: the rulings of RULES.md §3 as the arena implements them, each with the
-//! rule its games cite, the mating-material rule (§2), the watchers (§1) and what is not
-//! simulated (§4).
+//! `rules [RULESET]`: the rulings of each ruleset as the arena implements them (docs/rulesets.md
+//! shows the same), each with the rule its games cite, the mating-material rule, the watchers
+//! and what is not simulated.
 //!
 //! The citations of endings are those the referee writes in the CSV `rule` column. `cite.rs`
 //! is private to `rules/`, so this module keeps its own copy ([`cited`]); a unit test plays a
 //! small game for every citation printed here and checks that the referee ends it with the
 //! same citation, so the two cannot drift apart. A ruling's text writes `{Name}` where the
-//! citation of `Cite::Name` goes; references in plain text are to RULES.md's sources for
-//! rulings that end no game (an illegal move that stands, a promotion read as a queen).
+//! citation of `Cite::Name` goes; references in plain text are to the rulesets' own rules
+//! for rulings that end no game (an illegal move that stands, a promotion read as a queen).
 
 use clap::ValueEnum;
 
@@ -140,7 +140,7 @@ fn cited(ruleset: Ruleset, cite: Cite) -> &'static str {
     rules::cite(ruleset, situation)
 }
 
-/// The rulings of one ruleset, in the order of RULES.md §3: (situation, ruling template),
+/// The rulings of one ruleset, in the order docs/rulesets.md lists them: (situation, ruling template),
 /// then the arena's tablebase adjudication (`--tb`), which every ruleset shares.
 fn rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     let mut rulings = ruleset_rulings(ruleset);
@@ -171,7 +171,7 @@ fn tablebase_rulings(ruleset: Ruleset) -> [(&'static str, &'static str); 2] {
     ]
 }
 
-/// The rulings of RULES.md §3 for one ruleset.
+/// The rulings of one ruleset (docs/rulesets.md).
 fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const CHECKMATE: &str = "checkmate";
     const FLAG: &str = "flag falls, claimed";
@@ -182,7 +182,8 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     const NOTICED: &str = "illegal move, noticed";
     const UNNOTICED: &str = "illegal move, not noticed";
     const KING_CAPTURE: &str = "claim by capturing the king";
-    // RULES.md §3: an illegal move whose result no board can hold cannot stand unnoticed.
+    // An illegal move whose result no board can hold cannot stand unnoticed (docs/rulesets.md,
+    // scenario no-board).
     const NO_BOARD: &str = "a move no board can hold";
     const ADJACENT: &str = "kings-adjacent mover claims the opponent left its king in check";
     const AT_ONCE: &str = "flag claim and illegal-move claim at once";
@@ -518,7 +519,7 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
     }
 }
 
-/// Who "could still win" (RULES.md §2), as `rules/material.rs` decides it.
+/// Who "could still win" (FIDE 6.9, WBCA 7c.1, USCF 7c), as `rules/material.rs` decides it.
 fn mating_material(ruleset: Ruleset) -> &'static str {
     match ruleset {
         Ruleset::House => "none needed: a flag or an illegal move loses whatever the material (H3)",
@@ -600,7 +601,7 @@ fn sources(ruleset: Ruleset) -> &'static str {
     }
 }
 
-/// RULES.md §4: what the arena does not simulate, with the rules of each ruleset.
+/// What the arena does not simulate (human-only rules), with the rules of each ruleset.
 const NOT_SIMULATED: &[(&str, &[(Ruleset, &str)])] = &[
     (
         "one hand for move and clock",
@@ -659,7 +660,7 @@ const NOT_SIMULATED: &[(&str, &[(Ruleset, &str)])] = &[
     ),
 ];
 
-/// What a move no board can hold is (RULES.md §3), for `{NoBoard}` in a ruling.
+/// What a move no board can hold is (docs/rulesets.md, scenario no-board), for `{NoBoard}` in a ruling.
 const NO_BOARD_IS: &str = "counts as noticed, whatever the watchers: no board can hold a pawn \
                            sent back onto its own first rank, a castle onto occupied squares or \
                            text that is no move, so none can stand;";
@@ -750,7 +751,7 @@ fn section(ruleset: Ruleset) -> Vec<String> {
     lines
 }
 
-/// The watchers' defaults and what they mean (RULES.md §1), from the code's defaults.
+/// The watchers' defaults and what they mean (docs/architecture.md, "The model"), from the code's defaults.
 fn watchers_line() -> Vec<String> {
     let w = Watchers::default();
     let notice = if w.flag_notice_ms == 0.0 {
@@ -794,7 +795,7 @@ fn watchers_line() -> Vec<String> {
     wrap("watchers:", &text, 2)
 }
 
-/// RULES.md §4 in one entry, with the rules of `only` (or of every ruleset).
+/// What the arena does not simulate in one entry, with the rules of `only` (or of every ruleset).
 fn not_simulated_line(only: Option<Ruleset>) -> Vec<String> {
     let items: Vec<String> = NOT_SIMULATED
         .iter()
