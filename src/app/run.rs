@@ -66,6 +66,9 @@ pub async fn tournament(
     // engine that never says uciok, or an unknown option stops the run here, with one line.
     // Ctrl-C stops it at once, and a new run has written nothing yet.
     let timeouts = Timeouts::default();
+    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
+        usage!("{line}");
+    }
     tokio::select! {
         checked = preflight(&plan.engines, timeouts) => checked?,
         _ = cancel.wait_for(|c| *c) => {
@@ -307,6 +310,14 @@ pub async fn tournament(
             "{} invariant violations: the arena ruled a game wrongly; please report it with {}",
             outcome.violations.len(),
             results.dir().join(report::EVENTS_JSONL).display()
+        );
+    }
+    if let Some(why) = &outcome.shortage {
+        bail!(
+            "stopped: {why}: {} of {planned} games finished and saved in {}; the game it was for was not recorded (no engine lost it); lower --concurrency and continue with --resume {}",
+            tally.rows.len(),
+            results.dir().display(),
+            results.dir().display()
         );
     }
     if outcome.interrupted {
