@@ -154,6 +154,48 @@ fn the_instruction_count_names_the_parts_it_finds() {
     );
 }
 
+/// `benches/concurrency.py` runs a level per concurrency and prints what the arena held, or
+/// the arena's own line for a level it refuses (here: a concurrency whose engines cannot fit
+/// the open files of `ulimit -n 64`).
+#[test]
+fn the_concurrency_table_has_a_row_per_level() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 64 && exec python3 \"$@\"")
+        .arg("sh")
+        .arg(format!("{root}/benches/concurrency.py"))
+        .args(["--levels", "1,2,64", "--min-games", "2", "--arena"])
+        .arg(env!("CARGO_BIN_EXE_blitz-arena"))
+        .output()
+        .expect("sh runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for c in [1, 2] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {c} | ")))
+            .unwrap_or_else(|| panic!("no row for {c}:\n{text}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // Games and plies counted, the arena's threads and open files read (their peaks
+        // depend on when the samples fell: not checked), nobody lost on time.
+        assert_eq!(cells[2], (2 * c).to_string(), "{row}");
+        assert!(cells[3].parse::<u32>().unwrap() > 0, "{row}");
+        assert!(cells[4].parse::<u32>().unwrap() > 0, "{row}");
+        assert!(cells[6].parse::<u32>().unwrap() > 0, "{row}");
+        assert_eq!(cells[11], "0", "{row}");
+    }
+    let refused = text
+        .lines()
+        .find(|l| l.starts_with("| 64 | refused or failed (exit 2): "))
+        .unwrap_or_else(|| panic!("no refusal for 64:\n{text}"));
+    assert!(refused.contains("lower --concurrency to"), "{refused}");
+}
+
 /// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside, and
 /// finds runs of other games different.
 #[test]
