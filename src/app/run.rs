@@ -66,15 +66,17 @@ pub async fn tournament(
     // engine that never says uciok, or an unknown option stops the run here, with one line.
     // Ctrl-C stops it at once, and a new run has written nothing yet.
     let timeouts = Timeouts::default();
-    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
-        usage!("{line}");
-    }
+    tournament::capacity::raise_open_files();
     tokio::select! {
         checked = preflight(&plan.engines, timeouts) => checked?,
         _ = cancel.wait_for(|c| *c) => {
             note!("interrupted while starting the engines: no game was played, nothing was written");
             return Ok(Finish::Interrupted);
         }
+    }
+    // The engines' options are checked first: a `Hash` out of its range is the engine's.
+    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
+        usage!("{line}");
     }
 
     // The folder of a new run is made only now, and locked before anything is written in it.

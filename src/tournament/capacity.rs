@@ -36,8 +36,8 @@ struct Budget {
     from: String,
 }
 
-/// Raises the soft limit of open files to the hard one, then checks that `games` games of
-/// `engines`, `concurrency` at once, fit what is free; the line to print if not.
+/// Raises the soft limit of open files to the hard one (if not yet), then checks that `games`
+/// games of `engines`, `concurrency` at once, fit what is free; the line to print if not.
 pub fn check(engines: &[EngineConfig], concurrency: usize, games: usize) -> Result<(), String> {
     raise_open_files();
     let shape = Shape {
@@ -245,7 +245,7 @@ fn rlimit(resource: libc::__rlimit_resource_t) -> Option<(u64, u64)> {
 
 /// The soft limit of open files up to the hard one: the default soft limit (often 1,024) is
 /// kept low for programs that `select`, which the arena does not.
-fn raise_open_files() {
+pub fn raise_open_files() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
