@@ -5,6 +5,7 @@
     python3 benches/overhead.py                      # every configuration (20-40 minutes)
     python3 benches/overhead.py --only instant,sweep # some of them
     python3 benches/overhead.py --quick              # a tiny run of each (what the test runs)
+    python3 benches/overhead.py --only ratio,instructions --fastchess PATH --alternations 5
 
 Configurations (issue 11), each on the same games for every tool: the openings of
 benches/openings.epd in order, each played twice with colours swapped, the same engines, the
@@ -21,12 +22,19 @@ same time control:
     growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
              games of the built-in `random` engine, seeded (does a move late in a game cost
              more than an early one?)
+    ratio    the arena and fastchess by turns on identical work, --alternations times (the
+             `instant` games and Stockfish at 2000 nodes, --ratio-work): each round's CPU per
+             ply of both and their ratio, then the median and spread of the ratio. The two run
+             back to back, first one then the other, so a change in the machine's load falls
+             on both; only the ratio within a round is compared (needs --fastchess)
     instructions
              the `instant` games (100 by default, --cg-games) with the arena under valgrind's
              callgrind: instructions a move, in all and by part (the referee, the dead-position
              test, report.html's re-rulings, the PGN, the event record). Unlike CPU time this
              does not depend on the machine's load, so it is what to compare before and after
-             a change (needs valgrind; not part of the default set)
+             a change (needs valgrind; not part of the default set). With --fastchess, the
+             same games with fastchess under callgrind too, and the ratio; --cg-work adds
+             Stockfish at 2000 nodes (--cg-sf-games)
 
 For each run the manager's own CPU time (utime + stime of its process, from /proc/PID/stat
 read when it has exited and before it is reaped) and its engines' (cutime + cstime: the
@@ -118,12 +126,9 @@ def arena_run(args, work, name, engines_toml, pair, tc, games, concurrency, extr
     return res
 
 
-def other_run(args, tool, work, name, engines, tc, games, concurrency, nodes=None):
-    """fastchess or cutechess-cli on the same games: `engines` are (name, cmd, [args], {opt})."""
+def other_argv(args, tool, engines, tc, games, concurrency, nodes, pgn):
+    """The command line of fastchess or cutechess-cli for the games `compare` plays."""
     program = args.fastchess if tool == "fastchess" else args.cutechess
-    if not program:
-        return None
-    pgn = os.path.join(work, "%s-%s.pgn" % (name, tool))
     argv = [program]
     for ename, cmd, eargs, options in engines:
         argv += ["-engine", "cmd=" + cmd, "name=" + ename]
@@ -140,6 +145,15 @@ def other_run(args, tool, work, name, engines, tc, games, concurrency, nodes=Non
              "-concurrency", str(concurrency),
              "-openings", "file=" + args.book, "format=epd", "order=sequential"]
     argv += ["-pgnout", ("file=" + pgn) if tool == "fastchess" else pgn]
+    return argv
+
+
+def other_run(args, tool, work, name, engines, tc, games, concurrency, nodes=None):
+    """fastchess or cutechess-cli on the same games: `engines` are (name, cmd, [args], {opt})."""
+    if not (args.fastchess if tool == "fastchess" else args.cutechess):
+        return None
+    pgn = os.path.join(work, "%s-%s.pgn" % (name, tool))
+    argv = other_argv(args, tool, engines, tc, games, concurrency, nodes, pgn)
     cwd = tempfile.mkdtemp(prefix=tool + "-", dir=work)  # fastchess writes config.json here
     log = pgn[:-4] + ".log"
     wall, cpu, engines_cpu, code = run_measured(argv, cwd, log)
@@ -173,13 +187,18 @@ def arena_tc(tc):
     return "%gms+%gms" % (float(base) * 1000, float(inc) * 1000)
 
 
-def compare(args, work, name, title, engines, tc, games, concurrency, nodes=None):
+def write_toml(work, name, engines):
     toml = os.path.join(work, name + ".toml")
     with open(toml, "w") as f:
         for ename, cmd, eargs, options in engines:
             f.write('[engines.%s]\ncmd = "%s"\nargs = %s\n' % (ename, cmd, json.dumps(eargs)))
             if options:
                 f.write("options = { %s }\n" % ", ".join("%s = %s" % kv for kv in options.items()))
+    return toml
+
+
+def compare(args, work, name, title, engines, tc, games, concurrency, nodes=None):
+    toml = write_toml(work, name, engines)
     extra = ["--nodes", str(nodes)] if nodes else []
     results = [arena_run(args, work, name, toml, [engines[0][0], engines[1][0]], arena_tc(tc),
                          games, concurrency, extra)]
@@ -202,6 +221,72 @@ def instant_engines(args):
 def stockfish_engines(args):
     opts = {"Hash": 16, "Threads": 1}
     return [(n, args.stockfish, [], opts) for n in ("sf1", "sf2")]
+
+
+def works(args):
+    """The work the ratio and the instruction counts compare: name -> (title, engines, tc,
+    games, nodes)."""
+    return {
+        "instant": ("instant engine (%s)" % args.engine, instant_engines(args), "60+0",
+                    args.games, None),
+        "sf2000": ("Stockfish at 2000 nodes", stockfish_engines(args), "60+0", args.sf_games,
+                   2000),
+    }
+
+
+def spread(values):
+    """The median, and the range around it."""
+    return statistics.median(values), min(values), max(values)
+
+
+def ratio(args, work):
+    """The arena and fastchess by turns, --alternations times, on identical work."""
+    if not args.fastchess:
+        print("\n## ratio: no fastchess (give --fastchess PATH), skipped")
+        return
+    for name in args.ratio_work:
+        title, engines, tc, games, nodes = works(args)[name]
+        toml = write_toml(work, "ratio-" + name, engines)
+        extra = ["--nodes", str(nodes)] if nodes else []
+        print("\n## ratio: %s, %d games, concurrency 1, tc %s s, %d alternations\n"
+              % (title, games, tc, args.alternations))
+        print("| round | first | blitz-arena plies | fastchess plies | blitz-arena CPU µs/ply"
+              " | fastchess CPU µs/ply | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        rounds = []
+        for i in range(args.alternations):
+            # Each tool goes first in every other round: a drift in the load falls on both.
+            order = ("arena", "fastchess") if i % 2 == 0 else ("fastchess", "arena")
+            run = "ratio-%s-%d" % (name, i + 1)
+            done = {}
+            for tool in order:
+                if tool == "arena":
+                    done[tool] = arena_run(args, work, run, toml,
+                                           [engines[0][0], engines[1][0]], arena_tc(tc),
+                                           games, 1, extra)
+                else:
+                    done[tool] = other_run(args, "fastchess", work, run, engines, tc, games,
+                                           1, nodes)
+            a, f = done["arena"], done["fastchess"]
+            # CPU times come in ticks of the kernel's clock (10 ms): a round too short to
+            # have one gives no ratio.
+            r = a.per_ply(a.cpu) / f.per_ply(f.cpu) if f.cpu and f.plies else float("nan")
+            if a.cpu and f.cpu:
+                rounds.append((a.per_ply(a.cpu), f.per_ply(f.cpu), r))
+            print("| %d | %s | %d | %d | %.1f | %.1f | %.2f |" % (
+                i + 1, "blitz-arena" if order[0] == "arena" else "fastchess", a.plies,
+                f.plies, a.per_ply(a.cpu), f.per_ply(f.cpu), r))
+            sys.stdout.flush()
+        if not rounds:
+            print("\nratio %s: no round was long enough to measure" % name)
+            continue
+        (am, alo, ahi), (fm, flo, fhi), (rm, rlo, rhi) = (
+            spread([r[k] for r in rounds]) for k in range(3))
+        print("| median (range) | | | | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2f (%.2f-%.2f) |"
+              % (am, alo, ahi, fm, flo, fhi, rm, rlo, rhi))
+        print("\nratio %s: median %.2f, range %.2f-%.2f over %d alternations"
+              % (name, rm, rlo, rhi, len(rounds)))
+        sys.stdout.flush()
 
 
 def sweep(args, work):
@@ -270,49 +355,70 @@ PARTS = [
 ]
 
 
-def instructions(args, work):
-    """Instructions a move of the arena process on the `instant` games, from callgrind."""
-    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
-        print("\n## instructions: valgrind is not installed, skipped")
-        return
-    toml = os.path.join(work, "cg.toml")
-    with open(toml, "w") as f:
-        for n in ("instant1", "instant2"):
-            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
-                    % (n, args.arena))
-    out = os.path.join(work, "cg-arena")
-    data = os.path.join(work, "callgrind.out")
-    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + data, args.arena,
-            "gauntlet", "instant1", "--vs", "instant2", "--engines", toml,
-            "--tc", "60000ms+0ms", "--games", str(args.cg_games), "--concurrency", "1",
-            "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
-            "--out", out]
-    log = out + ".log"
+def callgrind(argv, cwd, name):
+    """Runs argv under callgrind (its own process only, not the engines it starts); returns
+    callgrind_annotate's inclusive listing and the program's total instructions."""
+    data = os.path.join(cwd, name + ".callgrind")
+    log = os.path.join(cwd, name + ".log")
     with open(log, "wb") as f:
-        code = subprocess.call(argv, cwd=work, stdout=f, stderr=subprocess.STDOUT,
+        code = subprocess.call(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + data,
+                                *argv], cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
     if code != 0:
-        sys.exit("arena under callgrind failed (exit %d), see %s" % (code, log))
-    plies = sum(int(r["plies"]) for r in csv.DictReader(open(os.path.join(out, "games.csv"))))
+        sys.exit("%s under callgrind failed (exit %d), see %s" % (name, code, log))
     text = subprocess.run(["callgrind_annotate", "--inclusive=yes", data], capture_output=True,
                           text=True, check=True).stdout
     total = int(re.search(r"([\d,]+) \([\d.]+%\)\s+PROGRAM TOTALS", text).group(1)
                 .replace(",", ""))
+    return text, total
+
+
+def instructions(args, work):
+    """Instructions a move of the arena process (and fastchess's), from callgrind."""
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        print("\n## instructions: valgrind is not installed, skipped")
+        return
+    for name in args.cg_work:
+        title, engines, tc, _, nodes = works(args)[name]
+        games = args.cg_games if name == "instant" else args.cg_sf_games
+        count_instructions(args, work, name, title, engines, tc, games, nodes)
+
+
+def count_instructions(args, work, name, title, engines, tc, games, nodes):
+    toml = write_toml(work, "cg-" + name, engines)
+    out = os.path.join(work, "cg-%s-arena" % name)
+    argv = [args.arena, "gauntlet", engines[0][0], "--vs", engines[1][0], "--engines", toml,
+            "--tc", arena_tc(tc), "--games", str(games), "--concurrency", "1",
+            "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
+            "--out", out] + (["--nodes", str(nodes)] if nodes else [])
+    text, total = callgrind(argv, work, "cg-%s-arena" % name)
+    plies = sum(int(r["plies"]) for r in csv.DictReader(open(os.path.join(out, "games.csv"))))
     found = {}
     for line in text.splitlines():
         m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.+?)(?: \[.*\])?$", line)
         if m:
-            name, count = m.group(2), int(m.group(1).replace(",", ""))
-            found[name] = max(found.get(name, 0), count)
-    print("\n## instructions a move: blitz-arena under callgrind, instant engines, %d games, "
+            function, count = m.group(2), int(m.group(1).replace(",", ""))
+            found[function] = max(found.get(function, 0), count)
+    print("\n## instructions a move: blitz-arena under callgrind, %s, %d games, "
           "%d plies (the arena process only; the kernel's work is not counted)\n"
-          % (args.cg_games, plies))
+          % (title, games, plies))
     print("| part | instructions a move |")
     print("|---|---|")
     print("| all of the arena process | %.1fk |" % (total / plies / 1000))
     for label, function in PARTS:
         print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"),
                                    found.get(function, 0) / plies / 1000))
+    if args.fastchess:
+        cwd = tempfile.mkdtemp(prefix="cg-fastchess-", dir=work)
+        pgn = os.path.join(cwd, "games.pgn")
+        argv = other_argv(args, "fastchess", engines, tc, games, 1, nodes, pgn)
+        _, fc_total = callgrind(argv, cwd, "cg-%s-fastchess" % name)
+        fc_plies = sum(p for p, _ in pgn_games(pgn))
+        arena, fc = total / plies, fc_total / fc_plies
+        print("\n| tool | plies | instructions a move |\n|---|---|---|")
+        print("| blitz-arena | %d | %.1fk |" % (plies, arena / 1000))
+        print("| fastchess | %d | %.1fk |" % (fc_plies, fc / 1000))
+        print("\ninstructions %s: blitz-arena / fastchess %.2f" % (name, arena / fc))
     sys.stdout.flush()
 
 
@@ -333,20 +439,33 @@ def main():
     p.add_argument("--growth-games", type=int, default=20)
     p.add_argument("--concurrency", default="1,2,4,8,16,32,64")
     p.add_argument("--cg-games", type=int, default=100, help="instructions (callgrind)")
+    p.add_argument("--cg-sf-games", type=int, default=10, help="instructions, Stockfish")
+    p.add_argument("--cg-work", default="instant", help="instructions: instant,sf2000")
+    p.add_argument("--alternations", type=int, default=5, help="ratio: rounds of each tool")
+    p.add_argument("--ratio-work", default="instant,sf2000", help="ratio: instant,sf2000")
     p.add_argument("--quick", action="store_true", help="a tiny run of each configuration")
     p.add_argument("--keep", help="keep the runs' folders in this directory")
     args = p.parse_args()
     args.arena = os.path.abspath(args.arena)
     args.book = os.path.abspath(args.book)
+    for tool in ("fastchess", "cutechess"):
+        if getattr(args, tool) and os.sep in getattr(args, tool):
+            setattr(args, tool, os.path.abspath(getattr(args, tool)))
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
+    args.ratio_work = args.ratio_work.split(",")
+    args.cg_work = args.cg_work.split(",")
+    for work_name in args.ratio_work + args.cg_work:
+        if work_name not in ("instant", "sf2000"):
+            sys.exit("unknown work %s: instant or sf2000" % work_name)
     if args.quick:
         args.games = args.sf_games = args.sftc_games = args.sweep_games = args.growth_games = 2
-        args.cg_games = 2
+        args.cg_games = args.cg_sf_games = 2
+        args.alternations = min(args.alternations, 2)
         args.concurrency = [1, 2]
     if not os.access(args.arena, os.X_OK):
         sys.exit("no arena at %s: cargo build --release, or give --arena" % args.arena)
     only = set(args.only.split(","))
-    unknown = only - {"instant", "sf2000", "sftc", "sweep", "growth", "instructions"}
+    unknown = only - {"instant", "sf2000", "sftc", "ratio", "sweep", "growth", "instructions"}
     if unknown:
         sys.exit("unknown configuration %s" % ", ".join(sorted(unknown)))
     work = args.keep or tempfile.mkdtemp(prefix="blitz-overhead-")
@@ -367,6 +486,8 @@ def main():
         if "sftc" in only:
             compare(args, work, "sftc", "Stockfish at 1+0.01", stockfish_engines(args),
                     "1+0.01", args.sftc_games, 2)
+        if "ratio" in only:
+            ratio(args, work)
         if "sweep" in only:
             sweep(args, work)
         if "growth" in only:

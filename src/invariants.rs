@@ -2,7 +2,8 @@
 //! every game and reported as errors if ever broken. They are a user's proof that injected
 //! faults were ruled as the rules say.
 
-use crate::event::{Claimable, Event, GameRecord, Side, Termination};
+use crate::engine::Shortage;
+use crate::event::{Claimable, Event, Fault, GameRecord, Side, Termination};
 use crate::game::rerule::{rerule, Rerule};
 use crate::game::Watchers;
 use crate::report::Rendered;
@@ -19,6 +20,9 @@ pub struct RunRules<'a> {
 /// game as it went into games.csv and games.pgn; `rules`, the run's options it was ruled with.
 pub fn check(record: &GameRecord, written: &Rendered, rules: RunRules) -> Vec<String> {
     let mut broken = ruled(record, written);
+    // 7. No game is charged to an engine that could not be started because the arena or the
+    //    machine ran out of open files, processes or memory: that is the run's error.
+    broken.extend(charged_a_shortage(record));
     let Some(outcome) = record.outcome() else {
         return broken;
     };
@@ -199,6 +203,26 @@ fn uncited(
             "the game ended {termination} ({rule}), which is no rule of {} and no option given",
             record.ruleset
         )
+    })
+}
+
+/// The start failure of an engine that the record charges to it although the arena or the
+/// machine was short of resources.
+fn charged_a_shortage(record: &GameRecord) -> Option<String> {
+    record.events.iter().find_map(|event| match event {
+        Event::EngineFault {
+            side,
+            fault: Fault::StartFailed,
+            detail,
+            ..
+        } => Shortage::in_text(detail).map(|shortage| {
+            format!(
+                "{} is charged with a start failure that was the arena's: {} ({detail})",
+                side.name(),
+                shortage.what()
+            )
+        }),
+        _ => None,
     })
 }
 
@@ -589,6 +613,32 @@ mod tests {
         ];
         for (ruleset, events, expected) in cases {
             assert_check(ruleset, events, expected);
+        }
+    }
+
+    #[test]
+    fn a_start_failure_that_was_the_arenas_is_never_charged_to_an_engine() {
+        let forfeit = |errno| {
+            let detail = format!(
+                "engine b: cannot start /bin/b: {}",
+                std::io::Error::from_raw_os_error(errno)
+            );
+            let fault = Event::EngineFault {
+                t_us: 0,
+                side: Side::Black,
+                fault: Fault::StartFailed,
+                detail,
+            };
+            let end = end(GameResult::WhiteWins, Termination::EngineCrash, "FIDE 6.9");
+            record(Ruleset::Fide, vec![fault, end])
+        };
+        assert_eq!(charged_a_shortage(&forfeit(libc::ENOENT)), None);
+        for errno in [libc::EMFILE, libc::ENFILE, libc::EAGAIN, libc::ENOMEM] {
+            let broken = charged_a_shortage(&forfeit(errno)).expect("caught");
+            assert!(
+                broken.starts_with("black is charged with a start failure that was the arena's"),
+                "{broken}"
+            );
         }
     }
 

@@ -44,8 +44,55 @@ fn the_overhead_harness_runs_and_reports_every_table() {
     assert!(text.contains("| 1-50 |"), "{text}");
 }
 
+/// The `ratio` configuration alternates the arena and fastchess on identical games, each going
+/// first in every other round, and sums the rounds up. The arena's own fastchess command line
+/// stands in for fastchess here (the figures are not what this checks).
+#[test]
+fn the_ratio_alternates_the_tools_on_identical_games() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let arena = env!("CARGO_BIN_EXE_blitz-arena");
+    let out = Command::new("python3")
+        .arg(format!("{root}/benches/overhead.py"))
+        .args(["--only", "ratio", "--ratio-work", "instant", "--games", "4"])
+        .args([
+            "--alternations",
+            "3",
+            "--arena",
+            arena,
+            "--fastchess",
+            arena,
+        ])
+        .args(["--cutechess", ""])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (round, first) in [(1, "blitz-arena"), (2, "fastchess"), (3, "blitz-arena")] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {round} | {first} | ")))
+            .unwrap_or_else(|| panic!("no round {round}:\n{text}"));
+        // The same games: the same plies for both tools.
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[3], cells[4], "{row}");
+        assert!(cells[3].parse::<u32>().unwrap() > 0, "{row}");
+    }
+    // CPU time comes in ticks: rounds this short may not have one.
+    assert!(
+        text.lines().any(|l| l.starts_with("ratio instant: median ")
+            || l == "ratio instant: no round was long enough to measure"),
+        "{text}"
+    );
+}
+
 /// The `instructions` configuration (the arena under callgrind) prints its table, with the
-/// parts it names found in the profile. Skipped where valgrind is not installed.
+/// parts it names found in the profile, and fastchess's count on the same games beside the
+/// arena's (the arena's own fastchess command line stands in for it). Skipped where valgrind
+/// is not installed.
 #[test]
 fn the_instruction_count_names_the_parts_it_finds() {
     let have = |tool: &str| {
@@ -63,7 +110,9 @@ fn the_instruction_count_names_the_parts_it_finds() {
         .arg(format!("{root}/benches/overhead.py"))
         .args(["--quick", "--only", "instructions", "--arena"])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
-        .args(["--fastchess", "", "--cutechess", ""])
+        .arg("--fastchess")
+        .arg(env!("CARGO_BIN_EXE_blitz-arena"))
+        .args(["--cutechess", ""])
         .output()
         .expect("python3 runs");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -97,6 +146,54 @@ fn the_instruction_count_names_the_parts_it_finds() {
         let n = count(part);
         assert!(n > 0.0 && n < all, "{part}: {n}k of {all}k\n{text}");
     }
+    assert_eq!(count("blitz-arena"), all, "{text}");
+    assert!(count("fastchess") > 0.0, "{text}");
+    assert!(
+        text.contains("instructions instant: blitz-arena / fastchess "),
+        "{text}"
+    );
+}
+
+/// `benches/concurrency.py` runs a level per concurrency and prints what the arena held, or
+/// the arena's own line for a level it refuses (here: a concurrency whose engines cannot fit
+/// the open files of `ulimit -n 64`).
+#[test]
+fn the_concurrency_table_has_a_row_per_level() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 64 && exec python3 \"$@\"")
+        .arg("sh")
+        .arg(format!("{root}/benches/concurrency.py"))
+        .args(["--levels", "1,2,64", "--min-games", "2", "--arena"])
+        .arg(env!("CARGO_BIN_EXE_blitz-arena"))
+        .output()
+        .expect("sh runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for c in [1, 2] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {c} | ")))
+            .unwrap_or_else(|| panic!("no row for {c}:\n{text}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // Games and plies counted, the arena's threads and open files read (their peaks
+        // depend on when the samples fell: not checked), nobody lost on time.
+        assert_eq!(cells[2], (2 * c).to_string(), "{row}");
+        assert!(cells[3].parse::<u32>().unwrap() > 0, "{row}");
+        assert!(cells[4].parse::<u32>().unwrap() > 0, "{row}");
+        assert!(cells[6].parse::<u32>().unwrap() > 0, "{row}");
+        assert_eq!(cells[11], "0", "{row}");
+    }
+    let refused = text
+        .lines()
+        .find(|l| l.starts_with("| 64 | refused or failed (exit 2): "))
+        .unwrap_or_else(|| panic!("no refusal for 64:\n{text}"));
+    assert!(refused.contains("lower --concurrency to"), "{refused}");
 }
 
 /// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside, and

@@ -60,12 +60,17 @@ pub async fn tournament(
     // engine that never says uciok, or an unknown option stops the run here, with one line.
     // Ctrl-C stops it at once, and a new run has written nothing yet.
     let timeouts = Timeouts::default();
+    tournament::capacity::raise_open_files();
     tokio::select! {
         checked = preflight(&plan.engines, timeouts) => checked?,
         _ = cancel.wait_for(|c| *c) => {
             note!("interrupted while starting the engines: no game was played, nothing was written");
             return Ok(Finish::Interrupted);
         }
+    }
+    // The engines' options are checked first: a `Hash` out of its range is the engine's.
+    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
+        usage!("{line}");
     }
 
     let (out, created, _lock) = open_folder(out, resume_lock, default_name)?;
@@ -397,6 +402,14 @@ impl Closing {
                 "{} invariant violations: the arena ruled a game wrongly; please report it with {}",
                 outcome.violations.len(),
                 results.dir().join(report::EVENTS_JSONL).display()
+            );
+        }
+        if let Some(why) = &outcome.shortage {
+            bail!(
+                "stopped: {why}: {} of {planned} games finished and saved in {}; the game it was for was not recorded (no engine lost it); lower --concurrency and continue with --resume {}",
+                outcome.tally.rows.len(),
+                results.dir().display(),
+                results.dir().display()
             );
         }
         if outcome.interrupted {

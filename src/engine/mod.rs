@@ -6,6 +6,7 @@ pub mod janitor;
 mod lines;
 mod process;
 pub mod reaper;
+mod resources;
 mod seat;
 pub mod uci;
 
@@ -20,6 +21,7 @@ use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
 use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process};
+pub use resources::{Shortage, FILES_PER_ENGINE, THREADS_PER_ENGINE};
 pub use seat::Seat;
 pub use uci::UciOption;
 
@@ -93,6 +95,17 @@ pub enum EngineError {
     DeclaresTooMuch { name: String, what: String },
     #[error("engine {name} fails its handshake: its {what}")]
     BadId { name: String, what: String },
+}
+
+impl EngineError {
+    /// The engine could not be started because the arena or the machine ran out of
+    /// something: the run's trouble, not the engine's.
+    pub fn shortage(&self) -> Option<Shortage> {
+        match self {
+            EngineError::Spawn { source, .. } => Shortage::of(source),
+            _ => None,
+        }
+    }
 }
 
 /// The declared name nearest to a mistyped `option` (UCI names are case-insensitive): one

@@ -101,6 +101,10 @@ pub struct GameSetup {
 #[derive(Debug)]
 pub struct Played {
     pub record: GameRecord,
+    /// An engine could not be (re)started because the arena or the machine ran out of
+    /// something (`engine::Shortage`), and why: the game is no result and is not recorded,
+    /// and the run stops.
+    pub shortage: Option<String>,
 }
 
 impl Played {
@@ -335,6 +339,8 @@ struct Game<'a> {
     offered: [Option<String>; 2],
     /// The `go ponder` in progress (`ponder.rs`).
     pondering: Option<ponder::Pondering>,
+    /// A restart failed for want of the arena's resources (see [`Played::shortage`]).
+    shortage: Option<String>,
 }
 
 impl Game<'_> {
@@ -872,6 +878,7 @@ impl Game<'_> {
             late_illegal: None,
             offered: [None, None],
             pondering: None,
+            shortage: None,
         }
     }
 
@@ -1115,17 +1122,20 @@ impl Game<'_> {
             return Some(ending);
         }
         // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
-        match engines[side.index()].restart().await {
+        let failed = match engines[side.index()].restart().await {
             Ok(_) => return None,
-            Err(e) => self
-                .notes
-                .push(format!("{} could not be restarted: {e}", side.name())),
+            Err(e) => e,
+        };
+        if failed.shortage().is_some() {
+            self.shortage = Some(failed.to_string());
         }
+        self.notes
+            .push(format!("{} could not be restarted: {failed}", side.name()));
         let verdict = self.record(Event::EngineFault {
             t_us: self.us(Instant::now()),
             side,
             fault: Fault::StartFailed,
-            detail: "restart after a crash on an illegal position failed".to_string(),
+            detail: format!("restart after a crash on an illegal position failed: {failed}"),
         });
         self.act(verdict, at)
     }
@@ -1171,6 +1181,7 @@ impl Game<'_> {
         self.events.push(end_event(t_us, &ending, clocks));
         Played {
             record: self.setup.record(self.started_utc.clone(), self.events),
+            shortage: self.shortage,
         }
     }
 }
@@ -1198,6 +1209,7 @@ async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<St
                 let detail = format!("{e}; restart failed: {again}");
                 return Err(Played {
                     record: forfeit(setup, side, detail),
+                    shortage: again.shortage().map(|_| again.to_string()),
                 });
             }
         }

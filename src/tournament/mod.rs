@@ -1,6 +1,7 @@
 //! Runs a schedule of games: a pool of workers, each with its own engine processes, and one
 //! writer that appends every finished game to the results folder the moment it ends.
 
+pub mod capacity;
 mod compat_progress;
 pub mod plan;
 mod progress;
@@ -13,7 +14,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::engine::{Seat, Timeouts};
+use crate::engine::{EngineError, Seat, Timeouts};
 use crate::event::{Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
@@ -75,6 +76,10 @@ pub struct Outcome {
     pub interrupted: bool,
     /// Broken invariants: (game, what is wrong). Empty when every game was ruled soundly.
     pub violations: Vec<(u64, String)>,
+    /// An engine could not be started because the arena or the machine ran out of something
+    /// (open files, processes, memory), and why: the run stopped there, the game being
+    /// started was not recorded (it is no result), every finished game is kept.
+    pub shortage: Option<String>,
     /// The SPRT crossed a bound: its decision, the log-likelihood ratio then, and the games
     /// finished then (games in progress finish after it and count in the summary).
     pub sprt_stop: Option<(SprtStatus, f64, usize)>,
@@ -143,8 +148,10 @@ pub async fn run(
     let (tx, mut rx) = mpsc::channel::<Report>(64);
     let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
     let mut handles = Vec::with_capacity(workers);
+    let squeeze = capacity::squeeze_at();
     for _ in 0..workers {
         handles.push(tokio::spawn(worker(
+            squeeze,
             Arc::clone(&run),
             Arc::clone(&next),
             Arc::clone(&stop_taking),
@@ -180,8 +187,15 @@ pub async fn run(
         }
     }
     let mut violations = Vec::new();
+    let mut shortage = None;
     while let Some(report) = rx.recv().await {
         let mut record = match report {
+            Report::Short(why) => {
+                // The arena's trouble: no game more starts; games in progress finish.
+                stop_taking.store(true, Ordering::SeqCst);
+                shortage.get_or_insert(why);
+                continue;
+            }
             Report::Started(i) => {
                 let pairing = &run.schedule[i];
                 let name = |k: usize| run.plan.engines[k].name.as_str();
@@ -243,16 +257,19 @@ pub async fn run(
         tally,
         violations,
         interrupted,
+        shortage,
         sprt_stop,
         overhead,
         flag_latency,
     })
 }
 
-/// What a worker tells the writer: a game (its schedule index) starts, or a game is over.
+/// What a worker tells the writer: a game (its schedule index) starts, or a game is over, or
+/// an engine could not be started for want of the arena's resources (why).
 enum Report {
     Started(usize),
     Finished(Box<GameRecord>),
+    Short(String),
 }
 
 /// How long a game whose engine died of SIGTERM, SIGINT or SIGHUP waits for the arena's own
@@ -264,6 +281,7 @@ const OUTSIDE_STOP_GRACE: Duration = Duration::from_secs(2);
 /// games (options are sent once), replaces it after a crash or a hang, and shuts it down at the
 /// end.
 async fn worker(
+    squeeze: Option<u64>,
     run: Arc<Run>,
     next: Arc<AtomicUsize>,
     stop_taking: Arc<AtomicBool>,
@@ -280,6 +298,9 @@ async fn worker(
             break;
         };
         let setup = run.setup(pairing);
+        if squeeze == Some(pairing.game) {
+            capacity::squeeze_open_files();
+        }
         // A player never meets itself, so the game's two seats are two seats of the map.
         let [mut white, mut black] = [pairing.white, pairing.black].map(|player| {
             seats
@@ -295,10 +316,14 @@ async fn worker(
             seats.insert(pairing.black, black);
             break;
         };
-        if let Some((side, detail)) = failed {
+        if let Some((side, error)) = failed {
             seats.insert(pairing.white, white);
             seats.insert(pairing.black, black);
-            let forfeit = game::forfeit(&setup, side, detail);
+            if error.shortage().is_some() {
+                let _ = tx.send(Report::Short(error.to_string())).await;
+                break;
+            }
+            let forfeit = game::forfeit(&setup, side, error.to_string());
             let _ = tx.send(Report::Started(i)).await;
             let _ = tx.send(Report::Finished(Box::new(forfeit))).await;
             continue;
@@ -328,6 +353,13 @@ async fn worker(
             black.kill().await;
             break;
         };
+        if let Some(why) = played.shortage {
+            // Nor is a game an engine could not be restarted in for want of resources.
+            white.kill().await;
+            black.kill().await;
+            let _ = tx.send(Report::Short(why)).await;
+            break;
+        }
         white.release().await;
         black.release().await;
         seats.insert(pairing.white, white);
@@ -346,11 +378,11 @@ async fn worker(
 }
 
 /// Gets both seats' engines ready, white first; the first that cannot start, and why, if one
-/// cannot (its side forfeits the game).
-async fn ready(white: &mut Seat, black: &mut Seat) -> Option<(Side, String)> {
+/// cannot (its side forfeits the game, unless the arena was short of resources).
+async fn ready(white: &mut Seat, black: &mut Seat) -> Option<(Side, EngineError)> {
     for (side, seat) in [(Side::White, white), (Side::Black, black)] {
         if let Err(e) = seat.ready().await {
-            return Some((side, e.to_string()));
+            return Some((side, e));
         }
     }
     None
