@@ -56,21 +56,10 @@ pub async fn tournament(
     // starts anything (the lock is held until this run ends).
     let resume_lock = resuming.then(|| FolderLock::acquire(&out)).transpose()?;
 
-    // Every engine must start and shake hands before the first game: a missing binary, an
-    // engine that never says uciok, or an unknown option stops the run here, with one line.
-    // Ctrl-C stops it at once, and a new run has written nothing yet.
     let timeouts = Timeouts::default();
-    tournament::capacity::raise_open_files();
-    tokio::select! {
-        checked = preflight(&plan.engines, timeouts) => checked?,
-        _ = cancel.wait_for(|c| *c) => {
-            note!("interrupted while starting the engines: no game was played, nothing was written");
-            return Ok(Finish::Interrupted);
-        }
-    }
-    // The engines' options are checked first: a `Hash` out of its range is the engine's.
-    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
-        usage!("{line}");
+    if !engines_fit(&plan, planned, timeouts, &mut cancel).await? {
+        note!("interrupted while starting the engines: no game was played, nothing was written");
+        return Ok(Finish::Interrupted);
     }
 
     let (out, created, _lock) = open_folder(out, resume_lock, default_name)?;
@@ -107,17 +96,7 @@ pub async fn tournament(
     };
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
-    let html = if resuming {
-        // The games already played count in the report too.
-        report::html::from_folders(
-            std::slice::from_ref(&out),
-            Some(super::report_html::plan_view(&plan)),
-            Some(super::report_html::rerule_with(Some(plan.clone()))),
-        )?
-        .0
-    } else {
-        super::report_html::run_report(&plan, &out)
-    };
+    let html = live_report(&plan, &out, resuming)?;
     if let Some(spec) = &plan.tablebase {
         let folders: Vec<String> = spec.paths.iter().map(|p| p.display().to_string()).collect();
         note!(
@@ -151,6 +130,45 @@ pub async fn tournament(
     }
     closing.summarize(&plan, &outcome, &mut results, sprt.as_ref(), cpu)?;
     closing.finish(&outcome, &results, planned)
+}
+
+/// Every engine starts and shakes hands before the first game: a missing binary, an engine
+/// that never says uciok, or an unknown option stops the run here, with one line; then the
+/// engines the run will hold at once must fit the machine's open files, processes and memory.
+/// False when Ctrl-C stopped it (a new run has written nothing yet).
+async fn engines_fit(
+    plan: &RunPlan,
+    planned: usize,
+    timeouts: Timeouts,
+    cancel: &mut watch::Receiver<bool>,
+) -> anyhow::Result<bool> {
+    tournament::capacity::raise_open_files();
+    tokio::select! {
+        checked = preflight(&plan.engines, timeouts) => checked?,
+        _ = cancel.wait_for(|c| *c) => return Ok(false),
+    }
+    // The engines' options are checked first: a `Hash` out of its range is the engine's.
+    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
+        usage!("{line}");
+    }
+    Ok(true)
+}
+
+/// The report.html the run rewrites as games finish; a resumed run's kept games count in it.
+fn live_report(
+    plan: &RunPlan,
+    out: &Path,
+    resuming: bool,
+) -> anyhow::Result<report::html::HtmlReport> {
+    if !resuming {
+        return Ok(super::report_html::run_report(plan, out));
+    }
+    Ok(report::html::from_folders(
+        std::slice::from_ref(&out.to_path_buf()),
+        Some(super::report_html::plan_view(plan)),
+        Some(super::report_html::rerule_with(Some(plan.clone()))),
+    )?
+    .0)
 }
 
 /// A shard of a run must hold at least one game (`empty`: the shard's schedule is).

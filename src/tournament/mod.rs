@@ -146,20 +146,7 @@ pub async fn run(
     let next = Arc::new(AtomicUsize::new(0));
     let stop_taking = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Report>(64);
-    let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
-    let mut handles = Vec::with_capacity(workers);
-    let squeeze = capacity::squeeze_at();
-    for _ in 0..workers {
-        handles.push(tokio::spawn(worker(
-            squeeze,
-            Arc::clone(&run),
-            Arc::clone(&next),
-            Arc::clone(&stop_taking),
-            tx.clone(),
-            cancel.clone(),
-        )));
-    }
-    drop(tx);
+    let handles = start_workers(&run, &next, &stop_taking, tx, &cancel);
 
     let mut tally = previous;
     tally.rows.reserve(run.schedule.len());
@@ -204,16 +191,7 @@ pub async fn run(
             }
             Report::Finished(record) => *record,
         };
-        let written = match run.tamper {
-            None => results.append(&record)?,
-            Some(tamper) => {
-                tamper.ruling(&mut record);
-                let mut written = Rendered::of(&record)?;
-                tamper.rendering(&mut written);
-                results.write(&written)?;
-                written
-            }
-        };
+        let written = write_game(&run, results, &mut record)?;
         let rules = crate::invariants::RunRules {
             settings: &run.plan.settings,
             watchers: &run.plan.watchers,
@@ -262,6 +240,50 @@ pub async fn run(
         overhead,
         flag_latency,
     })
+}
+
+/// Starts the workers, as many as games may be played at once (and no more than there are
+/// games), each taking the next game of the schedule until none is left or `stop_taking`.
+fn start_workers(
+    run: &Arc<Run>,
+    next: &Arc<AtomicUsize>,
+    stop_taking: &Arc<AtomicBool>,
+    tx: mpsc::Sender<Report>,
+    cancel: &watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
+    let squeeze = capacity::squeeze_at();
+    (0..workers)
+        .map(|_| {
+            tokio::spawn(worker(
+                squeeze,
+                Arc::clone(run),
+                Arc::clone(next),
+                Arc::clone(stop_taking),
+                tx.clone(),
+                cancel.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// Appends a finished game to the results (through the test hook's tampering when it is
+/// set: `invariants::Tamper`); returns what was written.
+fn write_game(
+    run: &Run,
+    results: &mut ResultsDir,
+    record: &mut GameRecord,
+) -> anyhow::Result<Rendered> {
+    match run.tamper {
+        None => results.append(record),
+        Some(tamper) => {
+            tamper.ruling(record);
+            let mut written = Rendered::of(record)?;
+            tamper.rendering(&mut written);
+            results.write(&written)?;
+            Ok(written)
+        }
+    }
 }
 
 /// What a worker tells the writer: a game (its schedule index) starts, or a game is over, or
