@@ -978,6 +978,14 @@ fn version_and_help_as_openbench_reads_them() {
         help.contains("-engine") && help.contains("-testEnv"),
         "{help}"
     );
+    // What is refused is not listed among the options that map.
+    let (maps, refused) = help
+        .split_once("Refused, with one line saying what to give instead:")
+        .expect(&help);
+    for option in ["-log", "-debug"] {
+        assert!(!maps.split_whitespace().any(|w| w == option), "{help}");
+        assert!(refused.split_whitespace().any(|w| w == option), "{help}");
+    }
     // blitz-arena's own --help is unchanged.
     let (native, _) = ok(&compat(&s, &["--help"]));
     assert!(native.contains("round-robin"), "{native}");

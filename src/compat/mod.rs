@@ -25,7 +25,7 @@ use crate::vocabulary::Ruleset;
 
 pub use engine::{EngineSpec, WARN_KEYS};
 pub use grammar::Given;
-pub use options::{IGNORED, OPTIONS};
+pub use options::{IGNORED, OPTIONS, REFUSED};
 pub use probe::{drop_unset_options, Unset};
 
 /// Which tool's command line, and so which defaults (games, rounds, output).
@@ -492,10 +492,16 @@ pub fn help_text() -> String {
          Options that map to blitz-arena's run:\n",
         version_line()
     );
-    let names: Vec<String> = OPTIONS.iter().map(|(n, _)| format!("-{n}")).collect();
+    let names: Vec<String> = OPTIONS
+        .iter()
+        .filter(|(n, _)| !REFUSED.contains(n))
+        .map(|(n, _)| format!("-{n}"))
+        .collect();
+    let refused: Vec<String> = REFUSED.iter().map(|n| format!("-{n}")).collect();
     text.push_str(&format!(
-        "  {}\n\nAccepted with a warning:\n",
-        names.join(" ")
+        "  {}\n\nRefused, with one line saying what to give instead:\n  {}\n\nAccepted with a warning:\n",
+        names.join(" "),
+        refused.join(" ")
     ));
     for (name, instead) in IGNORED {
         text.push_str(&format!("  -{name}: {instead}\n"));

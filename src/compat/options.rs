@@ -204,6 +204,9 @@ pub const OPTIONS: &[(&str, Handler)] = &[
     }),
 ];
 
+/// Options of [`OPTIONS`] that are always refused, with one line saying what to give instead.
+pub const REFUSED: &[&str] = &["log", "debug"];
+
 /// Options accepted with a one-line warning: (name, what the arena does instead).
 pub const IGNORED: &[(&str, &str)] = &[
     (
