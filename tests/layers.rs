@@ -1,8 +1,12 @@
 //! The house's layers (docs/architecture.md, "Layers") hold: every `crate::` path in the
 //! library's production code names a module of a lower layer than its own.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use common::rust_files;
 
 const ARCHITECTURE: &str = include_str!("../docs/architecture.md");
 
@@ -35,17 +39,6 @@ fn layers() -> BTreeMap<String, u32> {
         "the layer table was not found: {layers:?}"
     );
     layers
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The production code of a source file: comments and the trailing test module left out.

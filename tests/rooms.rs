@@ -2,8 +2,12 @@
 //! than [`MAX_LINES`] lines, data tables aside (issue 21.6), and no comment points at a file
 //! this repository does not hold (issue 21.7).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use common::rust_files;
 
 /// The longest a production function may be, counted from the line of its `fn` to the line
 /// of its closing brace.
@@ -267,17 +271,6 @@ fn functions(code: &[char]) -> Vec<(String, usize, usize)> {
         }
     }
     found
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Every production source file (test-module files left out) with its code only, test items

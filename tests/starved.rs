@@ -73,6 +73,26 @@ fn roster(names: &[(&str, Option<&str>)]) -> String {
         .collect()
 }
 
+/// `white` against `black`: two games of six moves each at 4s+0, one at a time, into `res/`.
+fn two_short_games(s: &Scratch, white: &str, black: &str) -> std::process::Output {
+    s.run_ok(&[
+        "gauntlet",
+        white,
+        "--vs",
+        black,
+        "--tc",
+        "4s+0",
+        "--games",
+        "2",
+        "--max-moves",
+        "6",
+        "--concurrency",
+        "1",
+        "--out",
+        "res",
+    ])
+}
+
 /// Each game's starved moves per side, by the rule applied to the recorded numbers; every
 /// move must carry its measurement.
 fn starved_by_the_record(records: &[GameRecord]) -> Vec<[u32; 2]> {
@@ -161,22 +181,7 @@ fn an_engine_held_below_a_core_has_its_moves_marked_starved() {
         &roster(&[("pinned", Some("0")), ("pinned2", Some("0"))]),
     );
     let hogs = Hogs::on_core_0(3);
-    let out = s.run_ok(&[
-        "gauntlet",
-        "pinned",
-        "--vs",
-        "pinned2",
-        "--tc",
-        "4s+0",
-        "--games",
-        "2",
-        "--max-moves",
-        "6",
-        "--concurrency",
-        "1",
-        "--out",
-        "res",
-    ]);
+    let out = two_short_games(&s, "pinned", "pinned2");
     drop(hogs);
     let records = load_records(&s.path("res")).unwrap();
     let starved = starved_by_the_record(&records);
@@ -273,22 +278,7 @@ fn an_engine_with_its_core_is_not_marked() {
     }
     let s = Scratch::new("fed");
     s.write("engines.toml", &roster(&[("fed", None), ("fed2", None)]));
-    let out = s.run_ok(&[
-        "gauntlet",
-        "fed",
-        "--vs",
-        "fed2",
-        "--tc",
-        "4s+0",
-        "--games",
-        "2",
-        "--max-moves",
-        "6",
-        "--concurrency",
-        "1",
-        "--out",
-        "res",
-    ]);
+    let out = two_short_games(&s, "fed", "fed2");
     let records = load_records(&s.path("res")).unwrap();
     for e in records.iter().flat_map(|r| &r.events) {
         if let Event::Move { think_us, info, .. } = e {

@@ -176,9 +176,11 @@ impl FolderLock {
                     dir.display()
                 )
             })?;
-        if !try_lock(&file)
-            .map_err(|e| anyhow!("cannot lock the results folder {}: {e}", dir.display()))?
-        {
+        let lock = |file: &File| {
+            try_lock(file)
+                .map_err(|e| anyhow!("cannot lock the results folder {}: {e}", dir.display()))
+        };
+        if !lock(&file)? {
             // A run killed while it was starting an engine leaves, for a moment, a forked child
             // that holds the lock until its `exec` closes it: when the pid the file names is
             // gone, wait for that to pass.
@@ -189,9 +191,7 @@ impl FolderLock {
                     return Err(in_use(dir, &holder));
                 }
                 std::thread::sleep(std::time::Duration::from_millis(10));
-                if try_lock(&file)
-                    .map_err(|e| anyhow!("cannot lock the results folder {}: {e}", dir.display()))?
-                {
+                if lock(&file)? {
                     break;
                 }
             }

@@ -331,3 +331,15 @@ pub fn long_gauntlet(s: &Scratch, engine: &str, opponent: &str) -> Command {
         "res",
     ])
 }
+
+/// Every `.rs` file under `dir`, at any depth, appended to `out`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
