@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::event::Side;
+use crate::event::{BySide, Side};
 use crate::timecontrol::TimeControl;
 
 /// Microseconds in a `Duration`, saturating.
@@ -35,27 +35,27 @@ pub struct Turn {
 /// Two clocks, one running at a time.
 #[derive(Clone, Debug)]
 pub struct Clock {
-    tc: [TimeControl; 2],
+    tc: BySide<TimeControl>,
     /// Time left at the start of the running turn, or now for a stopped clock.
-    left_us: [i64; 2],
+    left_us: BySide<i64>,
     running: Option<(Side, Instant)>,
     /// Tolerance below zero before a flag counts (`--time-margin`; 0 by the rules).
     margin_us: i64,
     /// Whose flag has fallen: from then on that side earns no increment.
-    fallen: [bool; 2],
+    fallen: BySide<bool>,
     /// Clock presses per side: the moves counted toward a repeating period.
-    presses: [u32; 2],
+    presses: BySide<u32>,
 }
 
 impl Clock {
     pub fn new(white: TimeControl, black: TimeControl) -> Clock {
         Clock {
-            tc: [white, black],
-            left_us: [micros(white.base), micros(black.base)],
+            tc: BySide::new(white, black),
+            left_us: BySide::new(micros(white.base), micros(black.base)),
             running: None,
             margin_us: 0,
-            fallen: [false; 2],
-            presses: [0; 2],
+            fallen: BySide::default(),
+            presses: BySide::default(),
         }
     }
 
@@ -74,25 +74,24 @@ impl Clock {
     pub fn left_us(&self, side: Side, now: Instant) -> i64 {
         match self.running {
             Some((running, started)) if running == side => {
-                self.left_us[side.index()]
-                    - self.charged_us(side, now.saturating_duration_since(started))
+                self.left_us[side] - self.charged_us(side, now.saturating_duration_since(started))
             }
-            _ => self.left_us[side.index()],
+            _ => self.left_us[side],
         }
     }
 
     /// The time charged for a turn of `elapsed`: a simple delay (USCF 1b) is free.
     fn charged_us(&self, side: Side, elapsed: Duration) -> i64 {
-        micros(elapsed.saturating_sub(self.tc[side.index()].delay))
+        micros(elapsed.saturating_sub(self.tc[side].delay))
     }
 
     /// Starts `side`'s clock at `at` (the instant its `go` was written).
     pub fn start(&mut self, side: Side, at: Instant) {
         debug_assert!(self.running.is_none(), "a clock is already running");
-        let tc = self.tc[side.index()];
+        let tc = self.tc[side];
         if tc.per_move {
             // A fixed time per move: each move gets it afresh, none is carried over.
-            self.left_us[side.index()] = micros(tc.base);
+            self.left_us[side] = micros(tc.base);
         }
         self.running = Some((side, at));
     }
@@ -108,24 +107,23 @@ impl Clock {
     pub fn stop(&mut self, at: Instant) -> Option<Turn> {
         let (side, started) = self.running.take()?;
         let elapsed = at.saturating_duration_since(started);
-        let i = side.index();
-        let mut left = self.left_us[i] - self.charged_us(side, elapsed);
+        let mut left = self.left_us[side] - self.charged_us(side, elapsed);
         if left <= -self.margin_us {
-            self.fallen[i] = true;
+            self.fallen[side] = true;
         }
-        if !self.fallen[i] {
-            left += micros(self.tc[i].increment);
+        if !self.fallen[side] {
+            left += micros(self.tc[side].increment);
         }
         // A repeating period (`40/90+30`): the base time is added again after each N-th move,
         // made within the time allotted (FIDE 6.1; a fallen flag earns no more time). Moves
         // are counted by clock press, as the increment is.
-        self.presses[i] = self.presses[i].saturating_add(1);
-        if let Some(moves) = self.tc[i].moves {
-            if !self.fallen[i] && self.presses[i] % moves == 0 {
-                left += micros(self.tc[i].base);
+        self.presses[side] = self.presses[side].saturating_add(1);
+        if let Some(moves) = self.tc[side].moves {
+            if !self.fallen[side] && self.presses[side] % moves == 0 {
+                left += micros(self.tc[side].base);
             }
         }
-        self.left_us[i] = left;
+        self.left_us[side] = left;
         Some(Turn {
             side,
             think_us: micros(elapsed),
@@ -135,23 +133,22 @@ impl Clock {
 
     /// UCI's `movestogo` for `side`: the moves left in its period, `None` in sudden death.
     pub fn moves_to_go(&self, side: Side) -> Option<u32> {
-        let moves = self.tc[side.index()].moves?;
-        Some(moves - self.presses[side.index()] % moves)
+        let moves = self.tc[side].moves?;
+        Some(moves - self.presses[side] % moves)
     }
 
     /// The instant at which the running side's flag falls (its time reaches zero, plus the
     /// margin), for a deadline: flags are detected by a timer at that instant, not by polling.
     pub fn flag_deadline(&self) -> Option<Instant> {
         let (side, started) = self.running?;
-        let i = side.index();
-        let until_fall = self.left_us[i] + self.margin_us;
-        Some(started + self.tc[i].delay + duration_from(until_fall))
+        let until_fall = self.left_us[side] + self.margin_us;
+        Some(started + self.tc[side].delay + duration_from(until_fall))
     }
 
     /// Adds time to a side's clock (FIDE 7.5.5: a minute for the opponent of an illegal
     /// move), or charges it when `add_us` is negative (USCF 16). Works on a running clock.
     pub fn add(&mut self, side: Side, add_us: i64) {
-        self.left_us[side.index()] += add_us;
+        self.left_us[side] += add_us;
     }
 }
 

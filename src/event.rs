@@ -19,6 +19,9 @@ pub enum Side {
 }
 
 impl Side {
+    /// Both sides, white first.
+    pub const ALL: [Side; 2] = [Side::White, Side::Black];
+
     pub fn other(self) -> Side {
         match self {
             Side::White => Side::Black,
@@ -56,6 +59,108 @@ impl From<Side> for Color {
             Side::White => Color::White,
             Side::Black => Color::Black,
         }
+    }
+}
+
+/// One value for each side, white's and black's: what `[T; 2]` indexed by `side.index()` was,
+/// but looked up by the side itself (`clocks[side]`), so no index can point at the wrong one.
+/// Serialised exactly as the `[white, black]` array it replaces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BySide<T> {
+    pub white: T,
+    pub black: T,
+}
+
+impl<T> BySide<T> {
+    pub const fn new(white: T, black: T) -> BySide<T> {
+        BySide { white, black }
+    }
+
+    /// The same value for both sides.
+    pub fn both(value: T) -> BySide<T>
+    where
+        T: Clone,
+    {
+        BySide::new(value.clone(), value)
+    }
+
+    /// Each side's value made from the side.
+    pub fn from_fn(mut f: impl FnMut(Side) -> T) -> BySide<T> {
+        BySide::new(f(Side::White), f(Side::Black))
+    }
+
+    pub fn get(&self, side: Side) -> &T {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+
+    pub fn get_mut(&mut self, side: Side) -> &mut T {
+        match side {
+            Side::White => &mut self.white,
+            Side::Black => &mut self.black,
+        }
+    }
+
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> BySide<U> {
+        BySide::new(f(self.white), f(self.black))
+    }
+
+    pub fn as_ref(&self) -> BySide<&T> {
+        BySide::new(&self.white, &self.black)
+    }
+
+    pub fn as_mut(&mut self) -> BySide<&mut T> {
+        BySide::new(&mut self.white, &mut self.black)
+    }
+
+    /// The two sides' values side by side.
+    pub fn zip<U>(self, other: BySide<U>) -> BySide<(T, U)> {
+        BySide::new((self.white, other.white), (self.black, other.black))
+    }
+
+    /// Each side with its value, white first.
+    pub fn iter(&self) -> impl Iterator<Item = (Side, &T)> {
+        [(Side::White, &self.white), (Side::Black, &self.black)].into_iter()
+    }
+
+    /// The values, white first.
+    pub fn into_array(self) -> [T; 2] {
+        [self.white, self.black]
+    }
+}
+
+impl<T> From<[T; 2]> for BySide<T> {
+    /// `[white, black]`.
+    fn from([white, black]: [T; 2]) -> BySide<T> {
+        BySide::new(white, black)
+    }
+}
+
+impl<T> std::ops::Index<Side> for BySide<T> {
+    type Output = T;
+    fn index(&self, side: Side) -> &T {
+        self.get(side)
+    }
+}
+
+impl<T> std::ops::IndexMut<Side> for BySide<T> {
+    fn index_mut(&mut self, side: Side) -> &mut T {
+        self.get_mut(side)
+    }
+}
+
+impl<T: Serialize> Serialize for BySide<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // A tuple of two, as serde writes a `[T; 2]`: the same bytes in every format.
+        (&self.white, &self.black).serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for BySide<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BySide<T>, D::Error> {
+        <[T; 2]>::deserialize(d).map(BySide::from)
     }
 }
 
@@ -791,6 +896,51 @@ impl GameRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `BySide` is looked up by the side, white's value first, and each method keeps the
+    /// sides apart.
+    #[test]
+    fn by_side_looks_up_by_side() {
+        let mut clocks = BySide::new(300, 290);
+        assert_eq!((clocks[Side::White], clocks[Side::Black]), (300, 290));
+        clocks[Side::Black] -= 5;
+        *clocks.get_mut(Side::White) += 2;
+        assert_eq!(clocks, BySide::new(302, 285));
+        assert_eq!(clocks.map(|c| c * 2), BySide::new(604, 570));
+        assert_eq!(BySide::from_fn(Side::name), BySide::new("white", "black"));
+        assert_eq!(BySide::both(7), BySide::from([7, 7]));
+        assert_eq!(
+            clocks.zip(BySide::new('w', 'b')),
+            BySide::new((302, 'w'), (285, 'b'))
+        );
+        let listed: Vec<(Side, i32)> = clocks.iter().map(|(s, c)| (s, *c)).collect();
+        assert_eq!(listed, [(Side::White, 302), (Side::Black, 285)]);
+        assert_eq!(clocks.into_array(), [302, 285]);
+        assert_eq!(BySide::<u32>::default(), BySide::new(0, 0));
+        assert_eq!(Side::ALL.map(Side::index), [0, 1]);
+    }
+
+    /// A `BySide` is written byte for byte as the `[white, black]` array it replaced, so a
+    /// record written with the array reads back, and one written now reads as an array.
+    #[test]
+    fn by_side_serialises_as_the_array_it_replaced() {
+        let array: [Option<i64>; 2] = [Some(-1_500), None];
+        let pair = BySide::from(array);
+        let written = serde_json::to_string(&array).unwrap();
+        assert_eq!(serde_json::to_string(&pair).unwrap(), written);
+        assert_eq!(written, "[-1500,null]");
+        let read: BySide<Option<i64>> = serde_json::from_str(&written).unwrap();
+        assert_eq!(read, pair);
+        let back: [Option<i64>; 2] =
+            serde_json::from_str(&serde_json::to_string(&pair).unwrap()).unwrap();
+        assert_eq!(back, array);
+        let names = BySide::new("a".to_string(), "b".to_string());
+        assert_eq!(
+            serde_json::to_value(&names).unwrap(),
+            serde_json::json!(["a", "b"])
+        );
+        assert!(serde_json::from_str::<BySide<u8>>("[1,2,3]").is_err());
+    }
 
     /// The starvation rule on measured numbers.
     #[test]

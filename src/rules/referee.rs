@@ -17,7 +17,9 @@ use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
 use super::material::{can_mate, is_dead, MatingChance};
 use super::Ruleset;
-use crate::event::{Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination};
+use crate::event::{
+    BySide, Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination,
+};
 
 /// cutechess-style draw adjudication: `movenumber=40,movecount=8,score=10` draws a game once
 /// at least `movenumber` full moves have been played and both engines' scores have stayed
@@ -221,15 +223,15 @@ pub struct Referee {
     /// Plies of the game proper (opening moves not counted).
     plies: u32,
     draw_streak: u32,
-    losing_streak: [u32; 2],
-    winning_streak: [u32; 2],
+    losing_streak: BySide<u32>,
+    winning_streak: BySide<u32>,
     /// When each side's flag fell (µs since the start).
-    flags: [Option<i64>; 2],
+    flags: BySide<Option<i64>>,
     /// When each side's watcher noticed the opponent's fallen flag (its claim started).
-    flag_noticed: [Option<i64>; 2],
+    flag_noticed: BySide<Option<i64>>,
     pending_illegal: Option<PendingIllegal>,
     /// Illegal moves ruled against each side so far (FIDE: the second one loses).
-    illegal_count: [u32; 2],
+    illegal_count: BySide<u32>,
     /// An illegal move stood: the side that made it, and the position before it. It can be
     /// claimed (by a crash or a king capture, docs/architecture.md) until the opponent's next move.
     stood: Option<(Side, Option<IllegalKind>, Snapshot)>,
@@ -238,7 +240,7 @@ pub struct Referee {
     a54_watch: bool,
     /// USCF 7d: the sides whose king step next to the other king stood, while the kings are
     /// still next to each other.
-    moved_king_adjacent: [bool; 2],
+    moved_king_adjacent: BySide<bool>,
     /// The watcher that noticed the pending illegal move, and when (USCF 7e).
     illegal_noticed: Option<(Side, i64)>,
     /// House rules: a side mated the other after its own flag fell; the mated side may still
@@ -273,15 +275,15 @@ impl Referee {
             checks,
             plies: 0,
             draw_streak: 0,
-            losing_streak: [0; 2],
-            winning_streak: [0; 2],
-            flags: [None; 2],
-            flag_noticed: [None; 2],
+            losing_streak: BySide::default(),
+            winning_streak: BySide::default(),
+            flags: BySide::default(),
+            flag_noticed: BySide::default(),
             pending_illegal: None,
-            illegal_count: [0; 2],
+            illegal_count: BySide::default(),
             stood: None,
             a54_watch: false,
-            moved_king_adjacent: [false; 2],
+            moved_king_adjacent: BySide::default(),
             illegal_noticed: None,
             mate_by_flagged: None,
             last_move_us: 0,
@@ -344,7 +346,7 @@ impl Referee {
     }
 
     pub fn flag_fell(&self, side: Side) -> bool {
-        self.flags[side.index()].is_some()
+        self.flags[side].is_some()
     }
 
     /// No engine should be asked to move: the game waits for a watcher (H13: the mated side
@@ -415,7 +417,7 @@ impl Referee {
             Event::Notice { by, what, t_us } => {
                 match what {
                     Claimable::Flag => {
-                        self.flag_noticed[by.index()].get_or_insert(*t_us);
+                        self.flag_noticed[*by].get_or_insert(*t_us);
                     }
                     Claimable::IllegalMove => self.illegal_noticed = Some((*by, *t_us)),
                     Claimable::KingCapture => {}
@@ -509,7 +511,7 @@ impl Referee {
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
         // G§3, WBCA 14, USCF 3b, FIDE A4.2), and after a legal move the kings are apart.
         self.stood = None;
-        self.moved_king_adjacent = [false; 2];
+        self.moved_king_adjacent = BySide::default();
         // FIDE A4.4: the arbiter waited for this move; the position is still illegal.
         if let Some(verdict) = self.fide_a54(side) {
             return verdict;
@@ -611,7 +613,7 @@ impl Referee {
         let detail = format!(
             "{} flag fell at {} unnoticed; {} mated at {}: a mate given after its own flag fell",
             mater.name(),
-            secs(self.flags[mater.index()].unwrap_or_default()),
+            secs(self.flags[mater].unwrap_or_default()),
             mater.name(),
             secs(self.last_move_us)
         );
@@ -733,8 +735,8 @@ impl Referee {
         let Some(cp) = score.map(|s| s.as_cp()) else {
             // An engine that reports no score breaks every streak.
             self.draw_streak = 0;
-            self.losing_streak = [0; 2];
-            self.winning_streak = [0; 2];
+            self.losing_streak = BySide::default();
+            self.winning_streak = BySide::default();
             return Verdict::Continue;
         };
         if let Some(draw) = adj.draw {
@@ -756,20 +758,19 @@ impl Referee {
             }
         }
         if let Some(resign) = adj.resign {
-            let i = side.index();
-            self.losing_streak[i] = if cp <= -resign.score {
-                self.losing_streak[i] + 1
+            self.losing_streak[side] = if cp <= -resign.score {
+                self.losing_streak[side] + 1
             } else {
                 0
             };
-            self.winning_streak[i] = if cp >= resign.score {
-                self.winning_streak[i] + 1
+            self.winning_streak[side] = if cp >= resign.score {
+                self.winning_streak[side] + 1
             } else {
                 0
             };
-            let loser_done = self.losing_streak[i] >= resign.movecount;
+            let loser_done = self.losing_streak[side] >= resign.movecount;
             let winner_done =
-                !resign.twosided || self.winning_streak[side.other().index()] >= resign.movecount;
+                !resign.twosided || self.winning_streak[side.other()] >= resign.movecount;
             if loser_done && winner_done {
                 return self.end(
                     GameResult::win_for(side.other()),
@@ -905,9 +906,9 @@ impl Referee {
         self.plies += 1;
         self.stood = Some((pending.side, Some(illegal.kind), snapshot));
         if !illegal::kings_adjacent(&self.pos) {
-            self.moved_king_adjacent = [false; 2];
+            self.moved_king_adjacent = BySide::default();
         } else if illegal.kind == IllegalKind::KingsAdjacent {
-            self.moved_king_adjacent[pending.side.index()] = true;
+            self.moved_king_adjacent[pending.side] = true;
         }
         // FIDE A4.4: this (illegal) move was the one the arbiter waited for.
         if let Some(verdict) = self.fide_a54(pending.side) {
@@ -940,12 +941,12 @@ impl Referee {
         let mut detail = format!(
             "{} flag fell at {} unnoticed; {} mated {} at {}",
             mater.name(),
-            secs(self.flags[mater.index()].unwrap_or_default()),
+            secs(self.flags[mater].unwrap_or_default()),
             mater.name(),
             by.name(),
             secs(self.last_move_us)
         );
-        if let Some(t) = self.flags[by.index()] {
+        if let Some(t) = self.flags[by] {
             detail.push_str(&format!("; {} flag fell at {}", by.name(), secs(t)));
         }
         detail.push_str(&format!(
@@ -1005,8 +1006,8 @@ impl Referee {
         let mover = self.pending_illegal.as_ref()?.side;
         let opponent = mover.other();
         let (noticer, illegal_claim) = self.illegal_noticed?;
-        self.flags[opponent.index()]?;
-        let flag_claim = self.flag_noticed[mover.index()]?;
+        self.flags[opponent]?;
+        let flag_claim = self.flag_noticed[mover]?;
         if noticer != opponent {
             return None;
         }
@@ -1026,7 +1027,7 @@ impl Referee {
                      flag at the same instant, {}: the claims are simultaneous, the illegal mover \
                      loses",
                     opponent.name(),
-                    secs(self.flags[opponent.index()].unwrap_or_default()),
+                    secs(self.flags[opponent].unwrap_or_default()),
                     opponent.name(),
                     mover.name(),
                     opponent.name(),
@@ -1055,12 +1056,12 @@ impl Referee {
     fn rule_flag_claim(&mut self, by: Side, t_us: i64) -> Verdict {
         let ruleset = self.settings.ruleset;
         let flagged = by.other();
-        let Some(fell) = self.flags[flagged.index()] else {
+        let Some(fell) = self.flags[flagged] else {
             return Verdict::Continue; // nothing to claim
         };
-        let own = self.flags[by.index()].filter(|t| *t <= t_us);
+        let own = self.flags[by].filter(|t| *t <= t_us);
         // Did the claimant's own flag fall while it was claiming (after its notice)?
-        let noticed = self.flag_noticed[by.index()];
+        let noticed = self.flag_noticed[by];
         let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
         if let Some(mater) = self.mate_by_flagged.take() {
             return self.rule_claim_after_flagged_mate(mater, by, t_us, own);
@@ -1151,7 +1152,7 @@ impl Referee {
         t_us: i64,
         own: Option<i64>,
     ) -> Verdict {
-        let noticed = self.flag_noticed[by.index()];
+        let noticed = self.flag_noticed[by];
         let during_claim = |own: i64| noticed.is_some_and(|noticed| own > noticed);
         // The facts in order: the mater's flag, the mate, the other flag if it fell before
         // the notice, the notice and the claim, the other flag if it fell during the claim.
@@ -1159,12 +1160,12 @@ impl Referee {
         let mut detail = format!(
             "{} flag fell at {} unnoticed; {} mated {} at {}",
             mater.name(),
-            secs(self.flags[mater.index()].unwrap_or_default()),
+            secs(self.flags[mater].unwrap_or_default()),
             mater.name(),
             mated.name(),
             secs(self.last_move_us)
         );
-        let mated_fell = self.flags[mated.index()].filter(|t| *t <= t_us);
+        let mated_fell = self.flags[mated].filter(|t| *t <= t_us);
         let late = |t: i64| by == mated && noticed.is_some_and(|n| t > n);
         if let Some(t) = mated_fell.filter(|t| !late(*t)) {
             detail.push_str(&format!("; {} flag fell at {}", mated.name(), secs(t)));
@@ -1207,7 +1208,7 @@ impl Referee {
                 secs(t_us)
             );
         }
-        if let (Some(n), Some(own)) = (self.flag_noticed[by.index()], own_during) {
+        if let (Some(n), Some(own)) = (self.flag_noticed[by], own_during) {
             return format!(
                 "; {} noticed it at {} and claimed; {} flag fell at {}, before its claim \
                  completed at {}",
@@ -1218,7 +1219,7 @@ impl Referee {
                 secs(t_us)
             );
         }
-        match self.flag_noticed[by.index()] {
+        match self.flag_noticed[by] {
             Some(n) if n == t_us => {
                 format!("; {} noticed it and claimed at {}", by.name(), secs(n))
             }
@@ -1283,7 +1284,7 @@ impl Referee {
         // USCF 7d: "A player who moves his king adjacent to the opponent's king and then
         // attempts to claim a win under this rule based on the opponent's failure to notice the
         // check shall lose the game."
-        if ruleset == Ruleset::Uscf && self.moved_king_adjacent[by.index()] {
+        if ruleset == Ruleset::Uscf && self.moved_king_adjacent[by] {
             self.pending_illegal = None;
             return self.end(
                 GameResult::win_for(offender),
@@ -1346,8 +1347,8 @@ impl Referee {
     /// illegal move was completed, the claimant loses.
     fn house_h20(&mut self, by: Side, detail: &str) -> Option<Verdict> {
         let illegal_at = self.last_move_us;
-        let own = self.flags[by.index()].filter(|t| *t <= illegal_at)?;
-        if self.flags[by.other().index()].is_some_and(|t| t <= illegal_at) {
+        let own = self.flags[by].filter(|t| *t <= illegal_at)?;
+        if self.flags[by.other()].is_some_and(|t| t <= illegal_at) {
             return None; // both flags were down before it: not H20's case
         }
         Some(self.end(
@@ -1368,10 +1369,9 @@ impl Referee {
     /// moves again and its opponent gets one minute; the second loses, or draws when the
     /// opponent could not mate (7.5.5). A promotion without its piece stands as a queen (7.5.2).
     fn fide_illegal(&mut self, offender: Side, what: String, kind: Option<IllegalKind>) -> Verdict {
-        let i = offender.index();
-        self.illegal_count[i] += 1;
+        self.illegal_count[offender] += 1;
         let claimant = offender.other();
-        if self.illegal_count[i] >= 2 {
+        if self.illegal_count[offender] >= 2 {
             self.pending_illegal = None;
             let detail = format!("{} {what}: its second illegal move", offender.name());
             return if self.chance(claimant).suffices() {
@@ -1415,7 +1415,7 @@ impl Referee {
                     self.checks = snapshot.checks;
                     self.plies = snapshot.plies;
                     self.a54_watch = false;
-                    self.moved_king_adjacent = [false; 2];
+                    self.moved_king_adjacent = BySide::default();
                 } else {
                     self.stood = Some((side, stood_kind, snapshot));
                 }
@@ -1435,9 +1435,8 @@ impl Referee {
     /// claim completed at the adjudication (the first to fall, by the other side).
     fn on_tablebase(&mut self, material: &str, verdict: TbVerdict, t_us: i64) -> Verdict {
         let said = verdict.describe(material);
-        let first_down = [Side::White, Side::Black]
-            .into_iter()
-            .filter_map(|side| self.flags[side.index()].map(|t| (t, side)))
+        let first_down = (self.flags.iter())
+            .filter_map(|(side, t)| t.map(|t| (t, side)))
             .min_by_key(|(t, _)| *t);
         if let Some((_, flagged)) = first_down {
             self.tablebase_call = Some(said);
@@ -1455,10 +1454,10 @@ impl Referee {
 
     /// A flag fell (noticed by the opponent's watcher, after its delay: docs/architecture.md).
     fn on_flag(&mut self, side: Side, t_us: i64) -> Verdict {
-        if self.flags[side.index()].is_some() {
+        if self.flags[side].is_some() {
             return Verdict::Continue;
         }
-        self.flags[side.index()] = Some(t_us);
+        self.flags[side] = Some(t_us);
         if let Some(verdict) = self.wbca_8c(side, t_us) {
             return verdict;
         }
@@ -1481,10 +1480,10 @@ impl Referee {
     /// second flag falls, whatever follows (unlike USCF 8c, a later mate does not stand). A
     /// claim of the first flag already under way is ruled when it completes (8c too).
     fn wbca_8c(&mut self, side: Side, t_us: i64) -> Option<Verdict> {
-        if self.settings.ruleset != Ruleset::Wbca || self.flag_noticed[side.index()].is_some() {
+        if self.settings.ruleset != Ruleset::Wbca || self.flag_noticed[side].is_some() {
             return None;
         }
-        let first = self.flags[side.other().index()]?;
+        let first = self.flags[side.other()]?;
         Some(self.end(
             GameResult::Draw,
             Termination::BothFlags,
@@ -1503,7 +1502,7 @@ impl Referee {
         match fault {
             // An engine that hangs loses as its flag falls (the flag claim rules the game).
             Fault::Stall => {
-                let flagged = self.flags[side.index()].is_some();
+                let flagged = self.flags[side].is_some();
                 let mut verdict = if flagged {
                     self.flag_win(side.other(), format!("{} flag fell", side.name()))
                 } else {
