@@ -120,9 +120,18 @@ impl<T> BySide<T> {
         BySide::new((self.white, other.white), (self.black, other.black))
     }
 
+    /// The values, white first.
+    pub fn iter(&self) -> std::array::IntoIter<&T, 2> {
+        [&self.white, &self.black].into_iter()
+    }
+
+    pub fn iter_mut(&mut self) -> std::array::IntoIter<&mut T, 2> {
+        [&mut self.white, &mut self.black].into_iter()
+    }
+
     /// Each side with its value, white first.
-    pub fn iter(&self) -> impl Iterator<Item = (Side, &T)> {
-        [(Side::White, &self.white), (Side::Black, &self.black)].into_iter()
+    pub fn iter_sides(&self) -> impl Iterator<Item = (Side, &T)> {
+        Side::ALL.into_iter().zip(self.iter())
     }
 
     /// The values, white first.
@@ -135,6 +144,30 @@ impl<T> From<[T; 2]> for BySide<T> {
     /// `[white, black]`.
     fn from([white, black]: [T; 2]) -> BySide<T> {
         BySide::new(white, black)
+    }
+}
+
+impl<T> IntoIterator for BySide<T> {
+    type Item = T;
+    type IntoIter = std::array::IntoIter<T, 2>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_array().into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a BySide<T> {
+    type Item = &'a T;
+    type IntoIter = std::array::IntoIter<&'a T, 2>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut BySide<T> {
+    type Item = &'a mut T;
+    type IntoIter = std::array::IntoIter<&'a mut T, 2>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
     }
 }
 
@@ -913,8 +946,13 @@ mod tests {
             clocks.zip(BySide::new('w', 'b')),
             BySide::new((302, 'w'), (285, 'b'))
         );
-        let listed: Vec<(Side, i32)> = clocks.iter().map(|(s, c)| (s, *c)).collect();
+        let listed: Vec<(Side, i32)> = clocks.iter_sides().map(|(s, c)| (s, *c)).collect();
         assert_eq!(listed, [(Side::White, 302), (Side::Black, 285)]);
+        for c in &mut clocks {
+            *c += 1;
+        }
+        assert_eq!(clocks.iter().copied().collect::<Vec<_>>(), [303, 286]);
+        clocks = clocks.map(|c| c - 1);
         assert_eq!(clocks.into_array(), [302, 285]);
         assert_eq!(BySide::<u32>::default(), BySide::new(0, 0));
         assert_eq!(Side::ALL.map(Side::index), [0, 1]);

@@ -17,7 +17,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
 use crate::engine::{Reply, Seat};
-use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
@@ -82,10 +82,10 @@ pub struct GameSetup {
     /// 1-based number of its pair of games (colours swapped on one opening).
     pub pair: u64,
     /// Engine names, white first.
-    pub names: [String; 2],
+    pub names: BySide<String>,
     pub opening: Opening,
     /// Time controls, white first.
-    pub tc: [TimeControl; 2],
+    pub tc: BySide<TimeControl>,
     pub settings: RefereeSettings,
     pub watchers: Watchers,
     pub inject: InjectConfig,
@@ -128,12 +128,12 @@ impl GameSetup {
         GameRecord {
             game: self.game,
             pair: self.pair,
-            white: self.names[0].clone(),
-            black: self.names[1].clone(),
+            white: self.names.white.clone(),
+            black: self.names.black.clone(),
             opening: self.opening.record(),
             ruleset: self.settings.ruleset,
-            tc_white: self.tc[0],
-            tc_black: self.tc[1],
+            tc_white: self.tc.white,
+            tc_black: self.tc.black,
             seed: self.seed,
             started,
             time_margin_ms: self.time_margin.as_millis() as u64,
@@ -202,15 +202,15 @@ impl PositionCommand {
     }
 }
 
-fn end_event(t_us: i64, ending: &Ending, clock_us: [i64; 2]) -> Event {
+fn end_event(t_us: i64, ending: &Ending, clock_us: BySide<i64>) -> Event {
     Event::End {
         t_us,
         result: ending.result,
         termination: ending.termination,
         rule: ending.rule.clone(),
         detail: ending.detail.clone(),
-        white_clock_us: clock_us[0],
-        black_clock_us: clock_us[1],
+        white_clock_us: clock_us.white,
+        black_clock_us: clock_us.black,
     }
 }
 
@@ -233,14 +233,14 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
         .ending()
         .cloned()
         .expect("a start failure ends the game");
-    let full = [micros(setup.tc[0].base), micros(setup.tc[1].base)];
+    let full = setup.tc.map(|tc| micros(tc.base));
     setup.record(utc_now(), vec![fault, end_event(0, &ending, full)])
 }
 
 fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> String {
     // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1);
-    let tc = setup.tc[side.index()];
+    let tc = setup.tc[side];
     let mut go = if tc.per_move {
         // A fixed time per move (fastchess's `st=`).
         format!("go movetime {}", tc.base.as_millis())
@@ -249,8 +249,8 @@ fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> Str
             "go wtime {} btime {} winc {} binc {}",
             ms(Side::White),
             ms(Side::Black),
-            setup.tc[0].increment.as_millis(),
-            setup.tc[1].increment.as_millis()
+            setup.tc.white.increment.as_millis(),
+            setup.tc.black.increment.as_millis()
         )
     };
     // A repeating period: the moves left in the mover's period (UCI `movestogo`).
@@ -322,7 +322,7 @@ struct Game<'a> {
     /// Fault injection (docs/architecture.md, "Fault injection").
     injector: GameInjector,
     /// Moves each side has completed in this game (legal or not), for the flag plan.
-    moves_made: [u32; 2],
+    moves_made: BySide<u32>,
     held: Option<Held>,
     /// The flag plan was carried out.
     flag_injected: bool,
@@ -336,7 +336,7 @@ struct Game<'a> {
     late_illegal: Option<(Side, u32)>,
     /// The move each side's last `bestmove` named to ponder on, until its opponent is asked
     /// to move.
-    offered: [Option<String>; 2],
+    offered: BySide<Option<String>>,
     /// The `go ponder` in progress (`ponder.rs`).
     pondering: Option<ponder::Pondering>,
     /// A restart failed for want of the arena's resources (see [`Played::shortage`]).
@@ -551,7 +551,7 @@ impl Game<'_> {
         if self.flag_injected {
             return None;
         }
-        let move_number = self.moves_made[side.index()] + 1;
+        let move_number = self.moves_made[side] + 1;
         let release = match self.injector.flag_plan()? {
             FlagPlan::Stall {
                 side: s,
@@ -734,7 +734,7 @@ impl Game<'_> {
             left_us: self.clock.left_us(side, at),
         });
         self.pressed = Some((at, side));
-        self.moves_made[side.index()] += 1;
+        self.moves_made[side] += 1;
         // `--flag-notice-after press`: this side's watcher notices the fallen flag now.
         if let Some(i) = self.at_press.iter().position(|s| *s == side) {
             self.at_press.remove(i);
@@ -855,7 +855,7 @@ impl Game<'_> {
             setup,
             started_utc: utc_now(),
             referee: setup.referee(),
-            clock: Clock::new(setup.tc[0], setup.tc[1]).with_margin(setup.time_margin),
+            clock: Clock::new(setup.tc.white, setup.tc.black).with_margin(setup.time_margin),
             position: PositionCommand::opening(&setup.opening),
             events: Vec::with_capacity(256),
             t0: Instant::now(),
@@ -870,13 +870,13 @@ impl Game<'_> {
             base_illegal: false,
             ended_at: None,
             injector: GameInjector::new(&setup.inject, setup.seed, setup.game),
-            moves_made: [0; 2],
+            moves_made: BySide::default(),
             held: None,
             flag_injected: false,
             verdicts: Verdicts::default(),
             at_press: Vec::new(),
             late_illegal: None,
-            offered: [None, None],
+            offered: BySide::default(),
             pondering: None,
             shortage: None,
         }
@@ -905,10 +905,7 @@ impl Game<'_> {
             ponder::Resolved::Died(e) => Err(e),
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
                 let go = go_command(self.setup, &self.clock, turn, Instant::now());
-                let sent = engines[turn.index()]
-                    .engine()
-                    .go(&self.position.text, &go)
-                    .await;
+                let sent = engines[turn].engine().go(&self.position.text, &go).await;
                 sent.map(|started| (started, false))
             }
         };
@@ -938,8 +935,8 @@ impl Game<'_> {
             }
             Err(e) => {
                 // The engine died while it was not its turn; its pipe is closed.
-                engines[turn.index()].retire();
-                let (status, _) = engines[turn.index()].engine().exit_report().await;
+                engines[turn].retire();
+                let (status, _) = engines[turn].engine().exit_report().await;
                 let t_us = self.us(Instant::now());
                 let verdict = self.record(Event::EngineFault {
                     t_us,
@@ -965,7 +962,7 @@ impl Game<'_> {
                     || Instant::now() + Duration::from_secs(86_400),
                     |(at, _)| at,
                 );
-                let reply = engines[side.index()].engine().bestmove(deadline).await;
+                let reply = engines[side].engine().bestmove(deadline).await;
                 self.record_strays(side, engines);
                 Ok(reply)
             }
@@ -1001,7 +998,7 @@ impl Game<'_> {
     /// Records the `bestmove` lines `side`'s engine sent before the `go` they would answer
     /// (issue 8.2): discarded, each placed in the record at the instant it was read.
     fn record_strays(&mut self, side: Side, engines: &mut Engines<'_>) {
-        for (at, line) in engines[side.index()].engine().take_stray() {
+        for (at, line) in engines[side].engine().take_stray() {
             let t_us = self.us(at);
             let index = self
                 .events
@@ -1043,7 +1040,7 @@ impl Game<'_> {
                         Reply::BestMove { .. } => self.thinking = None,
                         Reply::Exited { .. } => {
                             self.thinking = None;
-                            engines[side.index()].retire();
+                            engines[side].retire();
                         }
                         Reply::Deadline => {}
                     }
@@ -1053,8 +1050,8 @@ impl Game<'_> {
             // A claim started by the thinking side: its engine stops to claim.
             if let (Some(side), Some((_, by, _))) = (self.thinking, self.claim) {
                 if side == by && reply_at.is_none() {
-                    if !engines[side.index()].engine().stop().await {
-                        engines[side.index()].retire();
+                    if !engines[side].engine().stop().await {
+                        engines[side].retire();
                     }
                     self.record_strays(side, engines);
                     self.thinking = None;
@@ -1095,8 +1092,8 @@ impl Game<'_> {
         self.thinking = None;
         self.clock.stop(at);
         self.pressed = None;
-        engines[side.index()].retire();
-        let (status, report) = engines[side.index()].engine().exit_report().await;
+        engines[side].retire();
+        let (status, report) = engines[side].engine().exit_report().await;
         let t_us = self.us(at);
         if !self.referee.can_claim_standing_illegal(side) {
             let verdict = self.record(Event::EngineFault {
@@ -1122,7 +1119,7 @@ impl Game<'_> {
             return Some(ending);
         }
         // The rules play on (FIDE 7.5.5): the engine is restarted within the game.
-        let failed = match engines[side.index()].restart().await {
+        let failed = match engines[side].restart().await {
             Ok(_) => return None,
             Err(e) => e,
         };
@@ -1145,10 +1142,10 @@ impl Game<'_> {
         // An engine still thinking is stopped, so it is in step for its next game; one that
         // ignores `stop` has hung and is replaced.
         if let Some(side) = self.thinking.take() {
-            let answered = engines[side.index()].engine().stop().await;
+            let answered = engines[side].engine().stop().await;
             self.record_strays(side, engines);
             if !answered {
-                engines[side.index()].retire();
+                engines[side].retire();
                 let t_us = self.us(Instant::now());
                 self.record(Event::EngineFault {
                     t_us,
@@ -1173,10 +1170,7 @@ impl Game<'_> {
         let now = Instant::now();
         let stopped = self.ended_at.unwrap_or(now);
         self.flag_plan_not_carried_out(stopped);
-        let clocks = [
-            self.clock.left_us(Side::White, stopped),
-            self.clock.left_us(Side::Black, stopped),
-        ];
+        let clocks = BySide::from_fn(|side| self.clock.left_us(side, stopped));
         let t_us = self.us(now);
         self.events.push(end_event(t_us, &ending, clocks));
         Played {
@@ -1187,18 +1181,18 @@ impl Game<'_> {
 }
 
 /// The seats of a game's two engines, white first.
-type Engines<'e> = [&'e mut Seat; 2];
+type Engines<'e> = BySide<&'e mut Seat>;
 
 /// Prepares both engines for a new game. An engine that died while idle since its last game
 /// is restarted (issue 8.5), and the game's notes say so; only when the restart fails does
 /// its side forfeit the game, and the detail says why.
 async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<String>, Played> {
     let mut notes = Vec::new();
-    for side in [Side::White, Side::Black] {
-        let Err(e) = engines[side.index()].engine().new_game().await else {
+    for side in Side::ALL {
+        let Err(e) = engines[side].engine().new_game().await else {
             continue;
         };
-        match engines[side.index()].restart().await {
+        match engines[side].restart().await {
             Ok(_) => {
                 notes.push(format!(
                     "{}'s engine had died while idle ({e}): restarted",
@@ -1221,7 +1215,7 @@ async fn new_game(setup: &GameSetup, engines: &mut Engines<'_>) -> Result<Vec<St
 /// a move, wait for the reply or the next timer, fire the timers due, act on the reply) until
 /// the game is over, then finish the record.
 pub async fn play(setup: &GameSetup, white: &mut Seat, black: &mut Seat) -> Played {
-    let mut engines: Engines = [white, black];
+    let mut engines: Engines = BySide::new(white, black);
     let notes = match new_game(setup, &mut engines).await {
         Ok(notes) => notes,
         Err(forfeited) => return forfeited,

@@ -53,22 +53,19 @@ fn fen(position: &shakmaty::Chess) -> String {
 impl Game<'_> {
     /// `side`'s `bestmove` was read: the move it would ponder on, if it named one.
     pub(super) fn offer_ponder_move(&mut self, side: Side, engines: &mut Engines<'_>) {
-        self.offered[side.index()] = engines[side.index()]
-            .engine()
-            .ponder_move()
-            .map(str::to_string);
+        self.offered[side] = engines[side].engine().ponder_move().map(str::to_string);
     }
 
     /// `turn` was just asked to move: its opponent's engine ponders on the move it named, if it
     /// may ponder and that move is legal on the board.
     pub(super) async fn start_pondering(&mut self, turn: Side, engines: &mut Engines<'_>) {
-        self.offered[turn.index()] = None;
+        self.offered[turn] = None;
         let side = turn.other();
-        let Some(offered) = self.offered[side.index()].take() else {
+        let Some(offered) = self.offered[side].take() else {
             return;
         };
         if self.pondering.is_some()
-            || !engines[side.index()].engine().ponders()
+            || !engines[side].engine().ponders()
             || self.referee.position_is_illegal()
         {
             return;
@@ -91,7 +88,7 @@ impl Game<'_> {
         );
         // An engine whose pipe is closed died while it was not its turn: that is found, and
         // ruled, when it is next asked to move, as without pondering.
-        if let Ok(at) = engines[side.index()].engine().go(&position.text, &go).await {
+        if let Ok(at) = engines[side].engine().go(&position.text, &go).await {
             let t_us = self.us(at);
             self.events.push(Event::Ponder {
                 t_us,
@@ -116,14 +113,14 @@ impl Game<'_> {
         let Some(pondering) = self.pondering.take_if(|p| p.side == turn) else {
             return Resolved::NotPondering;
         };
-        if engines[turn.index()].engine().answered_early() {
+        if engines[turn].engine().answered_early() {
             // It sent its `bestmove` while pondering (against UCI): discarded, and the engine,
             // idle, is asked to move afresh, as cutechess does.
             self.record_strays(turn, engines);
             return Resolved::Missed;
         }
         if fen(self.referee.position()) == pondering.fen {
-            return match engines[turn.index()].engine().ponderhit().await {
+            return match engines[turn].engine().ponderhit().await {
                 Ok(at) => Resolved::Hit(at),
                 Err(e) => Resolved::Died(e),
             };
@@ -132,7 +129,7 @@ impl Game<'_> {
             Ok(()) => Resolved::Missed,
             Err(Some(e)) => Resolved::Died(e),
             Err(None) => {
-                engines[turn.index()].retire();
+                engines[turn].retire();
                 let now = Instant::now();
                 let verdict = self.record(Event::EngineFault {
                     t_us: self.us(now),
@@ -140,7 +137,7 @@ impl Game<'_> {
                     fault: Fault::Stall,
                     detail: format!(
                         "no bestmove within {:?} after stop (pondering {}, not played)",
-                        engines[turn.index()].engine().timeouts().stop,
+                        engines[turn].engine().timeouts().stop,
                         pondering.mv
                     ),
                 });
@@ -160,7 +157,7 @@ impl Game<'_> {
         };
         let side = pondering.side;
         if let Err(e) = self.stop_pondering(&pondering, engines).await {
-            engines[side.index()].retire();
+            engines[side].retire();
             let why = match e {
                 Some(e) => e.to_string(),
                 None => "it did not answer stop".to_string(),
@@ -178,7 +175,7 @@ impl Game<'_> {
         engines: &mut Engines<'_>,
     ) -> Result<(), Option<EngineError>> {
         let side = pondering.side;
-        let reply = engines[side.index()].engine().stop_search().await;
+        let reply = engines[side].engine().stop_search().await;
         self.record_strays(side, engines);
         match reply {
             Reply::BestMove { text, at, .. } => {
@@ -192,10 +189,10 @@ impl Game<'_> {
             }
             Reply::Deadline => Err(None),
             Reply::Exited { .. } => {
-                engines[side.index()].retire();
-                let (_, report) = engines[side.index()].engine().exit_report().await;
+                engines[side].retire();
+                let (_, report) = engines[side].engine().exit_report().await;
                 Err(Some(EngineError::Exited {
-                    name: engines[side.index()].engine().name().to_string(),
+                    name: engines[side].engine().name().to_string(),
                     status: format!(" ({report})"),
                     context: " while pondering".to_string(),
                 }))

@@ -18,7 +18,7 @@ use shakmaty::Chess;
 
 use super::verdicts::{Action, FlagNotice, IllegalNotice, Verdicts};
 use super::Watchers;
-use crate::event::{Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::MoveCheck;
 use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
 use crate::settings::NoticeAt;
@@ -98,7 +98,7 @@ struct Replay<'a> {
     /// A recorded illegal-move claim to leave out: its move was no illegal move here.
     skip_claim: Option<Side>,
     /// The flag claims that were fed, by claimant.
-    flag_claimed: [bool; 2],
+    flag_claimed: BySide<bool>,
     /// Why the game goes on after the last event, when a ruling of this ruleset says so.
     goes_on: Option<String>,
     /// The last illegal move fed: its side and text.
@@ -172,7 +172,7 @@ impl Replay<'_> {
         }
         for side in [Side::White, Side::Black] {
             let by = side.other();
-            if self.referee.flag_fell(side) && !self.flag_claimed[by.index()] {
+            if self.referee.flag_fell(side) && !self.flag_claimed[by] {
                 let when = match w.flag_notice_after.map(|f| f.of(by)) {
                     Some(NoticeAt::Ms(0)) => "at once".to_string(),
                     Some(NoticeAt::Ms(ms)) => format!("{ms} ms after it fell"),
@@ -228,7 +228,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
         assumed: Vec::new(),
         pending_illegal: None,
         skip_claim: None,
-        flag_claimed: [false; 2],
+        flag_claimed: BySide::default(),
         goes_on: None,
         last_illegal: None,
     };
@@ -264,7 +264,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
             Event::IllegalMove { side, uci, .. } => r.last_illegal = Some((*side, uci.clone())),
             Event::Unnoticed { .. } => r.pending_illegal = None,
             Event::Claim { by, what, .. } => match what {
-                Claimable::Flag => r.flag_claimed[by.index()] = true,
+                Claimable::Flag => r.flag_claimed[*by] = true,
                 Claimable::IllegalMove | Claimable::KingCapture => r.pending_illegal = None,
             },
             _ => {}

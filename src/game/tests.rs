@@ -68,9 +68,9 @@ pub(super) fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
     GameSetup {
         game: 1,
         pair: 1,
-        names: ["w".to_string(), "b".to_string()],
+        names: BySide::new("w".to_string(), "b".to_string()),
         opening: opening(fen),
-        tc: [tc, tc],
+        tc: BySide::both(tc),
         settings: RefereeSettings {
             ruleset,
             ..RefereeSettings::default()

@@ -1435,7 +1435,7 @@ impl Referee {
     /// claim completed at the adjudication (the first to fall, by the other side).
     fn on_tablebase(&mut self, material: &str, verdict: TbVerdict, t_us: i64) -> Verdict {
         let said = verdict.describe(material);
-        let first_down = (self.flags.iter())
+        let first_down = (self.flags.iter_sides())
             .filter_map(|(side, t)| t.map(|t| (t, side)))
             .min_by_key(|(t, _)| *t);
         if let Some((_, flagged)) = first_down {

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::engine::{EngineError, Seat, Timeouts};
-use crate::event::{Event, GameRecord, Side};
+use crate::event::{BySide, Event, GameRecord, Side};
 use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
 use crate::openings::Opening;
@@ -54,11 +54,11 @@ impl Run {
         GameSetup {
             game: pairing.game,
             pair: pairing.pair,
-            names: [white.name.clone(), black.name.clone()],
+            names: BySide::new(white.name.clone(), black.name.clone()),
             watchers: plan.watchers,
             inject: plan.inject.clone(),
             opening: self.openings[pairing.opening].clone(),
-            tc: [white.tc.unwrap_or(plan.tc), black.tc.unwrap_or(plan.tc)],
+            tc: BySide::new(white.tc.unwrap_or(plan.tc), black.tc.unwrap_or(plan.tc)),
             settings: plan.settings.clone(),
             limits: plan.limits,
             time_margin: Duration::from_millis(plan.time_margin_ms),
