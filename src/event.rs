@@ -779,7 +779,7 @@ pub struct Outcome<'a> {
     pub rule: &'a str,
     pub detail: &'a str,
     pub t_us: i64,
-    pub clock_us: [i64; 2],
+    pub clock_us: BySide<i64>,
 }
 
 impl GameRecord {
@@ -800,7 +800,7 @@ impl GameRecord {
                 rule,
                 detail,
                 t_us: *t_us,
-                clock_us: [*white_clock_us, *black_clock_us],
+                clock_us: BySide::new(*white_clock_us, *black_clock_us),
             }),
             _ => None,
         })
@@ -897,7 +897,7 @@ impl GameRecord {
         }
         let flagged = match outcome.result.winner() {
             Some(winner) => winner.other(),
-            None => [Side::White, Side::Black]
+            None => Side::ALL
                 .into_iter()
                 .min_by_key(|s| self.flag_us(*s).unwrap_or(i64::MAX))?,
         };

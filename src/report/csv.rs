@@ -38,7 +38,7 @@ use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
 use super::folder::{torn_tail_len, GAMES_CSV};
-use crate::event::{Event, GameRecord, GameResult, Side, Termination};
+use crate::event::{BySide, Event, GameRecord, GameResult, Side, Termination};
 use crate::rules::Ruleset;
 
 /// The columns of `games.csv`, in order.
@@ -146,15 +146,12 @@ pub fn one_line(s: &str) -> String {
 
 impl GameRow {
     pub fn from_record(r: &GameRecord) -> GameRow {
-        let mut moves = [0u32; 2];
-        let mut think_us = [0i64; 2];
-        let mut cpu_us: [Option<i64>; 2] = [None, None];
-        let mut starved = [0u32; 2];
+        let mut moves = BySide::<u32>::default();
+        let mut think_us = BySide::<i64>::default();
+        let mut cpu_us = BySide::<Option<i64>>::default();
+        let mut starved = BySide::<u32>::default();
         // Clocks if the record has no end: the last ones known.
-        let mut last_clock = [
-            r.tc_white.base.as_micros() as i64,
-            r.tc_black.base.as_micros() as i64,
-        ];
+        let mut last_clock = BySide::from_fn(|side| r.tc(side).base.as_micros() as i64);
         for e in &r.events {
             match e {
                 Event::Move {
@@ -164,23 +161,22 @@ impl GameRow {
                     info,
                     ..
                 } => {
-                    let i = side.index();
-                    moves[i] += 1;
-                    think_us[i] += t;
-                    last_clock[i] = *clock_us;
+                    moves[*side] += 1;
+                    think_us[*side] += t;
+                    last_clock[*side] = *clock_us;
                     if let Some(cpu) = info.cpu {
-                        *cpu_us[i].get_or_insert(0) += cpu.run_us;
-                        starved[i] += u32::from(cpu.starved(*t));
+                        *cpu_us[*side].get_or_insert(0) += cpu.run_us;
+                        starved[*side] += u32::from(cpu.starved(*t));
                     }
                 }
                 Event::IllegalMove { side, clock_us, .. } | Event::Go { side, clock_us, .. } => {
-                    last_clock[side.index()] = *clock_us;
+                    last_clock[*side] = *clock_us;
                 }
                 _ => {}
             }
         }
         for side in r.queened() {
-            moves[side.index()] += 1;
+            moves[side] += 1;
         }
         let outcome = r.outcome();
         let clocks = outcome.as_ref().map_or(last_clock, |o| o.clock_us);
@@ -199,9 +195,9 @@ impl GameRow {
             result: outcome.as_ref().map(|o| o.result),
             termination: outcome.as_ref().map(|o| o.termination),
             rule: one_line(outcome.as_ref().map_or("", |o| o.rule)),
-            plies: moves[0] + moves[1],
-            white_ms_left: ms(clocks[0]),
-            black_ms_left: ms(clocks[1]),
+            plies: moves.white + moves.black,
+            white_ms_left: ms(clocks.white),
+            black_ms_left: ms(clocks.black),
             white_flag_ms: r.flag_us(Side::White).map(ms),
             black_flag_ms: r.flag_us(Side::Black).map(ms),
             illegal_moves: r.illegal_moves() as u32,
@@ -214,16 +210,16 @@ impl GameRow {
                 .join("; "),
             duration_ms: ms(duration_us),
             seed: r.seed,
-            white_moves: moves[0],
-            black_moves: moves[1],
-            white_think_ms: ms(think_us[0]),
-            black_think_ms: ms(think_us[1]),
+            white_moves: moves.white,
+            black_moves: moves.black,
+            white_think_ms: ms(think_us.white),
+            black_think_ms: ms(think_us.black),
             started: one_line(&r.started),
             detail: one_line(outcome.as_ref().map_or("", |o| o.detail)),
-            white_cpu_ms: cpu_us[0].map(ms),
-            black_cpu_ms: cpu_us[1].map(ms),
-            white_starved: starved[0],
-            black_starved: starved[1],
+            white_cpu_ms: cpu_us.white.map(ms),
+            black_cpu_ms: cpu_us.black.map(ms),
+            white_starved: starved.white,
+            black_starved: starved.black,
             starved_time_loss: r.starved_time_loss().map(|(side, ..)| side),
         }
     }

@@ -532,8 +532,7 @@ impl Movetext {
                 if let Some(note) = starved_loss_note(record) {
                     parts.push(note);
                 }
-                for side in [Side::White, Side::Black] {
-                    let us = o.clock_us[side.index()];
+                for (side, &us) in o.clock_us.iter_sides() {
                     if us < 0 {
                         parts.push(format!(
                             "{} clock at the end {}",
@@ -847,7 +846,7 @@ fn claimable(what: Claimable) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::event::{GameResult, OpeningRecord, SearchInfo, Termination};
+    use crate::event::{BySide, GameResult, OpeningRecord, SearchInfo, Termination};
     use crate::rules::Ruleset;
     use shakmaty::san::San;
 
@@ -855,7 +854,7 @@ pub(crate) mod tests {
     pub(crate) struct Builder {
         pub record: GameRecord,
         t_us: i64,
-        clock_us: [i64; 2],
+        clock_us: BySide<i64>,
     }
 
     impl Builder {
@@ -881,7 +880,7 @@ pub(crate) mod tests {
                     events: vec![],
                 },
                 t_us: 0,
-                clock_us: [300_000_000; 2],
+                clock_us: BySide::both(300_000_000),
             }
         }
 
@@ -910,17 +909,17 @@ pub(crate) mod tests {
             self.record.events.push(Event::Go {
                 t_us: self.t_us,
                 side,
-                clock_us: self.clock_us[side.index()],
+                clock_us: self.clock_us[side],
                 ponderhit: false,
             });
             self.t_us += think_us;
-            self.clock_us[side.index()] -= think_us;
+            self.clock_us[side] -= think_us;
             self.record.events.push(Event::Move {
                 t_us: self.t_us,
                 side,
                 uci: uci.into(),
                 think_us,
-                clock_us: self.clock_us[side.index()],
+                clock_us: self.clock_us[side],
                 info: SearchInfo::default(),
             });
             self
@@ -929,13 +928,13 @@ pub(crate) mod tests {
         pub fn illegal(mut self, side: Side, uci: &str, think_ms: i64, reason: &str) -> Builder {
             let think_us = think_ms * 1000;
             self.t_us += think_us;
-            self.clock_us[side.index()] -= think_us;
+            self.clock_us[side] -= think_us;
             self.record.events.push(Event::IllegalMove {
                 t_us: self.t_us,
                 side,
                 uci: uci.into(),
                 think_us,
-                clock_us: self.clock_us[side.index()],
+                clock_us: self.clock_us[side],
                 reason: reason.into(),
                 kind: None,
             });
@@ -944,13 +943,13 @@ pub(crate) mod tests {
 
         /// `side` thinks until its flag falls, and `overshoot_ms` beyond.
         pub fn flag(mut self, side: Side, overshoot_ms: i64) -> Builder {
-            self.t_us += self.clock_us[side.index()];
+            self.t_us += self.clock_us[side];
             self.record.events.push(Event::FlagFall {
                 t_us: self.t_us,
                 side,
             });
             self.t_us += overshoot_ms * 1000;
-            self.clock_us[side.index()] = -overshoot_ms * 1000;
+            self.clock_us[side] = -overshoot_ms * 1000;
             self
         }
 
@@ -986,8 +985,8 @@ pub(crate) mod tests {
                 termination,
                 rule: rule.into(),
                 detail: detail.into(),
-                white_clock_us: self.clock_us[0],
-                black_clock_us: self.clock_us[1],
+                white_clock_us: self.clock_us.white,
+                black_clock_us: self.clock_us.black,
             });
             self.record
         }

@@ -8,7 +8,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Position};
 
 use super::svg::esc;
-use crate::event::{Event, GameRecord, Side};
+use crate::event::{BySide, Event, GameRecord, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
 use crate::rules::legal_move;
 
@@ -22,7 +22,7 @@ pub struct Ply {
     /// When it was made, µs since the start.
     pub t_us: i64,
     /// Both clocks after it (white, black), µs.
-    pub clocks_us: [i64; 2],
+    pub clocks_us: BySide<i64>,
 }
 
 /// The game as a sequence of boards.
@@ -31,7 +31,7 @@ pub struct Replay {
     /// The pieces where the clocks started (after the book moves).
     pub start: String,
     /// Both clocks at the start, µs.
-    pub start_clocks_us: [i64; 2],
+    pub start_clocks_us: BySide<i64>,
     pub plies: Vec<Ply>,
     /// Why the boards stop before the game's end, when they do.
     pub stop: Option<String>,
@@ -73,7 +73,7 @@ fn play_stood(pos: &Chess, illegal: &Pending) -> Result<(Chess, String), String>
 
 /// Replays `record` from its opening.
 pub fn replay(record: &GameRecord) -> Replay {
-    let start_clocks_us = [Side::White, Side::Black].map(|s| record.tc(s).base.as_micros() as i64);
+    let start_clocks_us = BySide::from_fn(|s| record.tc(s).base.as_micros() as i64);
     let mut out = Replay {
         start: String::new(),
         start_clocks_us,
@@ -101,7 +101,7 @@ pub fn replay(record: &GameRecord) -> Replay {
     let mut pending: Option<Pending> = None;
     for event in &record.events {
         match event {
-            Event::Penalty { side, add_us, .. } => clocks[side.index()] += add_us,
+            Event::Penalty { side, add_us, .. } => clocks[*side] += add_us,
             Event::IllegalMove {
                 side,
                 uci,
@@ -109,7 +109,7 @@ pub fn replay(record: &GameRecord) -> Replay {
                 clock_us,
                 ..
             } => {
-                clocks[side.index()] = *clock_us;
+                clocks[*side] = *clock_us;
                 pending = Some(Pending {
                     side: *side,
                     uci: uci.clone(),
@@ -142,7 +142,7 @@ pub fn replay(record: &GameRecord) -> Replay {
                         }
                     }
                 }
-                clocks[side.index()] = *clock_us;
+                clocks[*side] = *clock_us;
                 let Some(m) = (Side::from(pos.turn()) == *side)
                     .then(|| parse(&pos, uci))
                     .flatten()
@@ -278,7 +278,7 @@ pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f
             out,
             r#"<div class="clk" data-side="{s}">{s}: {} <b class="time">{}</b></div>"#,
             esc(record.engine(side)),
-            clock_text(clocks[side.index()]),
+            clock_text(clocks[side]),
             s = side.name(),
         );
     }
@@ -304,16 +304,16 @@ pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f
     let plies: Vec<serde_json::Value> = std::iter::once(serde_json::json!([
         replay.start,
         "",
-        replay.start_clocks_us[0] / 1000,
-        replay.start_clocks_us[1] / 1000,
+        replay.start_clocks_us.white / 1000,
+        replay.start_clocks_us.black / 1000,
         (x_of(0.0) * 10.0).round() / 10.0
     ]))
     .chain(replay.plies.iter().map(|p| {
         serde_json::json!([
             p.board,
             p.text,
-            p.clocks_us[0] / 1000,
-            p.clocks_us[1] / 1000,
+            p.clocks_us.white / 1000,
+            p.clocks_us.black / 1000,
             (x_of(p.t_us as f64 / 1e6) * 10.0).round() / 10.0
         ])
     }))
@@ -392,7 +392,7 @@ mod tests {
             r.plies[2].board,
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
         );
-        assert!(r.plies[2].clocks_us[0] < r.start_clocks_us[0]);
+        assert!(r.plies[2].clocks_us.white < r.start_clocks_us.white);
         assert!(r.stop.is_none());
         let html = replay_html(&record, &r, &|t| t);
         assert!(html.contains(r#"data-plies="3""#), "{html}");

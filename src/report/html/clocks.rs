@@ -7,22 +7,22 @@ use std::fmt::Write;
 use super::board::{replay, replay_html};
 use super::svg::{esc, num, Plot};
 use super::words::marker as marker_kind;
-use crate::event::{Event, GameRecord, Side};
+use crate::event::{BySide, Event, GameRecord, Side};
 
 /// Each side's clock as (seconds since the start, seconds left) points: from the game's start
 /// at its base time (so that a penalty before its first `go` shows), falling while the side's
 /// clock runs, flat while it stands, stepping at increments and penalties.
-fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
+fn clock_lines(record: &GameRecord) -> BySide<Vec<(f64, f64)>> {
     let sec = |us: i64| us as f64 / 1e6;
-    let base = [Side::White, Side::Black].map(|s| record.tc(s).base.as_micros() as i64);
-    let mut lines: [Vec<(f64, f64)>; 2] = base.map(|b| vec![(0.0, sec(b))]);
+    let base = BySide::from_fn(|s| record.tc(s).base.as_micros() as i64);
+    let mut lines = base.map(|b| vec![(0.0, sec(b))]);
     let mut running: Option<(Side, i64, i64)> = None;
     let mut stopped = base.map(Some);
     let now =
-        |running: Option<(Side, i64, i64)>, side: Side, t: i64, stopped: &[Option<i64>; 2]| {
+        |running: Option<(Side, i64, i64)>, side: Side, t: i64, stopped: &BySide<Option<i64>>| {
             match running {
                 Some((s, go_t, go_clock)) if s == side => Some(go_clock - (t - go_t)),
-                _ => stopped[side.index()],
+                _ => stopped[side],
             }
         };
     for event in &record.events {
@@ -33,7 +33,7 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
                 clock_us,
                 ..
             } => {
-                lines[side.index()].push((sec(*t_us), sec(*clock_us)));
+                lines[*side].push((sec(*t_us), sec(*clock_us)));
                 running = Some((*side, *t_us, *clock_us));
             }
             Event::Move {
@@ -49,10 +49,10 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
                 ..
             } => {
                 if let Some(before) = now(running, *side, *t_us, &stopped) {
-                    lines[side.index()].push((sec(*t_us), sec(before)));
+                    lines[*side].push((sec(*t_us), sec(before)));
                 }
-                lines[side.index()].push((sec(*t_us), sec(*clock_us)));
-                stopped[side.index()] = Some(*clock_us);
+                lines[*side].push((sec(*t_us), sec(*clock_us)));
+                stopped[*side] = Some(*clock_us);
                 if running.is_some_and(|r| r.0 == *side) {
                     running = None;
                 }
@@ -61,11 +61,11 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
                 t_us, side, add_us, ..
             } => {
                 if let Some(before) = now(running, *side, *t_us, &stopped) {
-                    lines[side.index()].push((sec(*t_us), sec(before)));
-                    lines[side.index()].push((sec(*t_us), sec(before + add_us)));
+                    lines[*side].push((sec(*t_us), sec(before)));
+                    lines[*side].push((sec(*t_us), sec(before + add_us)));
                     match &mut running {
                         Some((s, _, go_clock)) if *s == *side => *go_clock += add_us,
-                        _ => stopped[side.index()] = Some(before + add_us),
+                        _ => stopped[*side] = Some(before + add_us),
                     }
                 }
             }
@@ -75,10 +75,8 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
                 black_clock_us,
                 ..
             } => {
-                for (side, clock) in [(Side::White, white_clock_us), (Side::Black, black_clock_us)]
-                {
-                    lines[side.index()].push((sec(*t_us), sec(*clock)));
-                }
+                lines.white.push((sec(*t_us), sec(*white_clock_us)));
+                lines.black.push((sec(*t_us), sec(*black_clock_us)));
             }
             _ => {}
         }
@@ -92,7 +90,7 @@ fn clock_lines(record: &GameRecord) -> [Vec<(f64, f64)>; 2] {
 pub fn game_section(
     record: &GameRecord,
     rulings: &[(String, String)],
-    colours: [&str; 2],
+    colours: BySide<&str>,
 ) -> String {
     let (plot, notes) = clock_plot(record, colours);
     let board = replay_html(record, &replay(record), &|t| plot.x(t));
@@ -119,7 +117,7 @@ pub fn game_section(
 
 /// The clock chart of a game (each side's clock over the game, a cursor, the flag's line when
 /// a clock went below zero, a marker per event of note), and the list of those events.
-fn clock_plot(record: &GameRecord, colours: [&str; 2]) -> (Plot, String) {
+fn clock_plot(record: &GameRecord, colours: BySide<&str>) -> (Plot, String) {
     let lines = clock_lines(record);
     let (mut t_max, mut c_min, mut c_max) = (0.0f64, 0.0f64, 0.0f64);
     for &(t, c) in lines.iter().flatten() {
@@ -140,7 +138,7 @@ fn clock_plot(record: &GameRecord, colours: [&str; 2]) -> (Plot, String) {
         } else {
             attrs
         };
-        plot.line(&lines[side.index()], colours[side.index()], &attrs);
+        plot.line(&lines[side], colours[side], &attrs);
     }
     let (y_top, y_bottom) = (plot.y(c_max * 1.05), plot.y(c_min));
     let x_end = plot.x(t_max);
@@ -176,7 +174,7 @@ fn clock_plot(record: &GameRecord, colours: [&str; 2]) -> (Plot, String) {
 }
 
 /// The section's opening tag (with the ruling as data), its heading and its ruling.
-fn write_heading(out: &mut String, record: &GameRecord, colours: [&str; 2]) {
+fn write_heading(out: &mut String, record: &GameRecord, colours: BySide<&str>) {
     let (result, termination, rule, detail) = match record.outcome() {
         Some(o) => (
             o.result.as_str().to_string(),
@@ -197,8 +195,8 @@ fn write_heading(out: &mut String, record: &GameRecord, colours: [&str; 2]) {
         esc(&result),
         esc(&termination),
         esc(&rule),
-        colours[0],
-        colours[1],
+        colours.white,
+        colours.black,
         esc(&result),
         record.ruleset,
         esc(&record.tc_white.to_string()),
@@ -255,28 +253,32 @@ fn write_final_clocks(out: &mut String, record: &GameRecord) {
     let _ = write!(
         out,
         r#"<p class="final" data-white-ms-left="{}" data-black-ms-left="{}">clocks at the end: {} {} s, {} {} s</p></section>"#,
-        record.outcome().map_or(0, |o| o.clock_us[0] / 1000),
-        record.outcome().map_or(0, |o| o.clock_us[1] / 1000),
+        record.outcome().map_or(0, |o| o.clock_us.white / 1000),
+        record.outcome().map_or(0, |o| o.clock_us.black / 1000),
         esc(&record.white),
         num(
-            record.outcome().map_or(0.0, |o| o.clock_us[0] as f64 / 1e6),
+            record
+                .outcome()
+                .map_or(0.0, |o| o.clock_us.white as f64 / 1e6),
             3
         ),
         esc(&record.black),
         num(
-            record.outcome().map_or(0.0, |o| o.clock_us[1] as f64 / 1e6),
+            record
+                .outcome()
+                .map_or(0.0, |o| o.clock_us.black as f64 / 1e6),
             3
         ),
     );
 }
 
 /// Which line is whose: white's solid, black's dashed, each in its engine's colour.
-fn legend_line(record: &GameRecord, colours: [&str; 2]) -> String {
+fn legend_line(record: &GameRecord, colours: BySide<&str>) -> String {
     format!(
         r#"<span class="swatch" style="border-top:2px solid {}"></span>white: {} <span class="swatch" style="border-top:2px dashed {}"></span>black: {}"#,
-        colours[0],
+        colours.white,
         esc(&record.white),
-        colours[1],
+        colours.black,
         esc(&record.black)
     )
 }
@@ -318,14 +320,14 @@ mod tests {
             })
             .moves(Side::White, 1000, "d2d4 d7d5")
             .end(GameResult::Draw, Termination::Adjudication, "", "");
-        let black = &clock_lines(&record)[1];
+        let black = &clock_lines(&record).black;
         let base = record.tc_black.base.as_secs_f64();
         assert_eq!(black[0], (0.0, base));
         assert!(
             black.contains(&(0.5, base)) && black.contains(&(0.5, base + 60.0)),
             "{black:?}"
         );
-        let html = game_section(&record, &[], ["#111", "#222"]);
+        let html = game_section(&record, &[], BySide::new("#111", "#222"));
         assert!(
             html.contains("black is given 60 s more (FIDE A4.2, 7.5.5)"),
             "{html}"
@@ -344,8 +346,8 @@ mod tests {
                 "white flag fell",
             );
         let lines = clock_lines(&record);
-        assert!(lines[0].len() >= 2 && lines[1].len() >= 2);
-        let html = game_section(&record, &[], ["#111", "#222"]);
+        assert!(lines.white.len() >= 2 && lines.black.len() >= 2);
+        let html = game_section(&record, &[], BySide::new("#111", "#222"));
         assert!(html.contains(r#"id="game-7""#));
         assert!(
             html.contains(r#"data-kind="flag" data-side="white""#),

@@ -30,7 +30,7 @@ use self::tally::{add_move_times, MoveTimes, Series};
 use super::csv::{read_rows_reporting, GameRow};
 use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
-use crate::event::GameRecord;
+use crate::event::{BySide, GameRecord};
 use crate::vocabulary::Ruleset;
 
 pub use clocks::{game_section, is_notable};
@@ -164,7 +164,7 @@ impl HtmlReport {
                 sprt: None,
             });
         }
-        let colours = [self.colour(&record.white), self.colour(&record.black)];
+        let colours = BySide::new(self.colour(&record.white), self.colour(&record.black));
         add_move_times(&mut self.times, record);
         let notable = is_notable(record);
         self.notable += u64::from(notable);

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::event::{GameRecord, Side};
+use crate::event::{BySide, GameRecord, Side};
 use crate::report::csv::GameRow;
 use crate::report::stats::Wdl;
 use crate::report::Sprt;
@@ -87,13 +87,13 @@ impl MoveTimes {
 
 /// Think times of every engine's moves in `record`, by move number.
 pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameRecord) {
-    let mut numbers = [0usize; 2];
+    let mut numbers = BySide::<usize>::default();
     for (side, _, think_us, _) in record.moves() {
-        numbers[side.index()] += 1;
+        numbers[side] += 1;
         times
             .entry(record.engine(side).to_string())
             .or_default()
-            .add(numbers[side.index()], think_us);
+            .add(numbers[side], think_us);
     }
 }
 
