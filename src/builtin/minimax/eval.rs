@@ -3,7 +3,7 @@
 //! blended by game phase, a bishop-pair bonus and a mop-up term that drives
 //! a bare king to the edge so won endings are converted.
 
-use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, ByColor, Chess, Color, Position, Role, Square};
 
 use crate::builtin::engine::value;
 
@@ -112,12 +112,11 @@ const FULL_PHASE: i32 = 24;
 /// The evaluation in centipawns from the side to move's point of view.
 pub fn evaluate(pos: &Chess) -> i32 {
     let board = pos.board();
-    let mut mg = [0i32; 2];
-    let mut eg = [0i32; 2];
+    let mut mg = ByColor::<i32>::default();
+    let mut eg = ByColor::<i32>::default();
     let mut phase = 0;
-    let mut material = [0i32; 2];
+    let mut material = ByColor::<i32>::default();
     for color in Color::ALL {
-        let c = color as usize;
         let ours = board.by_color(color);
         for role in Role::ALL {
             let pieces = ours & board.by_role(role);
@@ -135,26 +134,24 @@ pub fn evaluate(pos: &Chess) -> i32 {
                     Role::Queen => (QUEEN[i], QUEEN[i]),
                     Role::King => (KING[i], KING_END[i]),
                 };
-                mg[c] += m;
-                eg[c] += e;
+                mg[color] += m;
+                eg[color] += e;
             }
             if role != Role::King {
                 let n = pieces.count() as i32;
-                material[c] += n * value(role);
+                material[color] += n * value(role);
                 phase += n * phase_weight(role);
             }
         }
         if (ours & board.bishops()).count() >= 2 {
-            mg[c] += 30;
-            eg[c] += 50;
+            mg[color] += 30;
+            eg[color] += 50;
         }
     }
     let phase = phase.min(FULL_PHASE);
-    let w = Color::White as usize;
-    let b = Color::Black as usize;
-    let mg_score = mg[w] - mg[b];
-    let eg_score = eg[w] - eg[b] + mop_up(pos, material);
-    let white = material[w] - material[b]
+    let mg_score = mg.white - mg.black;
+    let eg_score = eg.white - eg.black + mop_up(pos, material);
+    let white = material.white - material.black
         + (mg_score * phase + eg_score * (FULL_PHASE - phase)) / FULL_PHASE;
     if pos.turn().is_white() {
         white
@@ -166,9 +163,9 @@ pub fn evaluate(pos: &Chess) -> i32 {
 /// With a clear material edge and no pawns left for the defender, reward
 /// pushing its king to the edge and bringing ours close: that is how a
 /// lone king gets mated. From White's point of view.
-fn mop_up(pos: &Chess, material: [i32; 2]) -> i32 {
+fn mop_up(pos: &Chess, material: ByColor<i32>) -> i32 {
     let board = pos.board();
-    let diff = material[Color::White as usize] - material[Color::Black as usize];
+    let diff = material.white - material.black;
     if diff.abs() < value(Role::Rook) {
         return 0;
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{ByColor, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::eval::evaluate;
 use super::tt::{pack, Bound, Entry, Tt};
@@ -65,8 +65,9 @@ pub struct Searcher<'a> {
     path: Vec<u64>,
     /// Repetitions are not looked for below this index (set by null moves).
     floor: usize,
+    /// Two killer moves per ply (slots, not sides).
     killers: [[u16; 2]; MAX_PLY + 1],
-    history: Box<[[[i32; 64]; 64]; 2]>,
+    history: Box<ByColor<[[i32; 64]; 64]>>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     /// The best fully searched root move of the current iteration.
@@ -84,7 +85,7 @@ impl<'a> Searcher<'a> {
             path: Vec::new(),
             floor: 0,
             killers: [[0; 2]; MAX_PLY + 1],
-            history: Box::new([[[0; 64]; 64]; 2]),
+            history: Box::new(ByColor::new_with(|_| [[0; 64]; 64])),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             root_best: None,
@@ -472,7 +473,7 @@ impl<'a> Searcher<'a> {
             800_000
         } else {
             let (from, to) = squares(m);
-            self.history[turn as usize][from][to]
+            self.history[turn][from][to]
         }
     }
 
@@ -483,7 +484,7 @@ impl<'a> Searcher<'a> {
             self.killers[ply][0] = p;
         }
         let (from, to) = squares(m);
-        let h = &mut self.history[turn as usize][from][to];
+        let h = &mut self.history[turn][from][to];
         *h += depth * depth;
         if *h > 400_000 {
             for row in self.history.iter_mut().flatten() {
