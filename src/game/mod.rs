@@ -81,10 +81,10 @@ pub struct GameSetup {
     pub game: u64,
     /// 1-based number of its pair of games (colours swapped on one opening).
     pub pair: u64,
-    /// Engine names, white first.
+    /// Engine names, by side.
     pub names: BySide<String>,
     pub opening: Opening,
-    /// Time controls, white first.
+    /// Time controls, by side.
     pub tc: BySide<TimeControl>,
     pub settings: RefereeSettings,
     pub watchers: Watchers,
@@ -1180,7 +1180,7 @@ impl Game<'_> {
     }
 }
 
-/// The seats of a game's two engines, white first.
+/// The seats of a game's two engines, by side.
 type Engines<'e> = BySide<&'e mut Seat>;
 
 /// Prepares both engines for a new game. An engine that died while idle since its last game

@@ -170,7 +170,7 @@ impl Replay<'_> {
                 mated.other().name()
             );
         }
-        for side in [Side::White, Side::Black] {
+        for side in Side::ALL {
             let by = side.other();
             if self.referee.flag_fell(side) && !self.flag_claimed[by] {
                 let when = match w.flag_notice_after.map(|f| f.of(by)) {

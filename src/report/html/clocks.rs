@@ -126,7 +126,7 @@ fn clock_plot(record: &GameRecord, colours: BySide<&str>) -> (Plot, String) {
         c_max = c_max.max(c);
     }
     let mut plot = Plot::new(760.0, 260.0, (0.0, t_max), (c_min, c_max * 1.05));
-    for side in [Side::White, Side::Black] {
+    for side in Side::ALL {
         let moves = record.moves().filter(|m| m.0 == side).count();
         let attrs = format!(
             r#"data-side="{}" data-engine="{}" data-moves="{moves}""#,

@@ -256,7 +256,7 @@ fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], name
     out.push_str(r#"<h3>Time left at the end of each game</h3><p class="small">Per engine: the range (whiskers), the middle half (box) and the median of its clock when its games ended; below zero, past a fallen flag.</p>"#);
     let mut left: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for row in rows.iter().filter(|r| r.result.is_some()) {
-        for side in [Side::White, Side::Black] {
+        for side in Side::ALL {
             left.entry(row.engine(side))
                 .or_default()
                 .push(row.ms_left(side) as f64 / 1000.0);

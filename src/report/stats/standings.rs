@@ -75,7 +75,7 @@ pub fn engines(rows: &[GameRow]) -> Vec<EngineStats> {
         let Some(result) = row.result else {
             continue;
         };
-        for side in [Side::White, Side::Black] {
+        for side in Side::ALL {
             let acc = engines.entry(row.engine(side)).or_insert_with(|| Acc {
                 results: Wdl::default(),
                 time_losses: 0,

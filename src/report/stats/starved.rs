@@ -40,7 +40,7 @@ impl StarvedStats {
 pub fn starved(rows: &[GameRow], order: &[String]) -> Vec<StarvedStats> {
     let mut by_name: HashMap<&str, StarvedStats> = HashMap::new();
     for row in rows.iter().filter(|r| r.result.is_some()) {
-        for side in [Side::White, Side::Black] {
+        for side in Side::ALL {
             let s = by_name.entry(row.engine(side)).or_default();
             s.moves += u64::from(row.moves(side));
             s.starved += u64::from(row.starved(side));
