@@ -19,8 +19,8 @@ async fn play_pondering(setup: &GameSetup, white: Vec<Step>, black: Vec<Step>) -
     let played = play(setup, &mut w, &mut b).await;
     Game {
         played,
-        logs: [wlog, blog],
-        retired: [w.is_retired(), b.is_retired()],
+        logs: BySide::new(wlog, blog),
+        retired: BySide::new(w.is_retired(), b.is_retired()),
     }
 }
 
@@ -93,8 +93,8 @@ async fn a_ponderhit_starts_the_clock_at_the_hit_and_the_ponder_time_is_free() {
     // Black's flag falls 800 ms after its go at 330 ms.
     assert_eq!(g.ending().1, Termination::Flag);
     assert_eq!(g.ending().0, WHITE);
-    assert_eq!(g.end_clocks(), [870 * MS, 0]);
-    let log = &g.logs[0];
+    assert_eq!(g.end_clocks(), BySide::new(870 * MS, 0));
+    let log = &g.logs.white;
     assert_eq!(
         log.starting_with("go ponder"),
         ["go ponder wtime 900 btime 1000 winc 0 binc 0"]
@@ -104,7 +104,7 @@ async fn a_ponderhit_starts_the_clock_at_the_hit_and_the_ponder_time_is_free() {
         .contains(&format!("position fen {START} moves e2e4 e7e5")));
     assert_eq!(log.starting_with("ponderhit").len(), 1);
     assert!(log.starting_with("stop").is_empty());
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.retired, BySide::new(false, false));
 }
 
 /// A miss: black plays d7d5, not e7e5. White is stopped at black's move, its answer is
@@ -129,14 +129,14 @@ async fn a_miss_stops_the_ponder_search_and_the_clock_starts_at_the_new_go() {
         ]
     );
     assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
-    assert_eq!(g.end_clocks(), [860 * MS, 0]);
-    let log = &g.logs[0];
+    assert_eq!(g.end_clocks(), BySide::new(860 * MS, 0));
+    let log = &g.logs.white;
     assert_eq!(log.starting_with("stop").len(), 1);
     assert!(log.starting_with("ponderhit").is_empty());
     assert!(log
         .starting_with("position")
         .contains(&format!("position fen {START} moves e2e4 d7d5")));
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.retired, BySide::new(false, false));
 }
 
 /// Black's flag falls while white ponders: the flag decides, white's clock never ran after
@@ -151,7 +151,7 @@ async fn a_flag_falling_while_the_opponent_ponders_ends_the_game_and_stops_the_p
     .await;
     assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
     assert_eq!(g.played.record.flag_us(Side::Black), Some(1100 * MS));
-    assert_eq!(g.end_clocks(), [900 * MS, 0]);
+    assert_eq!(g.end_clocks(), BySide::new(900 * MS, 0));
     assert_eq!(
         white_trace(&g),
         [
@@ -161,8 +161,8 @@ async fn a_flag_falling_while_the_opponent_ponders_ends_the_game_and_stops_the_p
             format!("stopped {} bestmove g1f3", 1100 * MS),
         ]
     );
-    assert_eq!(g.logs[0].starting_with("stop").len(), 1);
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.logs.white.starting_with("stop").len(), 1);
+    assert_eq!(g.retired, BySide::new(false, false));
 }
 
 /// A hit, then a mate while white ponders on the mating move: the game ends at the mate,
@@ -195,8 +195,8 @@ async fn a_mate_while_the_opponent_ponders_ends_the_game_and_stops_the_ponderer(
             format!("stopped {} bestmove a2a3", 450 * MS),
         ]
     );
-    assert_eq!(g.end_clocks(), [850 * MS, 700 * MS]);
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.end_clocks(), BySide::new(850 * MS, 700 * MS));
+    assert_eq!(g.retired, BySide::new(false, false));
 }
 
 /// A ponderer that does not answer `stop` on a miss has hung: a stall, ruled as any stall
@@ -219,8 +219,8 @@ async fn a_ponderer_that_ignores_stop_on_a_miss_is_a_stalled_engine() {
         .find(|e| matches!(e, Event::EngineFault { .. }))
         .expect("a fault");
     assert_eq!(stall.t_us(), 1300 * MS, "{stall:?}");
-    assert_eq!(g.end_clocks(), [900 * MS, 800 * MS]);
-    assert_eq!(g.retired, [true, false]);
+    assert_eq!(g.end_clocks(), BySide::new(900 * MS, 800 * MS));
+    assert_eq!(g.retired, BySide::new(true, false));
 }
 
 /// A ponderer that dies while pondering is found dead at its ponderhit and loses by
@@ -240,7 +240,7 @@ async fn a_ponderer_that_dies_while_pondering_loses_by_crash_at_its_turn() {
         (g.ending().0, g.ending().1),
         (BLACK, Termination::EngineCrash)
     );
-    assert_eq!(g.retired, [true, false]);
+    assert_eq!(g.retired, BySide::new(true, false));
     assert!(!g.events().iter().any(|e| matches!(
         e,
         Event::Go {
@@ -298,7 +298,7 @@ async fn an_illegal_move_while_the_opponent_ponders_is_claimed_and_the_retaken_m
     // Black's flag: 1000 - 200 - 100 ms left at its go at 430 ms.
     assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
     assert_eq!(g.played.record.flag_us(Side::Black), Some(1130 * MS));
-    assert_eq!(g.logs[0].starting_with("ponderhit").len(), 1);
+    assert_eq!(g.logs.white.starting_with("ponderhit").len(), 1);
 }
 
 /// An engine that answers while pondering (against UCI) has its `bestmove` discarded, and
@@ -327,7 +327,7 @@ async fn a_bestmove_sent_while_pondering_is_discarded_and_a_plain_go_follows() {
             format!("move {} g1f3 {} {}", 330 * MS, 30 * MS, 870 * MS),
         ]
     );
-    assert!(g.logs[0].starting_with("ponderhit").is_empty());
-    assert!(g.logs[0].starting_with("stop").is_empty());
+    assert!(g.logs.white.starting_with("ponderhit").is_empty());
+    assert!(g.logs.white.starting_with("stop").is_empty());
     assert_eq!((g.ending().0, g.ending().1), (WHITE, Termination::Flag));
 }

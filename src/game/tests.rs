@@ -89,12 +89,12 @@ pub(super) fn seat(name: &str, engine: Engine) -> Seat {
     Seat::with_engine(config(name), Timeouts::default(), engine)
 }
 
-/// A played game, its engines' command logs, which seats it retired (white first), and helpers
+/// A played game, its engines' command logs, which seats it retired (by side), and helpers
 /// to read its record.
 pub(super) struct Game {
     pub(super) played: Played,
-    pub(super) logs: [Log; 2],
-    pub(super) retired: [bool; 2],
+    pub(super) logs: BySide<Log>,
+    pub(super) retired: BySide<bool>,
 }
 
 /// Plays `setup` between two scripted engines in virtual time.
@@ -105,8 +105,8 @@ async fn play_scripts(setup: &GameSetup, white: Vec<Step>, black: Vec<Step>) -> 
     let played = play(setup, &mut w, &mut b).await;
     Game {
         played,
-        logs: [wlog, blog],
-        retired: [w.is_retired(), b.is_retired()],
+        logs: BySide::new(wlog, blog),
+        retired: BySide::new(w.is_retired(), b.is_retired()),
     }
 }
 
@@ -120,13 +120,13 @@ impl Game {
         (o.result, o.termination, o.rule.to_string())
     }
 
-    pub(super) fn end_clocks(&self) -> [i64; 2] {
+    pub(super) fn end_clocks(&self) -> BySide<i64> {
         match self.events().last() {
             Some(Event::End {
                 white_clock_us,
                 black_clock_us,
                 ..
-            }) => [*white_clock_us, *black_clock_us],
+            }) => BySide::new(*white_clock_us, *black_clock_us),
             other => panic!("the last event is not End: {other:?}"),
         }
     }
@@ -210,10 +210,10 @@ async fn a_flag_falls_the_instant_the_time_is_up_and_is_claimed_at_once() {
             assert_eq!(g.notices(Side::White, Claimable::Flag), [550 * MS]);
             assert_eq!(g.claims(Side::White, Claimable::Flag), [550 * MS]);
         }
-        assert_eq!(g.end_clocks(), [450 * MS, 0], "{ruleset:?}");
+        assert_eq!(g.end_clocks(), BySide::new(450 * MS, 0), "{ruleset:?}");
         // Black was still thinking: it is stopped, answers, and is kept for the next game.
-        assert_eq!(g.logs[1].starting_with("stop").len(), 1);
-        assert_eq!(g.retired, [false, false]);
+        assert_eq!(g.logs.black.starting_with("stop").len(), 1);
+        assert_eq!(g.retired, BySide::new(false, false));
         if result == DRAW {
             assert!(g.detail().contains("white cannot mate"), "{}", g.detail());
         }
@@ -261,10 +261,13 @@ async fn a_mate_given_after_the_own_flag_fell_unnoticed() {
             let notice = notice_at(S, s.watchers.flag_notice_ms);
             assert_eq!(g.notices(Side::Black, Claimable::Flag), [notice]);
             assert_eq!(g.claims(Side::Black, Claimable::Flag), [notice]);
-            assert_eq!(g.end_clocks(), [-200 * MS, S - (notice - 1200 * MS)]);
+            assert_eq!(
+                g.end_clocks(),
+                BySide::new(-200 * MS, S - (notice - 1200 * MS))
+            );
         } else {
             assert!(g.notices(Side::Black, Claimable::Flag).is_empty());
-            assert_eq!(g.end_clocks(), [-200 * MS, S]);
+            assert_eq!(g.end_clocks(), BySide::new(-200 * MS, S));
         }
     }
 }
@@ -366,7 +369,7 @@ async fn both_flags_down_before_a_claim() {
         assert_eq!(g.claims(Side::Black, Claimable::Flag), [notice]);
         // White's watcher (1128 ms after 1100 ms) has not noticed yet.
         assert!(g.notices(Side::White, Claimable::Flag).is_empty());
-        assert_eq!(g.end_clocks(), [-100 * MS, 1100 * MS - notice]);
+        assert_eq!(g.end_clocks(), BySide::new(-100 * MS, 1100 * MS - notice));
     }
 }
 
@@ -398,7 +401,7 @@ async fn the_claimants_own_flag_falls_during_its_claim() {
         // Black's clock ran on during its claim, and stopped when it completed.
         assert_eq!(
             g.end_clocks(),
-            [-100 * MS, 2100 * MS - (notice + S)],
+            BySide::new(-100 * MS, 2100 * MS - (notice + S)),
             "{ruleset:?}"
         );
         if ruleset != Ruleset::Fide {
@@ -436,7 +439,7 @@ async fn a_flag_claim_in_progress_completes_when_an_illegal_move_is_noticed_mean
         assert_eq!(g.times(|e| matches!(e, Event::Claim { .. })), [S]);
         assert!(g.times(|e| matches!(e, Event::Penalty { .. })).is_empty());
         // Black's clock ran from white's illegal move to the claim.
-        assert_eq!(g.end_clocks(), [-50 * MS, 50 * MS]);
+        assert_eq!(g.end_clocks(), BySide::new(-50 * MS, 50 * MS));
     }
 }
 
@@ -473,9 +476,9 @@ async fn fide_a_first_illegal_move_costs_a_minute_and_the_game_goes_on() {
     );
     assert_eq!(g.gos(Side::Black), [(40 * MS, 60_500 * MS)]);
     assert_eq!(g.flag(Side::White), Some(520 * MS));
-    assert_eq!(g.end_clocks(), [0, 60_480 * MS]);
+    assert_eq!(g.end_clocks(), BySide::new(0, 60_480 * MS));
     // Black was told the position before the illegal move, plus white's legal move.
-    let positions = g.logs[1].starting_with("position");
+    let positions = g.logs.black.starting_with("position");
     assert!(positions[0].ends_with("moves e1f2"), "{positions:?}");
 }
 
@@ -492,7 +495,7 @@ async fn a_reply_at_the_instant_of_the_flag_loses_on_time_and_is_no_fault() {
     assert_eq!(g.flag(Side::White), Some(500 * MS));
     assert!(g.faults().is_empty(), "{:?}", g.faults());
     assert_eq!(g.played.record.moves().count(), 0);
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.retired, BySide::new(false, false));
     assert_eq!(g.played.record.outcome().unwrap().t_us, 500 * MS);
 }
 
@@ -507,9 +510,9 @@ async fn a_hung_engine_is_stalled_one_second_after_stop() {
     assert_eq!(g.flag(Side::Black), Some(600 * MS));
     assert_eq!(g.faults().len(), 1);
     assert_eq!(g.faults()[0].t_us(), 1600 * MS);
-    assert_eq!(g.retired, [false, true]);
+    assert_eq!(g.retired, BySide::new(false, true));
     // The clocks stop when the claim decided the game, not when the stall was given up on.
-    assert_eq!(g.end_clocks(), [400 * MS, 0]);
+    assert_eq!(g.end_clocks(), BySide::new(400 * MS, 0));
 }
 
 /// An engine that ignores `stop` but answers within the stop timeout is not hung.
@@ -527,7 +530,7 @@ async fn an_engine_that_answers_late_after_stop_is_kept() {
         (WHITE, Termination::Flag, "FIDE A4.3".to_string())
     );
     assert!(g.faults().is_empty());
-    assert_eq!(g.retired, [false, false]);
+    assert_eq!(g.retired, BySide::new(false, false));
     assert_eq!(g.played.record.outcome().unwrap().t_us, 1500 * MS);
 }
 
@@ -546,8 +549,8 @@ async fn an_engine_that_crashes_while_thinking_loses_at_the_crash() {
     assert_eq!((result, termination), (WHITE, Termination::EngineCrash));
     assert_eq!(g.faults().len(), 1);
     assert_eq!(g.faults()[0].t_us(), 350 * MS);
-    assert_eq!(g.retired, [false, true]);
-    assert_eq!(g.end_clocks(), [400 * MS, 250 * MS]);
+    assert_eq!(g.retired, BySide::new(false, true));
+    assert_eq!(g.end_clocks(), BySide::new(400 * MS, 250 * MS));
 }
 
 /// Think times, clocks and increments are exact: each move's think time is the time from its
@@ -584,7 +587,7 @@ async fn clocks_charge_exactly_the_think_time_and_add_the_increment() {
         g.gos(Side::Black),
         [(300 * MS, 1000 * MS), (670 * MS, 980 * MS)]
     );
-    let go = &g.logs[1].starting_with("go")[1];
+    let go = &g.logs.black.starting_with("go")[1];
     assert_eq!(go, "go wtime 650 btime 980 winc 100 binc 100");
 }
 
@@ -831,7 +834,7 @@ async fn a_long_position_command_starts_again_from_a_fen_after_an_irreversible_m
         vec![mv("a6b6", 20), mv("b6c6", 5000)],
     )
     .await;
-    let black = g.logs[1].starting_with("position");
+    let black = g.logs.black.starting_with("position");
     assert_eq!(
         black[..2],
         [
@@ -840,6 +843,6 @@ async fn a_long_position_command_starts_again_from_a_fen_after_an_irreversible_m
         ],
     );
     // Before it, the whole game from the opening.
-    let white = g.logs[0].starting_with("position");
+    let white = g.logs.white.starting_with("position");
     assert!(white[0].ends_with(" moves a1b1 a8b8 b1c1 b8c8 c1d1 c8d8 d1e1 d8e8 e1f1 e8f8 f1g1 f8g8 g1h1 g8h8 h1h2 h8h7 h2g2 h7g7 g2f2 g7f7 f2e2 f7e7 e2d2 e7d7 d2c2 d7c7 c2b2 c7b7 b2a2 b7a7 a2a3 a7a6"), "{white:?}");
 }
