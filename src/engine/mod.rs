@@ -4,6 +4,7 @@
 mod cpu;
 pub mod janitor;
 mod lines;
+mod pipes;
 mod process;
 pub mod reaper;
 mod resources;
@@ -19,6 +20,7 @@ use tokio::time::{sleep_until, Instant};
 use crate::event::SearchInfo;
 use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
+pub use pipes::{settle as settle_pipes, watched as engines_watched};
 use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process};
 pub use resources::{Shortage, FILES_PER_ENGINE, THREADS_PER_ENGINE};

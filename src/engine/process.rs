@@ -1,12 +1,12 @@
-//! An engine's process: spawned in its own process group, its output read by dedicated
-//! threads, killed as a group and reaped on every path.
+//! An engine's process: spawned in its own process group, its output read by the arena's one
+//! I/O thread (`pipes`), killed as a group and reaped on every path.
 //!
-//! Each output stream has its own blocking reader thread. The instant a line arrives is taken
-//! there, as `read` returns, where no other game's work on the async runtime can delay it: a
-//! flood of output from one engine cannot make another engine's `bestmove` look late. The
-//! reader also drops the `info` lines the game never reads before they cost anything.
+//! The instant a line arrives is taken on that thread, as `read` returns, where no game's
+//! work on the async runtime can delay it: a flood of output from one engine cannot make
+//! another engine's `bestmove` look late. The I/O thread also drops the `info` lines the game
+//! never reads before they cost anything.
 
-use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -18,11 +18,11 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::lines::{Output, Splitter, Tail};
-use super::{janitor, reaper};
+use super::{janitor, pipes, reaper};
 
-/// How many lines may wait unread before the reader stops reading (the engine then blocks on
-/// its own output: a flood cannot grow the arena's memory).
-const LINE_QUEUE: usize = 1024;
+/// How many lines may wait unread before the I/O thread stops reading the engine (it then
+/// blocks on its own output: a flood cannot grow the arena's memory).
+pub(super) const LINE_QUEUE: usize = 1024;
 
 /// One line of engine output, stamped with the instant it was read.
 #[derive(Debug)]
@@ -43,7 +43,7 @@ pub enum Line {
     },
 }
 
-/// The last `info` line with a score. The reader keeps it here instead of sending every
+/// The last `info` line with a score. The I/O thread keeps it here instead of sending every
 /// info line on: an engine prints dozens a move, and waking the game for each would cost
 /// more than everything else the arena does per move.
 pub type InfoSlot = Arc<Mutex<Option<String>>>;
@@ -58,11 +58,42 @@ enum Input {
     Memory(mpsc::UnboundedSender<String>),
 }
 
+/// An engine's output as lines: every line except `info` lines, in order.
+pub struct Lines {
+    rx: mpsc::Receiver<Line>,
+    /// A process's pipes, held by the I/O thread (none for an engine in the arena's process).
+    pipes: Option<pipes::Watch>,
+}
+
+impl Lines {
+    /// The next line; `None` once the engine's side is gone. Cancel-safe.
+    pub async fn recv(&mut self) -> Option<Line> {
+        let line = self.rx.recv().await;
+        self.taken();
+        line
+    }
+
+    /// The next line if one is there.
+    pub fn try_recv(&mut self) -> Result<Line, mpsc::error::TryRecvError> {
+        let line = self.rx.try_recv();
+        if line.is_ok() {
+            self.taken();
+        }
+        line
+    }
+
+    fn taken(&self) {
+        if let Some(pipes) = &self.pipes {
+            pipes.taken(self.rx.len());
+        }
+    }
+}
+
 /// A running engine: its input, its output as lines, and (for a real process) the child.
 pub struct Process {
     input: Input,
     /// Every line except `info` lines.
-    pub lines: mpsc::Receiver<Line>,
+    pub lines: Lines,
     pub last_info: InfoSlot,
     pub stderr_tail: StderrTail,
     child: Option<Child>,
@@ -166,109 +197,33 @@ pub fn spawn(
             return Err(e);
         }
     };
-    let (tx, lines) = mpsc::channel(LINE_QUEUE);
+    let (tx, rx) = mpsc::channel(LINE_QUEUE);
     let last_info = InfoSlot::default();
     let stderr_tail = StderrTail::default();
-    let readers = start_reader("engine-out", stdout, {
-        let last_info = Arc::clone(&last_info);
-        move |stdout| read_lines(stdout, &tx, &last_info)
-    })
-    .and_then(|()| {
-        start_reader("engine-err", stderr, {
-            let tail = Arc::clone(&stderr_tail);
-            move |stderr| keep_tail(stderr, &tail)
-        })
-    });
-    if let Err(e) = readers {
-        kill_group(&mut child);
-        return Err(e);
-    }
+    let watch = pipes::watch(
+        OwnedFd::from(stdout),
+        OwnedFd::from(stderr),
+        tx,
+        Arc::clone(&last_info),
+        Arc::clone(&stderr_tail),
+    );
+    let watch = match watch {
+        Ok(watch) => watch,
+        Err(e) => {
+            kill_group(&mut child);
+            return Err(e);
+        }
+    };
     Ok(Process {
         input: Input::Pipe(stdin),
-        lines,
+        lines: Lines {
+            rx,
+            pipes: Some(watch),
+        },
         last_info,
         stderr_tail,
         child: Some(child),
     })
-}
-
-/// A small thread that blocks on one of the engine's output pipes.
-fn start_reader<R: Read + Send + 'static>(
-    name: &str,
-    stream: R,
-    read: impl FnOnce(R) + Send + 'static,
-) -> std::io::Result<()> {
-    std::thread::Builder::new()
-        .name(name.to_string())
-        .stack_size(128 * 1024)
-        .spawn(move || read(stream))
-        .map(drop)
-}
-
-/// Reads the engine's stdout until it closes, stamping each batch of lines the instant `read`
-/// returns it. `info` lines are not sent: the last one with a score is kept in `last_info`.
-fn read_lines(mut stdout: impl Read, tx: &mpsc::Sender<Line>, last_info: &InfoSlot) {
-    let mut splitter = Splitter::default();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match stdout.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let at = Instant::now();
-        let mut gone = false;
-        // Of a batch of scored `info` lines only the last is kept: one copy per read at most.
-        let mut report: Option<String> = None;
-        splitter.feed(&buf[..n], |output| match output {
-            Output::Report(bytes) => {
-                let kept = report.get_or_insert_with(String::new);
-                kept.clear();
-                kept.push_str(&String::from_utf8_lossy(bytes));
-            }
-            Output::Text(bytes) => {
-                // The report belongs to the search before this line (a `bestmove` reads it).
-                publish(last_info, &mut report);
-                let line = Line::Text {
-                    text: Output::text(bytes),
-                    at,
-                };
-                gone = gone || tx.blocking_send(line).is_err();
-            }
-            Output::Overlong { bestmove } => {
-                gone = gone || tx.blocking_send(Line::Overlong { at, bestmove }).is_err();
-            }
-        });
-        publish(last_info, &mut report);
-        if gone {
-            return; // the engine handle is gone
-        }
-    }
-    let _ = tx.blocking_send(Line::Eof { at: Instant::now() });
-}
-
-fn publish(last_info: &InfoSlot, report: &mut Option<String>) {
-    if let Some(text) = report.take() {
-        *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
-    }
-}
-
-/// Keeps the last few lines of the engine's stderr, bounded whatever it writes.
-fn keep_tail(mut stderr: impl Read, tail: &StderrTail) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        match stderr.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => tail
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .feed(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        }
-    }
-    tail.lock().unwrap_or_else(|e| e.into_inner()).close();
 }
 
 /// The other end of an in-memory engine: what the arena wrote, line by line, and a way to
@@ -318,11 +273,11 @@ impl Process {
     /// virtual time: the arena talks to it exactly as to a process.
     pub fn in_memory() -> (Process, MemoryEngine) {
         let (commands_tx, commands) = mpsc::unbounded_channel();
-        let (tx, lines) = mpsc::channel(LINE_QUEUE);
+        let (tx, rx) = mpsc::channel(LINE_QUEUE);
         let last_info = InfoSlot::default();
         let process = Process {
             input: Input::Memory(commands_tx),
-            lines,
+            lines: Lines { rx, pipes: None },
             last_info: Arc::clone(&last_info),
             stderr_tail: StderrTail::default(),
             child: None,

@@ -1,0 +1,497 @@
+//! One thread reads every engine's stdout and stderr, however many engines run: the arena's
+//! threads do not grow with its engines.
+//!
+//! The pipes are non-blocking and registered with one epoll set when the engine is spawned.
+//! Each `epoll_wait` hands the thread every pipe that has output, and each of those is read
+//! once, in turn: a line is stamped the instant its `read` returns, so a flood from one
+//! engine delays another's stamp by at most one read of the flood (64 KiB, split and mostly
+//! dropped), never by the game's work on the async runtime. Lines are split and filtered as
+//! the reader threads did before: `info` lines are not sent, the last scored one is kept in
+//! the engine's `InfoSlot`, and stderr keeps only its tail.
+//!
+//! Backpressure: when an engine's line queue is full, the lines of the read that did not fit
+//! wait here and its stdout leaves the epoll set, so the engine blocks on its own pipe and
+//! the arena's memory stays bounded. The game's side of the queue ([`Watch::taken`]) asks
+//! for the pipe back once it has read the queue down to half.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::lines::{Output, Splitter};
+use super::process::{InfoSlot, Line, StderrTail, LINE_QUEUE};
+
+/// The epoll data of the thread's own wake-up eventfd (engines' are `token << 1 | stderr`).
+const WAKE: u64 = u64::MAX;
+/// Events taken per `epoll_wait`.
+const BATCH: usize = 256;
+/// Bytes taken per `read`: a pipe's default capacity.
+const READ: usize = 64 * 1024;
+
+/// What the game's side asks of the thread.
+enum Request {
+    Watch(Box<Pipes>, u64),
+    /// The game has read its queue down: deliver what waits and read the engine again.
+    Resume(u64),
+    /// The engine is gone: deregister and close its pipes.
+    Close(u64),
+    /// Answer once every earlier request is carried out.
+    Settle(std::sync::mpsc::SyncSender<()>),
+}
+
+/// What the thread and the rest of the arena share.
+struct Shared {
+    epoll: OwnedFd,
+    wake: OwnedFd,
+    requests: Mutex<Vec<Request>>,
+    next_token: AtomicU64,
+    /// Engines whose pipes the thread holds.
+    watched: AtomicUsize,
+}
+
+static SHARED: OnceLock<Arc<Shared>> = OnceLock::new();
+static STARTING: Mutex<()> = Mutex::new(());
+
+/// The I/O thread, started on first use; an error if it cannot be (out of threads or files:
+/// the caller's error, and the next engine tries again).
+fn shared() -> io::Result<&'static Arc<Shared>> {
+    if let Some(shared) = SHARED.get() {
+        return Ok(shared);
+    }
+    let _one = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(shared) = SHARED.get() {
+        return Ok(shared);
+    }
+    // SAFETY: plain system calls; each result is checked before it is owned.
+    let (epoll, wake) = unsafe {
+        let epoll = check(libc::epoll_create1(libc::EPOLL_CLOEXEC))?;
+        let epoll = OwnedFd::from_raw_fd(epoll);
+        let wake = check(libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK))?;
+        (epoll, OwnedFd::from_raw_fd(wake))
+    };
+    let shared = Arc::new(Shared {
+        epoll,
+        wake,
+        requests: Mutex::new(Vec::new()),
+        next_token: AtomicU64::new(0),
+        watched: AtomicUsize::new(0),
+    });
+    control(
+        &shared.epoll,
+        libc::EPOLL_CTL_ADD,
+        shared.wake.as_raw_fd(),
+        WAKE,
+    )?;
+    let thread = Arc::clone(&shared);
+    std::thread::Builder::new()
+        .name("engine-pipes".into())
+        .spawn(move || run(&thread))?;
+    Ok(SHARED.get_or_init(|| shared))
+}
+
+fn check(result: libc::c_int) -> io::Result<libc::c_int> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+/// `epoll_ctl` for reading `fd` (`EPOLL_CTL_ADD`) or no longer (`EPOLL_CTL_DEL`).
+fn control(epoll: &OwnedFd, op: libc::c_int, fd: RawFd, data: u64) -> io::Result<()> {
+    let mut event = libc::epoll_event {
+        events: libc::EPOLLIN as u32,
+        u64: data,
+    };
+    // SAFETY: `event` outlives the call; the kernel checks the descriptors.
+    check(unsafe { libc::epoll_ctl(epoll.as_raw_fd(), op, fd, &mut event) }).map(drop)
+}
+
+impl Shared {
+    fn request(&self, request: Request) {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let first = requests.is_empty();
+        requests.push(request);
+        drop(requests);
+        if first {
+            let one: u64 = 1;
+            // SAFETY: writes 8 bytes from `one`. It cannot fail but by overflowing the
+            // counter, which a pending wake-up makes harmless.
+            unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        }
+    }
+}
+
+/// The game's side of an engine's pipes: dropping it closes them.
+pub struct Watch {
+    token: u64,
+    /// The thread stopped reading the engine because its queue was full.
+    paused: Arc<AtomicBool>,
+    shared: &'static Shared,
+}
+
+impl Watch {
+    /// The game has taken a line; `queued` are left. Once the queue is half empty, a paused
+    /// engine is read again (half: a flood costs a wake-up per half queue, not per line).
+    pub fn taken(&self, queued: usize) {
+        if queued <= LINE_QUEUE / 2
+            && self.paused.load(Ordering::SeqCst)
+            && self.paused.swap(false, Ordering::SeqCst)
+        {
+            self.shared.request(Request::Resume(self.token));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.shared.request(Request::Close(self.token));
+    }
+}
+
+/// Hands an engine's stdout and stderr to the I/O thread: stdout's lines go to `tx` (the
+/// last scored `info` line to `last_info`), stderr's end to `tail`.
+pub fn watch(
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    tx: mpsc::Sender<Line>,
+    last_info: InfoSlot,
+    tail: StderrTail,
+) -> io::Result<Watch> {
+    let shared = shared()?;
+    for fd in [&stdout, &stderr] {
+        // SAFETY: fcntl on descriptors this function owns.
+        unsafe {
+            let flags = check(libc::fcntl(fd.as_raw_fd(), libc::F_GETFL))?;
+            check(libc::fcntl(
+                fd.as_raw_fd(),
+                libc::F_SETFL,
+                flags | libc::O_NONBLOCK,
+            ))?;
+        }
+    }
+    let token = shared.next_token.fetch_add(1, Ordering::Relaxed);
+    let paused = Arc::new(AtomicBool::new(false));
+    let (out, err) = (stdout.as_raw_fd(), stderr.as_raw_fd());
+    let pipes = Pipes {
+        stdout: Some(stdout),
+        stderr: Some(stderr),
+        armed: true,
+        splitter: Splitter::default(),
+        sink: Sink {
+            tx,
+            pending: VecDeque::new(),
+            last_info,
+            gone: false,
+        },
+        paused: Arc::clone(&paused),
+        tail,
+    };
+    // The thread owns the pipes from here; they are in its table before it can see them
+    // ready, or it skips them until they are (they stay ready: level-triggered).
+    shared.request(Request::Watch(Box::new(pipes), token));
+    let watch = Watch {
+        token,
+        paused,
+        shared,
+    };
+    control(&shared.epoll, libc::EPOLL_CTL_ADD, out, token << 1)?;
+    control(&shared.epoll, libc::EPOLL_CTL_ADD, err, token << 1 | 1)?;
+    Ok(watch)
+}
+
+/// Waits until the I/O thread has carried out every request made before (tests: the pipes
+/// of the engines dropped before are closed).
+pub fn settle() {
+    let Some(shared) = SHARED.get() else { return };
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    shared.request(Request::Settle(tx));
+    let _ = rx.recv();
+}
+
+/// Engines whose pipes the I/O thread holds.
+pub fn watched() -> usize {
+    SHARED
+        .get()
+        .map_or(0, |shared| shared.watched.load(Ordering::SeqCst))
+}
+
+/// A stdout item waiting for room in the queue, in order.
+enum Item {
+    Line(Line),
+    /// A scored `info` line, kept once the lines read before it are delivered.
+    Report(String),
+}
+
+/// Where an engine's stdout goes.
+struct Sink {
+    tx: mpsc::Sender<Line>,
+    /// What did not fit the queue: at most one read's lines and its end of file.
+    pending: VecDeque<Item>,
+    last_info: InfoSlot,
+    /// The game dropped its end: nothing more is read.
+    gone: bool,
+}
+
+impl Sink {
+    fn put(&mut self, item: Item) {
+        if self.pending.is_empty() {
+            if let Some(item) = self.deliver(item) {
+                self.pending.push_back(item);
+            }
+        } else {
+            self.pending.push_back(item);
+        }
+    }
+
+    /// Delivers `item`, or gives it back if the queue is full.
+    fn deliver(&mut self, item: Item) -> Option<Item> {
+        match item {
+            Item::Report(text) => {
+                *self.last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+                None
+            }
+            Item::Line(line) => match self.tx.try_send(line) {
+                Ok(()) => None,
+                Err(mpsc::error::TrySendError::Full(line)) => Some(Item::Line(line)),
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    self.gone = true;
+                    None
+                }
+            },
+        }
+    }
+
+    /// Delivers what waits, in order; whether all of it went.
+    fn flush(&mut self) -> bool {
+        while let Some(item) = self.pending.pop_front() {
+            if let Some(item) = self.deliver(item) {
+                self.pending.push_front(item);
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// One engine's pipes, as the I/O thread holds them.
+struct Pipes {
+    /// None once it is closed.
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    /// stdout is in the epoll set (it is not while lines wait for room).
+    armed: bool,
+    splitter: Splitter,
+    sink: Sink,
+    paused: Arc<AtomicBool>,
+    tail: StderrTail,
+}
+
+/// `read(2)` into `buf`: `Some(0)` at the end of the output (or on an error), `None` when
+/// nothing is there after all.
+fn read(fd: &OwnedFd, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        // SAFETY: reads at most `buf.len()` bytes into `buf`.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Some(n as usize);
+        }
+        match io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return None,
+            _ => return Some(0),
+        }
+    }
+}
+
+impl Pipes {
+    /// One read of stdout, stamped as it returns, its lines delivered or kept.
+    fn read_stdout(&mut self, epoll: &OwnedFd, token: u64, buf: &mut [u8]) {
+        let Some(fd) = &self.stdout else { return };
+        let Some(n) = read(fd, buf) else { return };
+        let at = Instant::now();
+        if n == 0 {
+            self.sink.put(Item::Line(Line::Eof { at }));
+            self.close_stdout(epoll);
+        } else {
+            self.split(&buf[..n], at);
+        }
+        self.drain(epoll, token);
+    }
+
+    fn split(&mut self, bytes: &[u8], at: Instant) {
+        let sink = &mut self.sink;
+        // Of a run of scored `info` lines only the last is kept: one copy per read at most.
+        let mut report: Option<String> = None;
+        self.splitter.feed(bytes, |output| match output {
+            Output::Report(bytes) => {
+                let kept = report.get_or_insert_with(String::new);
+                kept.clear();
+                kept.push_str(&String::from_utf8_lossy(bytes));
+            }
+            Output::Text(bytes) => {
+                // The report belongs to the search before this line (a `bestmove` reads it).
+                if let Some(text) = report.take() {
+                    sink.put(Item::Report(text));
+                }
+                let text = Output::text(bytes);
+                sink.put(Item::Line(Line::Text { text, at }));
+            }
+            Output::Overlong { bestmove } => {
+                sink.put(Item::Line(Line::Overlong { at, bestmove }));
+            }
+        });
+        if let Some(text) = report.take() {
+            sink.put(Item::Report(text));
+        }
+    }
+
+    /// After a read or a resume: stdout is read again if nothing waits, else it leaves the
+    /// epoll set until the game has read its queue down.
+    fn drain(&mut self, epoll: &OwnedFd, token: u64) {
+        if self.sink.gone {
+            self.sink.pending.clear();
+            self.close_stdout(epoll);
+            return;
+        }
+        if self.sink.flush() {
+            return self.arm(epoll, token);
+        }
+        self.disarm(epoll);
+        self.paused.store(true, Ordering::SeqCst);
+        // The game may have read the queue down before it could see `paused`.
+        if self.sink.flush() {
+            self.paused.store(false, Ordering::SeqCst);
+            self.arm(epoll, token);
+        }
+    }
+
+    fn arm(&mut self, epoll: &OwnedFd, token: u64) {
+        if let (Some(fd), false) = (&self.stdout, self.armed) {
+            self.armed = control(epoll, libc::EPOLL_CTL_ADD, fd.as_raw_fd(), token << 1).is_ok();
+        }
+    }
+
+    fn disarm(&mut self, epoll: &OwnedFd) {
+        if let (Some(fd), true) = (&self.stdout, self.armed) {
+            let _ = control(epoll, libc::EPOLL_CTL_DEL, fd.as_raw_fd(), 0);
+            self.armed = false;
+        }
+    }
+
+    fn close_stdout(&mut self, epoll: &OwnedFd) {
+        self.disarm(epoll);
+        self.stdout = None;
+    }
+
+    /// One read of stderr into its tail; at its end the tail is closed.
+    fn read_stderr(&mut self, epoll: &OwnedFd, buf: &mut [u8]) {
+        let Some(fd) = &self.stderr else { return };
+        let Some(n) = read(fd, buf) else { return };
+        let mut tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        if n > 0 {
+            tail.feed(&buf[..n]);
+            return;
+        }
+        tail.close();
+        drop(tail);
+        self.close_stderr(epoll);
+    }
+
+    fn close_stderr(&mut self, epoll: &OwnedFd) {
+        if let Some(fd) = self.stderr.take() {
+            let _ = control(epoll, libc::EPOLL_CTL_DEL, fd.as_raw_fd(), 0);
+        }
+    }
+
+    /// Both outputs are read to their end and every line delivered.
+    fn done(&self) -> bool {
+        self.stdout.is_none() && self.stderr.is_none() && self.sink.pending.is_empty()
+    }
+}
+
+/// The I/O thread: waits for output on every engine's pipes and for requests, forever.
+fn run(shared: &Shared) {
+    let mut engines: HashMap<u64, Box<Pipes>> = HashMap::new();
+    let mut buf = vec![0u8; READ];
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; BATCH];
+    loop {
+        // SAFETY: the kernel writes at most BATCH events into `events`.
+        let n = unsafe {
+            libc::epoll_wait(
+                shared.epoll.as_raw_fd(),
+                events.as_mut_ptr(),
+                BATCH as libc::c_int,
+                -1,
+            )
+        };
+        let Ok(n) = usize::try_from(n) else {
+            continue; // EINTR
+        };
+        let mut woken = false;
+        for event in &events[..n] {
+            let data = event.u64;
+            if data == WAKE {
+                woken = true;
+                continue;
+            }
+            // An engine closed earlier in this batch, or not yet in the table: skipped.
+            let token = data >> 1;
+            let Some(pipes) = engines.get_mut(&token) else {
+                continue;
+            };
+            if data & 1 == 0 {
+                pipes.read_stdout(&shared.epoll, token, &mut buf);
+            } else {
+                pipes.read_stderr(&shared.epoll, &mut buf);
+            }
+            if pipes.done() {
+                engines.remove(&token);
+            }
+        }
+        if woken {
+            serve(shared, &mut engines);
+        }
+        shared.watched.store(engines.len(), Ordering::SeqCst);
+    }
+}
+
+/// Carries out the requests made since the last wake-up, in order.
+fn serve(shared: &Shared, engines: &mut HashMap<u64, Box<Pipes>>) {
+    let mut count = [0u8; 8];
+    // SAFETY: reads the eventfd's 8-byte counter (resets it) before the requests are taken,
+    // so a request made after the take wakes the thread again.
+    unsafe { libc::read(shared.wake.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
+    let requests = std::mem::take(&mut *shared.requests.lock().unwrap_or_else(|e| e.into_inner()));
+    for request in requests {
+        match request {
+            Request::Watch(pipes, token) => {
+                engines.insert(token, pipes);
+            }
+            Request::Resume(token) => {
+                if let Some(pipes) = engines.get_mut(&token) {
+                    pipes.drain(&shared.epoll, token);
+                    if pipes.done() {
+                        engines.remove(&token);
+                    }
+                }
+            }
+            Request::Close(token) => {
+                if let Some(mut pipes) = engines.remove(&token) {
+                    pipes.close_stdout(&shared.epoll);
+                    pipes.close_stderr(&shared.epoll);
+                    pipes.tail.lock().unwrap_or_else(|e| e.into_inner()).close();
+                }
+            }
+            Request::Settle(done) => {
+                shared.watched.store(engines.len(), Ordering::SeqCst);
+                let _ = done.send(());
+            }
+        }
+    }
+}
