@@ -541,6 +541,50 @@ mod tests {
         assert_eq!(process.stderr_tail(), "x".repeat(300));
     }
 
+    /// An engine that prints far more lines than the queue holds while the game reads none:
+    /// the I/O thread stops reading it once the queue is full, and every line still arrives,
+    /// in order, once the game reads them, then the end of file.
+    #[tokio::test]
+    async fn a_full_queue_pauses_the_engine_and_loses_no_line() {
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), "seq 1 200000; echo done >&2".into()],
+            None,
+            &[],
+        )
+        .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while process.lines.rx.len() < LINE_QUEUE {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the queue never filled"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // 200,000 lines are 1.3 MB: more than the queue, one read and the pipe hold.
+        assert!(
+            process.exit_status(Duration::ZERO).await.is_none(),
+            "the engine was not held back"
+        );
+        let mut expected = 1;
+        loop {
+            match process.lines.recv().await.unwrap() {
+                Line::Text { text, .. } => {
+                    assert_eq!(text, expected.to_string());
+                    expected += 1;
+                }
+                Line::Eof { .. } => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(expected, 200_001);
+        assert_eq!(
+            process.stderr_tail_at_end(Duration::from_secs(10)).await,
+            "done"
+        );
+        process.kill().await;
+    }
+
     /// Whether `pid` exists and is not a zombie.
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -1,0 +1,132 @@
+//! The arena's own resources do not grow with its engines (issue 25): one I/O thread reads
+//! every engine's output, however many run, and an engine's pipes are closed when it is
+//! killed, however many times engines come and go. Exact counts of this process's threads
+//! (/proc/self/task) and open files (/proc/self/fd); the two tests take turns, so neither
+//! counts the other's.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use blitz_arena::engine::{self, Engine, Timeouts};
+use blitz_arena::settings::{EngineConfig, Launch};
+
+/// One test at a time: each counts what this whole process holds.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn instant() -> EngineConfig {
+    engine::set_builtin_program(common::BIN.into());
+    EngineConfig {
+        name: "instant".into(),
+        launch: Launch::Builtin {
+            name: "instant".into(),
+            args: Vec::new(),
+        },
+        dir: None,
+        env: Default::default(),
+        options: Vec::new(),
+        tc: None,
+        ponder: false,
+    }
+}
+
+/// Long enough that no load on the machine makes a handshake late: these tests count, they
+/// do not time.
+fn patient() -> Timeouts {
+    Timeouts {
+        uciok: Duration::from_secs(300),
+        readyok: Duration::from_secs(300),
+        stop: Duration::from_secs(300),
+        quit: Duration::from_secs(300),
+    }
+}
+
+fn count(dir: &str) -> usize {
+    std::fs::read_dir(dir).unwrap().count()
+}
+
+/// The soft limit of open files raised to the hard one, as the arena does before a run.
+fn raise_open_files() {
+    // SAFETY: getrlimit/setrlimit on a local struct.
+    unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        limit.rlim_cur = limit.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    // One thread: the runtime itself adds none while the engines run.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// 200 engines at once, each through its UCI handshake: the arena holds as many threads as
+/// with one (each engine used to cost it two reader threads).
+#[test]
+fn two_hundred_engines_cost_the_arena_no_thread() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    raise_open_files();
+    let config = instant();
+    runtime().block_on(async {
+        let first = Engine::start(&config, patient()).await.unwrap();
+        let with_one = count("/proc/self/task");
+        let mut starting = tokio::task::JoinSet::new();
+        for _ in 1..200 {
+            let config = config.clone();
+            starting.spawn(async move { Engine::start(&config, patient()).await.unwrap() });
+        }
+        let mut engines = vec![first];
+        while let Some(engine) = starting.join_next().await {
+            engines.push(engine.unwrap());
+        }
+        assert_eq!(engines.len(), 200);
+        engine::settle_pipes();
+        assert_eq!(engine::engines_watched(), 200);
+        assert_eq!(
+            count("/proc/self/task"),
+            with_one,
+            "threads with 200 engines against one"
+        );
+        for engine in engines {
+            engine.kill().await;
+        }
+    });
+}
+
+/// Engines started and killed (or dropped, as a cancelled game drops them) 300 times: the
+/// open files and the I/O thread's table are back where they were after the first.
+#[test]
+fn engines_started_and_killed_leave_no_open_file() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let config = instant();
+    runtime().block_on(async {
+        // The first engine opens what stays open for the run (the I/O thread's epoll set).
+        Engine::start(&config, patient())
+            .await
+            .unwrap()
+            .kill()
+            .await;
+        engine::settle_pipes();
+        let files = count("/proc/self/fd");
+        for round in 0..300 {
+            let engine = Engine::start(&config, patient()).await.unwrap();
+            if round % 2 == 0 {
+                engine.kill().await;
+            } else {
+                drop(engine);
+            }
+        }
+        engine::settle_pipes();
+        assert_eq!(engine::engines_watched(), 0);
+        assert_eq!(
+            count("/proc/self/fd"),
+            files,
+            "open files after 300 engines"
+        );
+    });
+}
