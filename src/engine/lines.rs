@@ -1,5 +1,5 @@
 //! Engine output split into bounded lines, and the prefix filter that decides which lines the
-//! game ever sees. Pure: the reader threads feed it bytes as `read` returns them.
+//! game ever sees. Pure: the I/O thread (`pipes`) feeds it bytes as `read` returns them.
 
 /// The longest line the arena keeps; longer ones are discarded as they stream in, so an engine
 /// printing a 100 MB line cannot exhaust memory.

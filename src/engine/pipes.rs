@@ -5,9 +5,9 @@
 //! Each `epoll_wait` hands the thread every pipe that has output, and each of those is read
 //! once, in turn: a line is stamped the instant its `read` returns, so a flood from one
 //! engine delays another's stamp by at most one read of the flood (64 KiB, split and mostly
-//! dropped), never by the game's work on the async runtime. Lines are split and filtered as
-//! the reader threads did before: `info` lines are not sent, the last scored one is kept in
-//! the engine's `InfoSlot`, and stderr keeps only its tail.
+//! dropped), never by the game's work on the async runtime. Lines are split and filtered by
+//! `lines`: `info` lines are not sent, the last scored one is kept in the engine's
+//! `InfoSlot`, and stderr keeps only its tail.
 //!
 //! Backpressure: when an engine's line queue is full, the lines of the read that did not fit
 //! wait here and its stdout leaves the epoll set, so the engine blocks on its own pipe and

@@ -12,8 +12,9 @@ use std::io;
 /// thread's `schedstat` open too).
 pub const FILES_PER_ENGINE: usize = 4;
 
-/// The arena's own threads for each running engine: one reader per output pipe.
-pub const THREADS_PER_ENGINE: usize = 2;
+/// The arena's own threads for each running engine: none (one I/O thread reads every
+/// engine's output, `engine::pipes`).
+pub const THREADS_PER_ENGINE: usize = 0;
 
 /// What the arena or the machine ran out of when an engine could not be started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,7 +20,7 @@ const SPARE_FILES: u64 = 16;
 
 /// The least memory an engine process takes, KiB (the built-in engines: about 5.6 MB
 /// resident each), plus its `Hash` option where it has one; and the arena's own per engine
-/// (its two readers' buffers and stacks).
+/// (its line queue, a read's lines waiting for room in it, and the line being split).
 const ENGINE_KIB: u64 = 6 * 1024;
 const ARENA_KIB_PER_ENGINE: u64 = 256;
 
@@ -130,7 +130,7 @@ fn files(engines: &[EngineConfig]) -> Option<Budget> {
     })
 }
 
-/// Processes and threads: the engines' and the arena's readers. The user's limit (`ulimit
+/// Processes and threads: the engines' (the arena reads them all with one thread). The user's limit (`ulimit
 /// -u`, which root is not held to) and the system's (`kernel.threads-max`).
 fn tasks(engines: &[EngineConfig]) -> Option<Budget> {
     let per_engine = heaviest(engines, |e| THREADS_PER_ENGINE as u64 + engine_threads(e));
