@@ -136,11 +136,12 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// The game has taken a line; `queued` are left. Once the queue is half empty, a paused
-    /// engine is read again (half: a flood costs a wake-up per half queue, not per line).
-    pub fn taken(&self, queued: usize) {
-        if queued <= LINE_QUEUE / 2
-            && self.paused.load(Ordering::SeqCst)
+    /// The game has taken a line; `queued` counts those left. Once the queue is half empty,
+    /// a paused engine is read again (half: a flood costs a wake-up per half queue, not per
+    /// line).
+    pub fn taken(&self, queued: impl FnOnce() -> usize) {
+        if self.paused.load(Ordering::SeqCst)
+            && queued() <= LINE_QUEUE / 2
             && self.paused.swap(false, Ordering::SeqCst)
         {
             self.shared.request(Request::Resume(self.token));

@@ -84,7 +84,7 @@ impl Lines {
 
     fn taken(&self) {
         if let Some(pipes) = &self.pipes {
-            pipes.taken(self.rx.len());
+            pipes.taken(|| self.rx.len());
         }
     }
 }
