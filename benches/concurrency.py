@@ -13,7 +13,9 @@ reads the arena's /proc entries every --every seconds while it plays: its thread
 peak, and the engines' resident memory summed (their own processes). The arena's CPU per move
 is its own CPU time (utime + stime of its process once it has exited, before it is reaped)
 over the moves of games.csv; the wall time between a `bestmove` and the next `go` is the
-arena's own summary line. A level the arena refuses before its first game (the open files,
+arena's own summary line. Context switches a ply are those of the arena's threads (all of
+them, from its rusage when it is reaped) and of the engines it reaped, over the plies: the
+engines' part is the same whatever the arena does, so a change in it is the arena's wake-ups. A level the arena refuses before its first game (the open files,
 processes or memory it would need are not there) prints the arena's line instead.
 """
 import argparse
@@ -107,7 +109,10 @@ def level(args, work, c):
         wall = time.monotonic() - start
         with open("/proc/%d/stat" % proc.pid) as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        code = proc.wait()
+        # Reaped here for its rusage: every thread's context switches, the dead ones' too,
+        # and its engines' (it reaps them).
+        _, status, usage = os.wait4(proc.pid, 0)
+        code = proc.returncode = os.waitstatus_to_exitcode(status)
     text = open(log, encoding="utf-8", errors="replace").read()
     if code != 0:
         last = text.strip().splitlines()[-1] if text.strip() else "(no output)"
@@ -117,10 +122,12 @@ def level(args, work, c):
     plies = sum(int(r["plies"]) for r in rows)
     losses = sum(r["termination"] in ("flag", "both-flags") for r in rows)
     gap = re.search(r"(\d+) us wall per move between bestmove", text)
-    return "| %d | %d | %d | %d | %.1f | %d | %d | %.0f | %.1f | %s | %d | %.1f |" % (
+    switches = usage.ru_nvcsw + usage.ru_nivcsw
+    return "| %d | %d | %d | %d | %.1f | %d | %d | %.0f | %.1f | %s | %d | %.1f | %.2f |" % (
         c, games, plies, peaks.threads, peaks.rss / 1024, peaks.fds, peaks.engines,
         peaks.engines_rss / 1024, cpu * 1e6 / plies if plies else float("nan"),
-        gap.group(1) if gap else "?", losses, wall)
+        gap.group(1) if gap else "?", losses, wall,
+        switches / plies if plies else float("nan"))
 
 
 def main():
@@ -148,8 +155,8 @@ def main():
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(), load))
     print("| concurrency | games | plies | arena threads | arena RSS MB | arena open files"
           " | engines | engines' RSS MB | arena CPU µs/ply | wall µs between bestmove and go"
-          " | losses on time | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          " | losses on time | wall s | context switches a ply, arena and engines |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     sys.stdout.flush()
     try:
         for c in levels:
