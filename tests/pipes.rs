@@ -54,7 +54,7 @@ fn threads() -> usize {
         .unwrap()
         .filter(|task| {
             let comm = task.as_ref().unwrap().path().join("comm");
-            std::fs::read_to_string(comm).map_or(false, |name| name.trim_end() != other)
+            std::fs::read_to_string(comm).is_ok_and(|name| name.trim_end() != other)
         })
         .count()
 }
