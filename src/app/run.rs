@@ -63,8 +63,11 @@ pub async fn tournament(
     }
 
     let (out, created, _lock) = open_folder(out, resume_lock, default_name)?;
+    // The live report.html; a resumed run's kept games are counted in it as they are checked,
+    // in the one pass over the folder's files.
+    let mut html = super::report_html::run_report(&plan, &out);
     let previous = if resuming {
-        kept_games(&plan, &book, &out)?
+        kept_games(&plan, &book, &out, &mut html)?
     } else {
         Tally::default()
     };
@@ -96,7 +99,6 @@ pub async fn tournament(
     };
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
-    let html = live_report(&plan, &out, resuming)?;
     if let Some(spec) = &plan.tablebase {
         let folders: Vec<String> = spec.paths.iter().map(|p| p.display().to_string()).collect();
         note!(
@@ -154,23 +156,6 @@ async fn engines_fit(
     Ok(true)
 }
 
-/// The report.html the run rewrites as games finish; a resumed run's kept games count in it.
-fn live_report(
-    plan: &RunPlan,
-    out: &Path,
-    resuming: bool,
-) -> anyhow::Result<report::html::HtmlReport> {
-    if !resuming {
-        return Ok(super::report_html::run_report(plan, out));
-    }
-    Ok(report::html::from_folders(
-        std::slice::from_ref(&out.to_path_buf()),
-        Some(super::report_html::plan_view(plan)),
-        Some(super::report_html::rerule_with(Some(plan.clone()))),
-    )?
-    .0)
-}
-
 /// A shard of a run must hold at least one game (`empty`: the shard's schedule is).
 fn check_shard_holds_games(plan: &RunPlan, empty: bool, book_len: usize) -> anyhow::Result<()> {
     if let (Some(shard), true) = (plan.shard, empty) {
@@ -207,18 +192,20 @@ fn open_folder(
     })
 }
 
-/// The games a resumed run keeps, each checked against the plan and ruled again under it.
+/// The games a resumed run keeps, each checked against the plan and ruled again under it, and
+/// counted in the run's live report `html`. Its files are read once, one record at a time.
 fn kept_games(
     plan: &RunPlan,
     book: &[crate::openings::Opening],
     out: &Path,
+    html: &mut report::html::HtmlReport,
 ) -> anyhow::Result<Tally> {
     let planned = plan.game_check(book);
     let check = |record: &crate::event::GameRecord| {
         planned(record)?;
         super::adjudicate::ruling_holds(record, plan)
     };
-    let reconciled = report::reconcile(out, check)?;
+    let reconciled = report::reconcile(out, check, |record, row| html.add(record, row))?;
     for repair in &reconciled.repairs {
         note!("warning: {}: {repair}", out.display());
     }

@@ -313,6 +313,21 @@ pub fn read_rows(path: &Path) -> anyhow::Result<Vec<GameRow>> {
 /// [`read_rows`], and the length in bytes of the torn last line it dropped (0 if none). The
 /// file is streamed: only the rows are kept.
 pub fn read_rows_reporting(path: &Path) -> anyhow::Result<(Vec<GameRow>, u64)> {
+    let mut rows = Vec::new();
+    let torn = for_each_row(path, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok((rows, torn))
+}
+
+/// Hands each row of `games.csv` (or of a results folder's) to `each` as it is read, one at a
+/// time, and returns the length of the torn last line dropped, as [`read_rows_reporting`]
+/// does; the first error (the file's, or one `each` returns) stops the reading.
+pub fn for_each_row(
+    path: &Path,
+    mut each: impl FnMut(GameRow) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
     let joined;
     let path = if path.is_dir() {
         joined = path.join(GAMES_CSV);
@@ -324,27 +339,46 @@ pub fn read_rows_reporting(path: &Path) -> anyhow::Result<(Vec<GameRow>, u64)> {
     let file = super::folder::open_read(path).map_err(cannot)?;
     let torn = torn_tail_len(&file).map_err(cannot)?;
     let len = file.metadata().map_err(cannot)?.len();
-    let rows = if len <= GameRow::csv_header().len() as u64 {
+    // A row's own error is the file's (its path comes first); one `each` returns is its own.
+    let mut failed = None;
+    let mut hand = |row| {
+        each(row).map_err(|e| {
+            failed = Some(e);
+            anyhow!("stopped")
+        })
+    };
+    let read = if len <= GameRow::csv_header().len() as u64 {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(cannot)?;
-        parse_rows(&bytes)
+        parse_rows(&bytes, &mut hand)
     } else {
-        parse_from(std::io::BufReader::new(file), torn > 0)
+        parse_from(std::io::BufReader::new(file), torn > 0, &mut hand)
     };
-    let rows = rows.with_context(|| path.display().to_string())?;
-    Ok((rows, torn))
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    read.with_context(|| path.display().to_string())?;
+    Ok(torn)
 }
 
-fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
+fn parse_rows(
+    bytes: &[u8],
+    each: &mut impl FnMut(GameRow) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     if !bytes.contains(&b'\n') && GameRow::csv_header().as_bytes().starts_with(bytes) {
         // Empty, or a header torn before its newline: no games yet.
-        return Ok(Vec::new());
+        return Ok(());
     }
-    parse_from(bytes, !bytes.ends_with(b"\n"))
+    parse_from(bytes, !bytes.ends_with(b"\n"), each)
 }
 
-/// The rows of a games.csv read from `reader`; `torn`: its last line has no newline (dropped).
-fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<GameRow>> {
+/// The rows of a games.csv read from `reader`, each handed to `each` as it is read; `torn`:
+/// its last line has no newline (dropped).
+fn parse_from(
+    reader: impl std::io::Read,
+    torn: bool,
+    each: &mut impl FnMut(GameRow) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let mut reader = ::csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(reader);
@@ -379,7 +413,6 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
     };
     // Each record is turned into a row once the next one is read: the last one is dropped
     // when it is torn.
-    let mut rows = Vec::new();
     let mut pending = None;
     let mut record = ::csv::StringRecord::new();
     loop {
@@ -390,20 +423,30 @@ fn parse_from(reader: impl std::io::Read, torn: bool) -> anyhow::Result<Vec<Game
             Err(e) => Err(e),
         };
         if let Some((line, read)) = pending.replace((line, read)) {
-            rows.push(to_row(line, read)?);
+            each(to_row(line, read)?)?;
         }
     }
     if let Some((line, read)) = pending {
         if !torn {
-            rows.push(to_row(line, read)?);
+            each(to_row(line, read)?)?;
         }
     }
-    Ok(rows)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every row of `bytes`, kept.
+    fn parse_rows(bytes: &[u8]) -> anyhow::Result<Vec<GameRow>> {
+        let mut rows = Vec::new();
+        super::parse_rows(bytes, &mut |row| {
+            rows.push(row);
+            Ok(())
+        })?;
+        Ok(rows)
+    }
     use crate::event::Fault;
     use crate::report::pgn::tests::{scholars_mate, Builder};
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
 
-use super::csv::{read_rows_reporting, GameRow};
+use super::csv::{for_each_row, GameRow};
 use super::folder::{create_new, open_read, tmp_path, EVENTS_JSONL, GAMES_CSV, GAMES_PGN};
 use super::results::Rendered;
 use super::tally::Tally;
@@ -152,10 +152,12 @@ pub struct Reconciled {
 /// `events.jsonl` and `games.pgn` are rewritten to hold exactly those, in the same order. A
 /// game that reached the events or the PGN but not the CSV is dropped, to be played again.
 /// Every kept game must pass `check` (it is the game the plan schedules under its number), or
-/// the folder is refused. A folder without a `games.csv` holds no game.
+/// the folder is refused; each kept game is then handed to `each` with its row (the run's live
+/// report counts it there), one record at a time. A folder without a `games.csv` holds no game.
 pub fn reconcile(
     dir: &Path,
     check: impl Fn(&GameRecord) -> Result<(), String>,
+    mut each: impl FnMut(&GameRecord, &GameRow),
 ) -> anyhow::Result<Reconciled> {
     let csv_path = dir.join(GAMES_CSV);
     let mut tally = Tally::default();
@@ -166,56 +168,63 @@ pub fn reconcile(
         });
     }
     open_read(&csv_path).map_err(|e| anyhow!("cannot read {}: {e}", csv_path.display()))?;
-    // The rows are made again from the records, and must be what the records make.
-    let (rows, torn_csv) = read_rows_reporting(&csv_path)?;
-    let games: Vec<u64> = rows.iter().map(|r| r.game).collect();
-    let mut seen = HashSet::with_capacity(games.len());
-    if let Some(game) = games.iter().find(|&&g| !seen.insert(g)) {
-        bail!(
-            "{}: game {game} is listed twice; the folder cannot be resumed",
-            csv_path.display()
-        );
-    }
-    drop(seen);
     let events = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
     let pgn_path = dir.join(GAMES_PGN);
     let old_pgn_len = pgn_path.symlink_metadata().map_or(0, |m| m.len());
 
+    // The rows are read one at a time and made again from their records, which they must
+    // match; what is kept of each is its game number (to find a game listed twice) and the
+    // tally's row.
     let mut out = Rewrite::start(dir)?;
+    let mut seen = HashSet::new();
     let mut missing = 0;
-    for (&game, row) in games.iter().zip(rows) {
+    let streamed = for_each_row(&csv_path, |row| {
+        let game = row.game;
+        if !seen.insert(game) {
+            bail!(
+                "{}: game {game} is listed twice; the folder cannot be resumed",
+                csv_path.display()
+            );
+        }
         let Some(record) = events.record(game)? else {
             missing += 1;
-            continue;
+            return Ok(());
         };
         if let Err(why) = check(&record) {
-            out.abandon();
             bail!(
-                "{}: game {} on disk is not the game this run's plan schedules: {why}; the folder cannot be resumed",
+                "{}: game {game} on disk is not the game this run's plan schedules: {why}; the folder cannot be resumed",
                 dir.join(EVENTS_JSONL).display(),
-                record.game
             );
         }
         let rendered = Rendered::of(&record)?;
         if let Some(what) = row_differs(&row, &rendered.row) {
-            out.abandon();
             bail!(
                 "{}: game {game}: its {what} differs from its record in {EVENTS_JSONL}; the folder cannot be resumed",
                 csv_path.display()
             );
         }
         out.write(&rendered)?;
+        each(&record, &rendered.row);
         tally.add(&record, rendered.row);
-    }
-    if missing > 0 {
-        out.abandon();
-        bail!(
-            "{}: games.csv lists {} games but events.jsonl holds {} of them; the folder cannot be resumed",
-            dir.display(),
-            games.len(),
-            games.len() - missing
-        );
-    }
+        Ok(())
+    });
+    let listed = seen.len();
+    drop(seen);
+    let torn_csv = match streamed {
+        Ok(torn) if missing == 0 => torn,
+        Ok(_) => {
+            out.abandon();
+            bail!(
+                "{}: games.csv lists {listed} games but events.jsonl holds {} of them; the folder cannot be resumed",
+                dir.display(),
+                listed - missing
+            );
+        }
+        Err(e) => {
+            out.abandon();
+            return Err(e);
+        }
+    };
     let new_pgn_len = out.finish()?;
 
     let mut repairs = Vec::new();
@@ -225,7 +234,7 @@ pub fn reconcile(
         ));
     }
     let mut event_notes = events.notes.clone();
-    let unrecorded = events.len().saturating_sub(games.len());
+    let unrecorded = events.len().saturating_sub(listed);
     if unrecorded > 0 {
         event_notes.push(format!(
             "dropped {unrecorded} game{} missing from games.csv (interrupted before they were recorded; they are played again)",
@@ -377,7 +386,7 @@ mod tests {
         pgn += &game_pgn(&third);
         std::fs::write(dir.join(GAMES_PGN), pgn).unwrap();
 
-        let done = reconcile(&dir, |_| Ok(())).unwrap();
+        let done = reconcile(&dir, |_| Ok(()), |_, _| ()).unwrap();
         assert_eq!(done.tally.rows.len(), 2);
         assert_eq!(done.tally.rows[1], GameRow::from_record(&replayed));
         assert_eq!(done.repairs.len(), 2, "{:?}", done.repairs);
@@ -403,7 +412,10 @@ mod tests {
             line(&first) + &line(&replayed)
         );
         // A second pass finds nothing to repair.
-        assert!(reconcile(&dir, |_| Ok(())).unwrap().repairs.is_empty());
+        assert!(reconcile(&dir, |_| Ok(()), |_, _| ())
+            .unwrap()
+            .repairs
+            .is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -426,7 +438,7 @@ mod tests {
                 Ok(())
             }
         };
-        let msg = format!("{:#}", reconcile(&dir, check).err().unwrap());
+        let msg = format!("{:#}", reconcile(&dir, check, |_, _| ()).err().unwrap());
         assert!(
             msg.contains("game 2 on disk is not the game this run's plan schedules: its seed is 7"),
             "{msg}"

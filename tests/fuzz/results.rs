@@ -232,7 +232,7 @@ fn a_damaged_results_folder_is_repaired_or_refused_in_one_line() {
                 error_line(&e);
                 return Ok(());
             }
-            match reconcile(&dir, |_| Ok(())) {
+            match reconcile(&dir, |_| Ok(()), |_, _| ()) {
                 Ok(reconciled) => {
                     for repair in &reconciled.repairs {
                         assert_one_line(repair);
