@@ -586,6 +586,52 @@ mod tests {
         assert!(parse_rows(b"").unwrap().is_empty());
     }
 
+    /// The rows are handed over as they are read, never gathered first: a file whose reading
+    /// fails after its first rows has handed those over before the failure, and a row the
+    /// caller refuses stops the reading there.
+    #[test]
+    fn rows_are_handed_over_one_at_a_time_as_they_are_read() {
+        /// The bytes of a games.csv, then a read that fails (a disk error past them).
+        struct FailsAfter(std::io::Cursor<Vec<u8>>);
+        impl std::io::Read for FailsAfter {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                match self.0.read(buf)? {
+                    0 => Err(std::io::Error::other("disk error")),
+                    n => Ok(n),
+                }
+            }
+        }
+        let rows = [
+            GameRow::from_record(&scholars_mate()),
+            GameRow::from_record(&flag_game()),
+            GameRow::from_record(&scholars_mate()),
+        ];
+        let mut file = GameRow::csv_header().into_bytes();
+        for row in &rows {
+            file.extend(row.to_csv_line().unwrap());
+        }
+        let mut handed = Vec::new();
+        let read = parse_from(
+            FailsAfter(std::io::Cursor::new(file.clone())),
+            false,
+            &mut |row| {
+                handed.push(row);
+                Ok(())
+            },
+        );
+        assert!(format!("{:#}", read.unwrap_err()).contains("disk error"));
+        // Every complete row was handed over before the read that failed.
+        assert_eq!(handed, rows);
+        let mut handed = 0;
+        let read = super::parse_rows(&file, &mut |_| {
+            handed += 1;
+            anyhow::ensure!(handed < 2, "refused");
+            Ok(())
+        });
+        assert_eq!(read.unwrap_err().to_string(), "refused");
+        assert_eq!(handed, 2);
+    }
+
     /// A flag loss after starved moves: the CPU columns, the starved counts and the side
     /// whose time loss came after a starved move; an unmeasured move counts nothing.
     #[test]

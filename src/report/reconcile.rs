@@ -1,7 +1,7 @@
 //! Reading a results folder back, one game at a time: an index of `events.jsonl` (where each
 //! game's record lies), and `reconcile`, which makes an interrupted run's folder whole again
-//! before it is resumed. Both stream the files: memory holds the index, the `games.csv` rows
-//! and one record at a time, never the whole event log.
+//! before it is resumed. Both stream the files: memory holds the index, one `games.csv` row
+//! and one record at a time (and the tally the caller keeps), never the whole event log.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
