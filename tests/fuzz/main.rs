@@ -7,6 +7,7 @@
 //! A failure prints the shrunk input; its fix gets a regression unit test beside the code.
 
 mod config;
+mod handshake;
 mod openings;
 mod results;
 mod timecontrol;
