@@ -32,8 +32,8 @@ enum Piece {
     Control { byte: u8, place: u8 },
     /// Arbitrary bytes on a line.
     Junk(Vec<u8>),
-    /// `lines` lines of `info string` text, a kilobyte each.
-    Flood { lines: usize },
+    /// `lines` lines of a kilobyte each: `id author` lines, or `info string` lines.
+    Flood { lines: usize, info: bool },
 }
 
 /// How the declaration ends.
@@ -66,7 +66,8 @@ fn piece() -> impl Strategy<Value = Piece> {
             .prop_map(|(byte, place)| Piece::Control { byte, place }),
         proptest::collection::vec(any::<u8>().prop_filter("one line", |b| *b != b'\n'), 0..120)
             .prop_map(Piece::Junk),
-        prop_oneof![1..8usize, 2040..2100usize].prop_map(|lines| Piece::Flood { lines }),
+        (prop_oneof![1..8usize, 2040..2100usize], any::<bool>())
+            .prop_map(|(lines, info)| Piece::Flood { lines, info }),
     ]
 }
 
@@ -99,7 +100,9 @@ fn declaration(pieces: &[Piece], ending: &Ending) -> (Vec<u8>, Expected) {
     let mut line = |out: &mut Vec<u8>, text: &[u8], option: bool, vars: usize| {
         out.extend_from_slice(text);
         out.push(b'\n');
-        if text.len() <= MAX_LINE {
+        // `info` lines are dropped as they are read (only a scored one is kept, for the
+        // search): they never reach the handshake.
+        if text.len() <= MAX_LINE && !text.starts_with(b"info") {
             expected.options += usize::from(option);
             expected.too_many_vars |= option && vars > MAX_VARS;
             expected.bytes += text.len() + 1;
@@ -130,7 +133,7 @@ fn declaration(pieces: &[Piece], ending: &Ending) -> (Vec<u8>, Expected) {
                 let mut text = if *option {
                     format!("option name P{k}long type string default ").into_bytes()
                 } else {
-                    b"info string ".to_vec()
+                    b"id author ".to_vec()
                 };
                 text.resize((*len).max(text.len()), b'y');
                 line(&mut out, &text, *option, 0);
@@ -146,8 +149,9 @@ fn declaration(pieces: &[Piece], ending: &Ending) -> (Vec<u8>, Expected) {
                 line(&mut out, text.as_bytes(), *place == 1, 0);
             }
             Piece::Junk(bytes) => line(&mut out, bytes, false, 0),
-            Piece::Flood { lines } => {
-                let text = format!("info string {}", "z".repeat(1000));
+            Piece::Flood { lines, info } => {
+                let word = if *info { "info string" } else { "id author" };
+                let text = format!("{word} {}", "z".repeat(1000));
                 for _ in 0..*lines {
                     line(&mut out, text.as_bytes(), false, 0);
                 }
