@@ -140,7 +140,9 @@ fn load(results: &Path) -> anyhow::Result<(EventsIndex, Option<RunPlan>, std::pa
         bail!("{}: no games recorded", file.display());
     }
     let plan_path = dir.join(RUN_JSON);
-    let plan = if plan_path.exists() {
+    // A link by that name, even one to nothing, is refused by `load`, never taken for a
+    // missing plan.
+    let plan = if plan_path.symlink_metadata().is_ok() {
         Some(RunPlan::load(&dir)?)
     } else {
         None

@@ -7,6 +7,7 @@
 //! A failure prints the shrunk input; its fix gets a regression unit test beside the code.
 
 mod config;
+mod folders;
 mod handshake;
 mod openings;
 mod results;
@@ -116,7 +117,7 @@ pub enum Edit {
     Truncate(Index),
 }
 
-fn edit() -> impl Strategy<Value = Edit> {
+pub fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<Index>(), 1..16u8).prop_map(|(i, n)| Edit::Delete(i, n)),
         (any::<Index>(), proptest::collection::vec(any::<u8>(), 1..8))

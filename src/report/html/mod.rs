@@ -249,7 +249,9 @@ pub fn from_folders(
     for dir in dirs {
         let (rows, _) = read_rows_reporting(dir)?;
         let events = dir.join(EVENTS_JSONL);
-        let index = if events.exists() {
+        // A link by that name, even one to nothing, is refused by the scan, never taken for a
+        // missing file (`exists` would follow it).
+        let index = if events.symlink_metadata().is_ok() {
             Some(EventsIndex::scan(&events)?)
         } else {
             None
