@@ -5,7 +5,7 @@
 //! bounds or in one line that names the engine, and never panics.
 //!
 //! Each case starts a process, so the case count is small ([`CASES`]); the `--ignored` twin
-//! tries many more (`cargo test --release --test fuzz handshake -- --ignored`).
+//! tries many more (`cargo test --release --test fuzz -- --ignored handshake`).
 
 use std::time::Duration;
 
