@@ -213,6 +213,8 @@ tc = "60s+0"
 
 /// Runs `command` (its output thrown away) and returns whether it succeeded and the most
 /// memory it held at once (peak resident set, KB), as the kernel counted it.
+// The child is reaped by `wait4`, which std's `wait` cannot stand in for (it returns no rusage).
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kb(mut command: std::process::Command) -> (bool, i64) {
     use std::process::Stdio;
     let child = command
