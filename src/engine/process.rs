@@ -530,15 +530,11 @@ mod tests {
                 break;
             }
         }
-        process.exit_status(Duration::from_secs(10)).await;
-        // The stderr reader may still be finishing its last read.
-        for _ in 0..100 {
-            if !process.stderr_tail().is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert_eq!(process.stderr_tail(), "x".repeat(300));
+        // The tail is whole once the I/O thread has read stderr to its end.
+        assert_eq!(
+            process.stderr_tail_at_end(Duration::from_secs(60)).await,
+            "x".repeat(300)
+        );
     }
 
     /// An engine that prints far more lines than the queue holds while the game reads none:
