@@ -271,8 +271,7 @@ fn progress(
     planned: usize,
     sprt: Option<Sprt>,
 ) -> anyhow::Result<Progress> {
-    let progress =
-        Progress::new(planned, args.verbose).with_output(compat_settings(plan, args, sprt));
+    let progress = Progress::new(output_settings(plan, args, sprt), planned, args.verbose);
     let files = report::pgnout::CompatFiles::open(
         args.pgnout.as_deref(),
         args.epdout.as_deref(),
@@ -430,12 +429,12 @@ impl Closing {
     }
 }
 
-/// What `--output-format fastchess|cutechess` prints about the run.
-fn compat_settings(
+/// What the output (`--output-format`) prints about the run.
+fn output_settings(
     plan: &RunPlan,
     args: &RunArgs,
     sprt: Option<Sprt>,
-) -> tournament::CompatSettings {
+) -> tournament::OutputSettings {
     use report::compat_console::{fastchess_tc, fastchess_time, MatchLabel};
     let option = |name: &str, unit: &str| {
         let values: Vec<String> = plan.engines[..plan.engines.len().min(2)]
@@ -454,7 +453,7 @@ fn compat_settings(
         }
     };
     let tc = plan.tc;
-    tournament::CompatSettings {
+    tournament::OutputSettings {
         penta: !plan.one_game_per_opening,
         format: args.output_format,
         rating_interval: args.rating_interval,

@@ -598,6 +598,42 @@ pub fn not_responsive(engine: &str) -> String {
     format!("Warning; Engine {engine} is not responsive")
 }
 
+/// What fastchess prints while a game is ruled, before the game's PGN is written (and its CRC
+/// line printed) and before `Finished game`: an illegal move's warnings, and the warnings for an
+/// engine that stalls (it does not answer fastchess's `isready`, twice).
+pub fn ruling_warnings(record: &GameRecord) -> Vec<String> {
+    let Some((result, termination, _)) = fastchess_ending(record) else {
+        return Vec::new();
+    };
+    let Some(side) = loser(result) else {
+        return Vec::new();
+    };
+    let name = record.engine(side);
+    match termination {
+        Termination::IllegalMove => {
+            let uci = record.events.iter().rev().find_map(|e| match e {
+                Event::IllegalMove { side: s, uci, .. } if *s == side => Some(uci.as_str()),
+                _ => None,
+            });
+            illegal_move_warnings(uci.unwrap_or(""), name)
+        }
+        Termination::EngineStall => vec![not_responsive(name), not_responsive(name)],
+        _ => Vec::new(),
+    }
+}
+
+/// What a game adds to fastchess's `Player:` block: the engine that lost it on time (a time
+/// loss) or by crashing or stalling (a crash), if any.
+pub fn player_fault(record: &GameRecord) -> Option<(&str, u32, u32)> {
+    let (result, termination, _) = fastchess_ending(record)?;
+    let name = record.engine(loser(result)?);
+    match termination {
+        Termination::EngineStall | Termination::EngineCrash => Some((name, 0, 1)),
+        Termination::Flag | Termination::BothFlags => Some((name, 1, 0)),
+        _ => None,
+    }
+}
+
 /// fastchess's count of time losses and crashes per engine, printed (fastchess format only)
 /// before `Finished match` when any engine has one (`tournament.cpp`).
 pub fn player_block(players: &[(String, u32, u32)]) -> Vec<String> {

@@ -2,10 +2,10 @@
 //! writer that appends every finished game to the results folder the moment it ends.
 
 pub mod capacity;
-mod compat_progress;
+pub mod output;
 pub mod plan;
-mod progress;
 pub mod schedule;
+mod threads;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -21,10 +21,10 @@ use crate::invariants::Tamper;
 use crate::openings::Opening;
 use crate::report::html::HtmlReport;
 use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
-pub use compat_progress::CompatSettings;
+pub use output::{OutputSettings, Progress};
 pub use plan::RunPlan;
-pub use progress::{oversubscribed, Progress};
 pub use schedule::{Format, Pairing};
+pub use threads::oversubscribed;
 
 /// Everything a run needs, validated.
 pub struct Run {

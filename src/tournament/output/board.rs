@@ -1,0 +1,186 @@
+//! What every output counts of a run as its games finish, and when a line of the compatible
+//! formats is due: the games of the first engine against the second, complete pairs per engine,
+//! time losses and crashes, and each engine's points for the native standings.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use super::OutputSettings;
+use crate::event::{GameRecord, GameResult, Side};
+use crate::report::compat_console::{self as fmt, OutputFormat, PairStats, Wdl};
+use crate::report::GameRow;
+
+pub struct Board {
+    pub s: OutputSettings,
+    /// The games the run plays in all.
+    pub total: usize,
+    pub started_at: Instant,
+    /// Games finished so far (a resumed run's included).
+    pub finished: usize,
+    /// First game of each pair whose second game has not finished: (seed, pair) -> row.
+    waiting: HashMap<(u64, u64), GameRow>,
+    /// Complete pairs per engine, from its side.
+    pub per_engine: BTreeMap<String, PairStats>,
+    /// Complete pairs of the first engine against the second, from the first's side.
+    pub h2h: PairStats,
+    /// Every game of the first engine against the second, from the first's side.
+    pub wdl: Wdl,
+    /// Time losses and crashes per engine, in the order they first happened (fastchess's
+    /// `Player:` block).
+    pub players: Vec<(String, u32, u32)>,
+    /// Points and games per engine so far, kept up to date game by game (a run of 100k games
+    /// must not recount them all after each one).
+    pub points: BTreeMap<String, (f64, u32)>,
+    /// `finished` when the last results block was printed.
+    pub block_at: Option<usize>,
+    /// The SPRT has decided.
+    pub sprt_done: bool,
+}
+
+impl Board {
+    pub fn new(settings: OutputSettings, total: usize) -> Board {
+        Board {
+            s: settings,
+            total,
+            started_at: Instant::now(),
+            finished: 0,
+            waiting: HashMap::new(),
+            per_engine: BTreeMap::new(),
+            h2h: PairStats::default(),
+            wdl: Wdl::default(),
+            players: Vec::new(),
+            points: BTreeMap::new(),
+            block_at: None,
+            sprt_done: false,
+        }
+    }
+
+    /// The engines of a two-engine match (the SPRT's pair), None with more engines.
+    pub fn pair(&self) -> Option<(&str, &str)> {
+        match self.s.engines.as_slice() {
+            [a, b] => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// Counts a ruled game's time loss or crash for the `Player:` block.
+    pub fn tally(&mut self, record: &GameRecord) {
+        let Some((name, timeouts, crashed)) = fmt::player_fault(record) else {
+            return;
+        };
+        match self.players.iter_mut().find(|(n, ..)| n == name) {
+            Some(entry) => {
+                entry.1 += timeouts;
+                entry.2 += crashed;
+            }
+            None => self.players.push((name.to_string(), timeouts, crashed)),
+        }
+    }
+
+    /// The results block every N pairs (fastchess with pentanomial counts) or games; 0: only
+    /// at the end.
+    fn rating_interval(&self) -> u64 {
+        u64::from(self.s.rating_interval.unwrap_or(match self.s.format {
+            OutputFormat::Fastchess => 10,
+            _ => 0,
+        }))
+    }
+
+    pub fn all_played(&self) -> bool {
+        self.finished >= self.total
+    }
+
+    /// Whether the score line is due after the game just counted.
+    pub fn score_due(&self) -> bool {
+        let every = self.s.score_interval.unwrap_or(1).max(1) as usize;
+        self.finished % every == 0 || self.all_played()
+    }
+
+    /// Whether the results block is due after the game just counted (`completed_pair`: the
+    /// pair's number when that game completed it). fastchess counts its rating interval in
+    /// pairs, by the pair's number, and prints once that pair is complete; without pentanomial
+    /// counts, in games.
+    pub fn interval_due(&self, completed_pair: Option<u64>) -> bool {
+        let interval = self.rating_interval();
+        let due = if self.s.penta {
+            completed_pair.is_some_and(|p| interval > 0 && p % interval == 0)
+        } else {
+            interval > 0 && self.finished as u64 % interval == 0
+        };
+        due || self.all_played()
+    }
+
+    /// The SPRT's log-likelihood ratio now, over the complete pairs of the first engine
+    /// against the second.
+    pub fn llr(&self) -> Option<f64> {
+        let sprt = self.s.sprt.as_ref()?;
+        Some(sprt.llr(self.h2h.ptnml()))
+    }
+
+    /// Counts one finished game; returns its pair's number when this game completed the pair.
+    pub fn count(&mut self, row: &GameRow) -> Option<u64> {
+        self.finished += 1;
+        let result = row.result?;
+        self.add_points(row, result);
+        let (first, second) = match self.s.engines.as_slice() {
+            [a, b, ..] => (a.as_str(), b.as_str()),
+            _ => ("", ""),
+        };
+        if let Some(side) = row.side_of(first) {
+            if row.side_of(second).is_some() && first != second {
+                self.wdl.add(result.points(side));
+            }
+        }
+        if row.pair == 0 {
+            return None;
+        }
+        let key = (row.seed, row.pair);
+        let Some(earlier) = self.waiting.remove(&key) else {
+            self.waiting.insert(key, row.clone());
+            return None;
+        };
+        let earlier_result = earlier.result?;
+        let engine = &row.white;
+        let points = |r: GameResult, g: &GameRow| match g.side_of(engine) {
+            Some(side) => r.points(side),
+            None => 0.0,
+        };
+        let mut pair = PairStats::default();
+        pair.add_pair(points(earlier_result, &earlier), points(result, row));
+        let other = &row.black;
+        self.per_engine
+            .entry(engine.clone())
+            .or_default()
+            .add(&pair);
+        self.per_engine
+            .entry(other.clone())
+            .or_default()
+            .add(&pair.mirrored());
+        if engine == first && other == second {
+            self.h2h.add(&pair);
+        } else if engine == second && other == first {
+            self.h2h.add(&pair.mirrored());
+        }
+        Some(row.pair)
+    }
+
+    /// Adds one game to the points-and-games table.
+    fn add_points(&mut self, row: &GameRow, result: GameResult) {
+        let (w, b) = (result.points(Side::White), result.points(Side::Black));
+        for (name, points) in [(&row.white, w), (&row.black, b)] {
+            let entry = self.points.entry(name.clone()).or_default();
+            entry.0 += points;
+            entry.1 += 1;
+        }
+    }
+
+    /// `minimax 5.5/7, greedy 1.0/4`: points over games, best first.
+    pub fn standings(&self) -> String {
+        let mut list: Vec<_> = self.points.iter().collect();
+        list.sort_by(|a, b| (b.1 .0 / b.1 .1 as f64).total_cmp(&(a.1 .0 / a.1 .1 as f64)));
+        list.iter()
+            .map(|(name, (points, games))| format!("{name} {points:.1}/{games}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

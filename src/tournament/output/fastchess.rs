@@ -1,0 +1,108 @@
+//! fastchess's lines on stdout (`--output-format fastchess`, the fastchess command line's
+//! default): its game lines and warnings, its results block (pentanomial, or wins, draws and
+//! losses with `-games 1`; a ranking table with more than two engines), the SPRT's decision, the
+//! `Player:` block, `Finished match` and `Total Time`.
+
+use super::{Board, GameEnd, Output};
+use crate::console::say;
+use crate::report::compat_console as fmt;
+
+pub struct Fastchess;
+
+impl Output for Fastchess {
+    fn game_started(&mut self, game: u64, total: usize, white: &str, black: &str) {
+        say!("{}", fmt::started(game, total, white, black));
+    }
+
+    fn game_ruled(&mut self, record: &crate::event::GameRecord) {
+        for line in fmt::ruling_warnings(record) {
+            say!("{line}");
+        }
+    }
+
+    fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
+        say!("{}", finished_line(fmt::OutputFormat::Fastchess, end));
+    }
+
+    fn interval(&mut self, board: &Board) {
+        for line in block(board) {
+            say!("{line}");
+        }
+    }
+
+    /// fastchess stops a match the moment its SPRT decides: the block, then the decision.
+    fn sprt_decided(&mut self, board: &Board, llr: f64) {
+        let Some(sprt) = &board.s.sprt else {
+            return;
+        };
+        if board.block_at != Some(board.finished) {
+            self.interval(board);
+        }
+        say!("{}", fmt::fastchess_sprt_done(sprt, llr >= sprt.bounds().1));
+    }
+
+    fn finished(&mut self, board: &Board, interrupted: bool) {
+        for line in fmt::player_block(&board.players) {
+            say!("{line}");
+        }
+        closing(board, interrupted);
+    }
+
+    fn println(&self, _line: &str) {}
+}
+
+/// `Finished game 3 (A vs B): 1-0 {White mates}` in `format`.
+pub fn finished_line(format: fmt::OutputFormat, end: &GameEnd) -> String {
+    let record = end.record;
+    let ending = fmt::fastchess_ending(record);
+    let overrun_ms = ending.map_or(0, |e| e.2);
+    let ending = ending.map(|(result, termination, _)| (result, termination));
+    fmt::finished(
+        format,
+        record.game,
+        &record.white,
+        &record.black,
+        ending,
+        overrun_ms,
+    )
+}
+
+/// What fastchess's `main` prints once the tournament is over, in either format: the
+/// interruption (Ctrl-C), `Finished match`, the run's time and an empty line.
+pub fn closing(board: &Board, interrupted: bool) {
+    if interrupted {
+        say!("{}", fmt::INTERRUPTED);
+    }
+    say!("{}", fmt::FINISHED_MATCH);
+    say!("{}", fmt::total_time(board.started_at.elapsed().as_secs()));
+    say!("");
+}
+
+/// The results block: the match's, or the ranking table with more than two engines.
+fn block(board: &Board) -> Vec<String> {
+    let s = &board.s;
+    match board.pair() {
+        Some((first, second)) if !s.penta => {
+            fmt::fastchess_h2h_wdl(first, second, &s.label, &board.wdl)
+        }
+        Some((first, second)) => {
+            let now = board
+                .llr()
+                .and_then(|llr| s.sprt.as_ref().map(|sprt| fmt::SprtNow { sprt, llr }));
+            fmt::fastchess_h2h(first, second, &s.label, &board.h2h, now)
+        }
+        None => {
+            let engines: Vec<_> = s
+                .engines
+                .iter()
+                .map(|e| {
+                    (
+                        e.clone(),
+                        board.per_engine.get(e).copied().unwrap_or_default(),
+                    )
+                })
+                .collect();
+            fmt::fastchess_table(&engines, None)
+        }
+    }
+}
