@@ -326,7 +326,8 @@ fn openbench_command_line_runs_as_fastchess_ob() {
     }
 }
 
-/// Invoked as `cutechess-cli`: cutechess's defaults (one game, one round) and lines, its
+/// Invoked as `cutechess-cli`: cutechess's defaults (one game, one round), fastchess's lines in
+/// its cutechess format, its
 /// positional `-pgnout FILE`, `-epdout`, three engines as a round robin, `-maxmoves`.
 #[test]
 fn cutechess_cli_command_line_runs_with_its_lines() {
@@ -368,11 +369,28 @@ fn cutechess_cli_command_line_runs_with_its_lines() {
         out.lines().any(|l| l.starts_with("Started game 1 of 6")),
         "{out}"
     );
-    assert!(out.contains("Finished match"), "{out}");
-    assert!(
-        !out.contains("Total Time"),
-        "cutechess prints no total time: {out}"
-    );
+    // fastchess's cutechess format (as its cutechess-cli build prints it): a score line per
+    // game for its pairing, the ranking table of three engines at the end (cutechess-cli's
+    // default rating interval, 0), `Finished match` and the total time.
+    let scores = out.lines().filter(|l| l.starts_with("Score of ")).count();
+    assert_eq!(scores, 6, "{out}");
+    for pairing in [
+        "Score of A vs B: ",
+        "Score of A vs C: ",
+        "Score of B vs C: ",
+    ] {
+        assert!(out.contains(pairing), "{pairing}\n{out}");
+    }
+    let tables: Vec<usize> = out
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("Rank Name "))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(tables.len(), 1, "{out}");
+    let closing: Vec<&str> = out.lines().skip(tables[0] + 4).collect();
+    assert_eq!(closing[0], "Finished match", "{out}");
+    assert!(closing[1].starts_with("Total Time: "), "{out}");
     assert_eq!(pgn_games(&s.path("games.pgn")).len(), 6);
     assert_eq!(
         std::fs::read_to_string(s.path("games.epd"))

@@ -203,7 +203,8 @@ fn crashes_reach_the_managers_as_disconnects() {
     }
 }
 
-/// cutechess-cli's format: a `Score of` line after every game, the Elo line at the end.
+/// fastchess's cutechess format: a `Score of` line after every game, the Elo line at the end
+/// (4 games: fastchess's rating interval of 10 games is not reached).
 #[test]
 fn cutechess_format_prints_its_score_lines() {
     let s = Scratch::new("compat-cutechess");
@@ -249,7 +250,11 @@ fn cutechess_format_prints_its_score_lines() {
         .filter(|l| l.starts_with("Elo difference: "))
         .count();
     assert_eq!(elo, 1, "{stdout}");
-    assert_eq!(stdout.lines().last(), Some("Finished match"));
+    // fastchess's closing in this format too: `Finished match`, the time, an empty line.
+    let closing: Vec<&str> = stdout.lines().rev().take(3).collect();
+    assert_eq!(closing[0], "", "{stdout}");
+    assert!(closing[1].starts_with("Total Time: "), "{stdout}");
+    assert_eq!(closing[2], "Finished match", "{stdout}");
 }
 
 /// Stockfish against Glaurung at a fixed node count (one hour on the clock), in fastchess's
@@ -1105,4 +1110,59 @@ fn parity_flag_against_a_bare_king() {
     let out = parity("flagnomate", ("bad", "rnd"), 2);
     assert!(out.contains("Finished game 1 (bad vs rnd): 0-1 {White loses on time"));
     assert_overruns_are_fastchess_wait(&out, 2);
+}
+
+/// A stdout with what no two runs print alike (tests/data/fastchess/README.md) made constant:
+/// each PGN's CRC32 and the total time.
+fn steady(stdout: &str) -> String {
+    stdout
+        .lines()
+        .map(|l| {
+            if l.starts_with("File games.pgn has CRC32: 0x") {
+                "File games.pgn has CRC32: CRC"
+            } else if l.starts_with("Total Time: ") {
+                "Total Time: TIME"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One case of the parity with the real fastchess's `-output format=cutechess`: blitz-arena on
+/// the same command line prints the same lines, byte for byte (the CRCs and the total time
+/// aside), and leaves only the files fastchess left.
+fn cutechess_parity(case: &str) {
+    let data = fastchess_data();
+    let recorded = std::fs::read_to_string(data.join(format!("{case}.out"))).unwrap();
+    let recorded_files = std::fs::read_to_string(data.join(format!("{case}.files"))).unwrap();
+    let (out, err, files) = arena_on(case);
+    assert_eq!(
+        steady(&out),
+        steady(&recorded),
+        "{case}: blitz-arena printed\n{out}\nfastchess printed\n{recorded}\nstderr:\n{err}"
+    );
+    let expected: Vec<&str> = recorded_files
+        .lines()
+        .filter(|l| *l != "./config.json")
+        .collect();
+    assert_eq!(files.lines().collect::<Vec<_>>(), expected, "{case}: {err}");
+}
+
+/// A clean match in cutechess's format: a `Score of` line after every game, counting every
+/// game (fastchess reports no pentanomial counts in this format), the `Elo difference` line
+/// every 2 games (`-ratinginterval` counts games here) with two decimals and fastchess's
+/// `nan`, then `Finished match` and `Total Time` as in fastchess's own format.
+#[test]
+fn parity_cutechess_clean_match() {
+    cutechess_parity("cuteclean");
+}
+
+/// Time losses in cutechess's format: fastchess's own ending text (`(100ms overrun)`), its
+/// default rating interval (10 games: one `Elo difference` line, after the last game) and its
+/// `-inf +/- -nan` for an engine that lost every game.
+#[test]
+fn parity_cutechess_time_loss() {
+    cutechess_parity("cutetimeloss");
 }

@@ -133,6 +133,8 @@ impl Builder {
                     Tool::Fastchess => OutputFormat::Fastchess,
                     Tool::Cutechess => OutputFormat::Cutechess,
                 },
+                // cutechess-cli prints results only at the end unless asked (fastchess: 10).
+                rating_interval: (tool == Tool::Cutechess).then_some(0),
                 ..RunArgs::default()
             },
             warnings: Warnings::default(),

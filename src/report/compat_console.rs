@@ -1,9 +1,10 @@
-//! Console lines in fastchess's and cutechess-cli's formats (`--output-format`), byte for byte
-//! as those tools print them, for the managers that parse them (OpenBench's client, fishtest's
-//! worker). Pure functions: the caller decides when a line is due and where it goes.
+//! Console lines in fastchess's two formats, its own and cutechess's (`--output-format`), byte
+//! for byte as fastchess prints them, for the managers that parse them (OpenBench's client,
+//! fishtest's worker). Where cutechess-cli itself prints otherwise, these are fastchess's lines.
+//! Pure functions: `tournament::output` decides when a line is due and where it goes.
 //!
 //! The formats follow fastchess's `output_fastchess.hpp` / `output_cutechess.hpp` and `match.hpp`
-//! (result texts), and cutechess-cli's `enginematch.cpp` / `result.cpp`.
+//! (result texts).
 
 use crate::event::{Event, GameRecord, GameResult, Side, Termination};
 use crate::report::stats::erf;
@@ -24,9 +25,8 @@ pub fn started(game: u64, total: usize, white: &str, black: &str) -> String {
     format!("Started game {game} of {total} ({white} vs {black})")
 }
 
-/// `Finished game 3 (A vs B): 1-0 {White mates}`, as both tools print it.
+/// `Finished game 3 (A vs B): 1-0 {White mates}`, as fastchess prints it in either format.
 pub fn finished(
-    format: OutputFormat,
     game: u64,
     white: &str,
     black: &str,
@@ -34,25 +34,18 @@ pub fn finished(
     overrun_ms: i64,
 ) -> String {
     let (result, text) = match ending {
-        Some((result, termination)) => (
-            result.as_str(),
-            reason(format, result, termination, overrun_ms),
-        ),
+        Some((result, termination)) => (result.as_str(), reason(result, termination, overrun_ms)),
         // A game cut off before its end: fastchess's interrupted game.
         None => ("*", "Game interrupted".to_string()),
     };
     format!("Finished game {game} ({white} vs {black}): {result} {{{text}}}")
 }
 
-/// The tool's own text for how a game ended: each arena termination mapped to the closest one
-/// (fastchess `match.hpp`, cutechess `Result::description`). Colours are the winner's for a
-/// mate or an adjudicated win, the loser's otherwise.
-pub fn reason(
-    format: OutputFormat,
-    result: GameResult,
-    termination: Termination,
-    overrun_ms: i64,
-) -> String {
+/// fastchess's text for how a game ended, in either of its formats (`match.hpp`; its
+/// cutechess format keeps the same texts, `(Nms overrun)` included): each arena termination
+/// mapped to the closest one. Colours are the winner's for a mate or an adjudicated win, the
+/// loser's otherwise.
+pub fn reason(result: GameResult, termination: Termination, overrun_ms: i64) -> String {
     let (winner, loser) = match result {
         GameResult::WhiteWins => (Some("White"), Some("Black")),
         GameResult::BlackWins => (Some("Black"), Some("White")),
@@ -61,10 +54,9 @@ pub fn reason(
     use Termination as T;
     match (termination, winner, loser) {
         (T::Checkmate, Some(w), _) => format!("{w} mates"),
-        (T::Flag | T::BothFlags, _, Some(l)) => match format {
-            OutputFormat::Cutechess => format!("{l} loses on time"),
-            _ => format!("{l} loses on time ({}ms overrun)", overrun_ms.max(0)),
-        },
+        (T::Flag | T::BothFlags, _, Some(l)) => {
+            format!("{l} loses on time ({}ms overrun)", overrun_ms.max(0))
+        }
         // A flag against a lone king (FIDE 6.9): cutechess's drawn timeout.
         (T::Flag | T::BothFlags, _, None) => "Draw by timeout".into(),
         (T::IllegalMove, _, Some(l)) => format!("{l} makes an illegal move"),
@@ -356,24 +348,49 @@ pub fn fastchess_h2h(
     lines
 }
 
+/// fastchess's Elo from wins, draws and losses (`elo_wdl.cpp`): Elo, its 95% half-width,
+/// normalized Elo and its half-width, LOS (0..1), the draws' share in percent.
+struct WdlElo {
+    diff: f64,
+    error: f64,
+    nelo: f64,
+    nelo_error: f64,
+    los: f64,
+    draw_ratio: f64,
+}
+
+impl WdlElo {
+    fn of(wdl: &Wdl) -> WdlElo {
+        let games = wdl.games() as f64;
+        let (w, d, l) = (
+            wdl.wins as f64 / games,
+            wdl.draws as f64 / games,
+            wdl.losses as f64 / games,
+        );
+        let score = w + 0.5 * d;
+        let variance = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
+        let per_game = variance / games;
+        let (upper, lower) = (
+            score + CI95Z * per_game.sqrt(),
+            score - CI95Z * per_game.sqrt(),
+        );
+        let nelo = |x: f64| (x - 0.5) / variance.sqrt() * (800.0 / 10f64.ln());
+        WdlElo {
+            diff: score_to_elo(score),
+            error: (score_to_elo(upper) - score_to_elo(lower)) / 2.0,
+            nelo: nelo(score),
+            nelo_error: (nelo(upper) - nelo(lower)) / 2.0,
+            los: los(score, per_game),
+            draw_ratio: 100.0 * wdl.draws as f64 / games,
+        }
+    }
+}
+
 /// fastchess's results block when it reports no pentanomial (`-games 1`: `report_penta` is
 /// off unless each opening is played twice): Elo from wins, draws and losses (`elo_wdl.cpp`),
 /// the draw ratio of games, no `PairsRatio` and no `Ptnml(0-2)` line.
 pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wdl) -> Vec<String> {
-    let games = wdl.games() as f64;
-    let (w, d, l) = (
-        wdl.wins as f64 / games,
-        wdl.draws as f64 / games,
-        wdl.losses as f64 / games,
-    );
-    let score = w + 0.5 * d;
-    let variance = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
-    let per_game = variance / games;
-    let (upper, lower) = (
-        score + CI95Z * per_game.sqrt(),
-        score - CI95Z * per_game.sqrt(),
-    );
-    let nelo = |x: f64| (x - 0.5) / variance.sqrt() * (800.0 / 10f64.ln());
+    let elo = WdlElo::of(wdl);
     let book = if label.book.is_empty() {
         String::new()
     } else {
@@ -388,15 +405,15 @@ pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wd
         ),
         format!(
             "Elo: {} +/- {}, nElo: {} +/- {}",
-            fixed(score_to_elo(score), 2),
-            fixed((score_to_elo(upper) - score_to_elo(lower)) / 2.0, 2),
-            fixed(nelo(score), 2),
-            fixed((nelo(upper) - nelo(lower)) / 2.0, 2)
+            fixed(elo.diff, 2),
+            fixed(elo.error, 2),
+            fixed(elo.nelo, 2),
+            fixed(elo.nelo_error, 2)
         ),
         format!(
             "LOS: {} %, DrawRatio: {} %",
-            fixed(los(score, per_game) * 100.0, 2),
-            fixed(d * 100.0, 2)
+            fixed(elo.los * 100.0, 2),
+            fixed(elo.draw_ratio, 2)
         ),
         format!(
             "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
@@ -405,7 +422,7 @@ pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wd
             wdl.losses,
             wdl.draws,
             points,
-            fixed(points / games * 100.0, 2)
+            fixed(points / wdl.games() as f64 * 100.0, 2)
         ),
         RULE.to_string(),
     ]
@@ -424,11 +441,7 @@ pub fn fastchess_table(engines: &[(String, PairStats)], sprt: Option<SprtNow>) -
         .iter()
         .map(|(name, s)| (name, s, PentaElo::of(s)))
         .collect();
-    ranked.sort_by(|a, b| match (a.2.diff.is_nan(), b.2.diff.is_nan()) {
-        (false, true) => std::cmp::Ordering::Less,
-        (true, false) => std::cmp::Ordering::Greater,
-        _ => b.2.diff.total_cmp(&a.2.diff),
-    });
+    ranked.sort_by(|a, b| by_elo(a.2.diff, b.2.diff));
     let mut lines = vec![
         RULE.to_string(),
         format!(
@@ -493,40 +506,79 @@ impl Wdl {
     }
 }
 
-/// `Score of A vs B: 3 - 1 - 2  [0.667] 6` (cutechess-cli `enginematch.cpp`).
+/// `Score of A vs B: 3 - 1 - 2  [0.667] 6`, every game of the pairing from the first's side
+/// (cutechess-cli `enginematch.cpp`, and fastchess's cutechess format).
 pub fn cutechess_score(first: &str, second: &str, wdl: &Wdl) -> String {
     format!(
-        "Score of {first} vs {second}: {} - {} - {}  [{:.3}] {}",
+        "Score of {first} vs {second}: {} - {} - {}  [{}] {}",
         wdl.wins,
         wdl.losses,
         wdl.draws,
-        wdl.score(),
+        fixed(wdl.score(), 3),
         wdl.games()
     )
 }
 
-/// `Elo difference: 31.4 +/- 20.2, LOS: 99.9 %, DrawRatio: 40.0 %` (cutechess `Tournament::results`,
-/// its `Elo` class: a trinomial score's Elo, its 95% half-width, LOS from wins and losses).
+/// `Elo difference: 58.45 +/- 116.28, LOS: 85.19 %, DrawRatio: 66.67 %`: fastchess's line in
+/// its cutechess format (`output_cutechess.hpp`: its Elo from wins, draws and losses, two
+/// decimals; cutechess-cli itself prints one, and another LOS).
 pub fn cutechess_elo(wdl: &Wdl) -> String {
-    let n = wdl.games() as f64;
-    let (w, l, d) = (
-        wdl.wins as f64 / n,
-        wdl.losses as f64 / n,
-        wdl.draws as f64 / n,
-    );
-    let mu = w + d / 2.0;
-    let stdev = ((w * (1.0 - mu).powi(2) + l * mu.powi(2) + d * (0.5 - mu).powi(2)) / n).sqrt();
-    let margin = (score_to_elo(mu + CI95Z * stdev) - score_to_elo(mu - CI95Z * stdev)) / 2.0;
-    let (wins, losses) = (wdl.wins as f64, wdl.losses as f64);
-    let los = 0.5 + 0.5 * erf((wins - losses) / (2.0 * (wins + losses)).sqrt());
+    let elo = WdlElo::of(wdl);
     format!(
         "Elo difference: {} +/- {}, LOS: {} %, DrawRatio: {} %",
-        fixed(score_to_elo(mu), 1),
-        fixed(margin, 1),
-        fixed(los * 100.0, 1),
-        fixed(d * 100.0, 1)
+        fixed(elo.diff, 2),
+        fixed(elo.error, 2),
+        fixed(elo.los * 100.0, 2),
+        fixed(elo.draw_ratio, 2)
     )
 }
+
+/// fastchess's ranking table in its cutechess format, for three or more engines: best Elo
+/// first, each engine's games against all its opponents, no pentanomial column.
+pub fn cutechess_table(engines: &[(String, Wdl)]) -> Vec<String> {
+    let width = engines
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0)
+        .max(25);
+    let mut ranked: Vec<_> = engines
+        .iter()
+        .map(|(name, s)| (name, s, WdlElo::of(s)))
+        .collect();
+    ranked.sort_by(|a, b| by_elo(a.2.diff, b.2.diff));
+    let mut lines = vec![format!(
+        "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw"
+    )];
+    for (rank, (name, s, elo)) in ranked.into_iter().enumerate() {
+        lines.push(format!(
+            "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}%",
+            rank + 1,
+            name,
+            fixed(elo.diff, 2),
+            fixed(elo.error, 2),
+            fixed(elo.nelo, 2),
+            fixed(elo.nelo_error, 2),
+            s.games(),
+            fixed(s.score() * 100.0, 1),
+            fixed(elo.draw_ratio, 1),
+        ));
+    }
+    lines
+}
+
+/// fastchess's ranking order: higher Elo first, an Elo that is NaN last.
+fn by_elo(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (false, true) => std::cmp::Ordering::Less,
+        (true, false) => std::cmp::Ordering::Greater,
+        _ => b.total_cmp(&a),
+    }
+}
+
+/// fastchess's last line in its cutechess format when the SPRT stopped the match.
+pub const TOURNAMENT_FINISHED: &str = "Tournament finished";
 
 /// `SPRT: llr 0.52 (17.7%), lbound -2.94, ubound 2.94` with ` - H1 was accepted` once decided.
 pub fn cutechess_sprt(now: SprtNow) -> String {

@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use super::compat_console::{fastchess_time, reason, OutputFormat};
+use super::compat_console::{fastchess_time, reason};
 use crate::event::{Event, GameRecord, Score, SearchInfo, Termination};
 
 /// How moves are written: `san` (Nf3), `lan` (Ng1-f3), `uci` (g1f3).
@@ -293,9 +293,7 @@ pub fn fastchess_pgn(
     out.push('\n');
 
     let ending = outcome
-        .map(|(result, termination, overrun)| {
-            reason(OutputFormat::Fastchess, result, termination, overrun)
-        })
+        .map(|(result, termination, overrun)| reason(result, termination, overrun))
         .unwrap_or_else(|| "Game interrupted".into());
     let mut texts = Vec::new();
     let mut pos = start.clone();

@@ -24,7 +24,7 @@ use crate::report::{GameRow, Sprt};
 pub struct OutputSettings {
     pub format: OutputFormat,
     /// Results block every N pairs (with pentanomial counts) or games; 0: only at the end;
-    /// None: the tool's default (fastchess 10, cutechess 0).
+    /// None: fastchess's default, 10.
     pub rating_interval: Option<u32>,
     /// The score line every N games (default 1).
     pub score_interval: Option<u32>,
@@ -53,12 +53,12 @@ pub trait Output {
     fn game_ruled(&mut self, _record: &GameRecord) {}
     /// A game is over and counted on `board`.
     fn game_finished(&mut self, end: &GameEnd, board: &Board);
-    /// The score line is due.
-    fn score(&mut self, _board: &Board) {}
+    /// The score line of `end`'s pairing is due.
+    fn score(&mut self, _board: &Board, _end: &GameEnd) {}
     /// The results block is due.
     fn interval(&mut self, _board: &Board) {}
-    /// The SPRT has decided, at `llr`, after the game just counted.
-    fn sprt_decided(&mut self, _board: &Board, _llr: f64) {}
+    /// The SPRT has decided, at `llr`, after the game `end`.
+    fn sprt_decided(&mut self, _board: &Board, _end: &GameEnd, _llr: f64) {}
     /// A resumed run's earlier games are counted on `board`.
     fn resumed(&mut self, _board: &Board) {}
     /// The run is over; `interrupted`: stopped before every game was played, not by the SPRT.
@@ -129,17 +129,17 @@ impl Progress {
         let end = GameEnd { record, sprt };
         self.out.game_finished(&end, &self.board);
         if self.board.score_due() {
-            self.out.score(&self.board);
+            self.out.score(&self.board, &end);
         }
         if self.board.interval_due(completed_pair) {
             self.out.interval(&self.board);
             self.board.block_at = Some(self.board.finished);
         }
-        self.check_sprt();
+        self.check_sprt(&end);
     }
 
     /// The first time the SPRT has decided.
-    fn check_sprt(&mut self) {
+    fn check_sprt(&mut self, end: &GameEnd) {
         let (Some(sprt), Some(llr)) = (&self.board.s.sprt, self.board.llr()) else {
             return;
         };
@@ -147,7 +147,7 @@ impl Progress {
             return;
         }
         self.board.sprt_done = true;
-        self.out.sprt_decided(&self.board, llr);
+        self.out.sprt_decided(&self.board, end, llr);
         self.board.block_at = Some(self.board.finished);
     }
 

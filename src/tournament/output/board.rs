@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::OutputSettings;
 use crate::event::{GameRecord, GameResult, Side};
-use crate::report::compat_console::{self as fmt, OutputFormat, PairStats, Wdl};
+use crate::report::compat_console::{self as fmt, PairStats, Wdl};
 use crate::report::GameRow;
 
 pub struct Board {
@@ -25,6 +25,10 @@ pub struct Board {
     pub h2h: PairStats,
     /// Every game of the first engine against the second, from the first's side.
     pub wdl: Wdl,
+    /// Every game per engine, from its side.
+    pub engine_wdl: BTreeMap<String, Wdl>,
+    /// Every game of each pairing, from the side of its engine that comes first in the list.
+    pub pair_wdl: HashMap<(String, String), Wdl>,
     /// Time losses and crashes per engine, in the order they first happened (fastchess's
     /// `Player:` block).
     pub players: Vec<(String, u32, u32)>,
@@ -48,6 +52,8 @@ impl Board {
             per_engine: BTreeMap::new(),
             h2h: PairStats::default(),
             wdl: Wdl::default(),
+            engine_wdl: BTreeMap::new(),
+            pair_wdl: HashMap::new(),
             players: Vec::new(),
             points: BTreeMap::new(),
             block_at: None,
@@ -77,13 +83,10 @@ impl Board {
         }
     }
 
-    /// The results block every N pairs (fastchess with pentanomial counts) or games; 0: only
-    /// at the end.
+    /// The results block every N pairs (with pentanomial counts) or games; 0: only at the end;
+    /// fastchess's 10 by default, in either format (cutechess-cli's command line gives 0).
     fn rating_interval(&self) -> u64 {
-        u64::from(self.s.rating_interval.unwrap_or(match self.s.format {
-            OutputFormat::Fastchess => 10,
-            _ => 0,
-        }))
+        u64::from(self.s.rating_interval.unwrap_or(10))
     }
 
     pub fn all_played(&self) -> bool {
@@ -122,6 +125,7 @@ impl Board {
         self.finished += 1;
         let result = row.result?;
         self.add_points(row, result);
+        self.add_wdl(row, result);
         let (first, second) = match self.s.engines.as_slice() {
             [a, b, ..] => (a.as_str(), b.as_str()),
             _ => ("", ""),
@@ -162,6 +166,35 @@ impl Board {
             self.h2h.add(&pair.mirrored());
         }
         Some(row.pair)
+    }
+
+    /// Adds one game to each engine's and its pairing's wins, draws and losses.
+    fn add_wdl(&mut self, row: &GameRow, result: GameResult) {
+        for (name, side) in [(&row.white, Side::White), (&row.black, Side::Black)] {
+            let entry = self.engine_wdl.entry(name.clone()).or_default();
+            entry.add(result.points(side));
+        }
+        let index = |name: &str| self.s.engines.iter().position(|e| e == name);
+        if let (Some(w), Some(b)) = (index(&row.white), index(&row.black)) {
+            if w != b {
+                let key = self.pairing(&row.white, &row.black);
+                let first = if w < b { Side::White } else { Side::Black };
+                self.pair_wdl
+                    .entry(key)
+                    .or_default()
+                    .add(result.points(first));
+            }
+        }
+    }
+
+    /// A pairing's engines, the one that comes first in the list first.
+    pub fn pairing(&self, a: &str, b: &str) -> (String, String) {
+        let index = |name: &str| self.s.engines.iter().position(|e| e == name);
+        if index(a) <= index(b) {
+            (a.to_string(), b.to_string())
+        } else {
+            (b.to_string(), a.to_string())
+        }
     }
 
     /// Adds one game to the points-and-games table.

@@ -1,11 +1,14 @@
-//! cutechess-cli's lines on stdout (`--output-format cutechess`, `-output format=cutechess`,
-//! or the command line under the name `cutechess-cli`): the game lines, a `Score of` line
-//! every `--score-interval` games and the `Elo difference` line every `--rating-interval`.
+//! fastchess's lines in its cutechess format (`-output format=cutechess`, `--output-format
+//! cutechess`, or the command line under the name `cutechess-cli`), as fastchess prints them
+//! where cutechess-cli itself prints otherwise: the game lines and warnings as in fastchess's
+//! own format, a `Score of` line every `--score-interval` games, the `Elo difference` line (a
+//! ranking table with more than two engines) every `--rating-interval` games, then
+//! `Finished match` and `Total Time`; no `Player:` block.
 
-use super::fastchess::finished_line;
+use super::fastchess::{closing, finished_line};
 use super::{Board, GameEnd, Output};
 use crate::console::say;
-use crate::report::compat_console::{self as fmt, OutputFormat, SprtNow};
+use crate::report::compat_console::{self as fmt, SprtNow};
 
 pub struct Cutechess;
 
@@ -14,33 +17,67 @@ impl Output for Cutechess {
         say!("{}", fmt::started(game, total, white, black));
     }
 
-    fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
-        say!("{}", finished_line(OutputFormat::Cutechess, end));
+    fn game_ruled(&mut self, record: &crate::event::GameRecord) {
+        for line in fmt::ruling_warnings(record) {
+            say!("{line}");
+        }
     }
 
-    fn score(&mut self, board: &Board) {
-        if let Some((first, second)) = board.pair() {
-            say!("{}", fmt::cutechess_score(first, second, &board.wdl));
-        }
+    fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
+        say!("{}", finished_line(end));
+    }
+
+    fn score(&mut self, board: &Board, end: &GameEnd) {
+        let (first, second) = board.pairing(&end.record.white, &end.record.black);
+        let wdl = board
+            .pair_wdl
+            .get(&(first.clone(), second.clone()))
+            .copied()
+            .unwrap_or_default();
+        say!("{}", fmt::cutechess_score(&first, &second, &wdl));
     }
 
     fn interval(&mut self, board: &Board) {
-        if board.pair().is_none() {
-            return;
-        }
-        say!("{}", fmt::cutechess_elo(&board.wdl));
-        let now = board
-            .llr()
-            .zip(board.s.sprt.as_ref())
-            .map(|(llr, sprt)| SprtNow { sprt, llr });
-        if let Some(now) = now {
-            say!("{}", fmt::cutechess_sprt(now));
+        for line in block(board) {
+            say!("{line}");
         }
     }
 
-    fn finished(&mut self, _board: &Board, _interrupted: bool) {
-        say!("{}", fmt::FINISHED_MATCH);
+    /// fastchess's stop at the SPRT's decision: the score line, the block, and its line.
+    fn sprt_decided(&mut self, board: &Board, end: &GameEnd, _llr: f64) {
+        self.score(board, end);
+        self.interval(board);
+        say!("{}", fmt::TOURNAMENT_FINISHED);
+    }
+
+    fn finished(&mut self, board: &Board, interrupted: bool) {
+        closing(board, interrupted);
     }
 
     fn println(&self, _line: &str) {}
+}
+
+/// The `Elo difference` line of the match and its SPRT line, or the ranking table.
+fn block(board: &Board) -> Vec<String> {
+    if board.pair().is_none() {
+        let engines: Vec<_> = board
+            .s
+            .engines
+            .iter()
+            .map(|e| {
+                (
+                    e.clone(),
+                    board.engine_wdl.get(e).copied().unwrap_or_default(),
+                )
+            })
+            .collect();
+        return fmt::cutechess_table(&engines);
+    }
+    let mut lines = vec![fmt::cutechess_elo(&board.wdl)];
+    let now = board
+        .llr()
+        .zip(board.s.sprt.as_ref())
+        .map(|(llr, sprt)| SprtNow { sprt, llr });
+    lines.extend(now.map(fmt::cutechess_sprt));
+    lines
 }

@@ -21,7 +21,7 @@ impl Output for Fastchess {
     }
 
     fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
-        say!("{}", finished_line(fmt::OutputFormat::Fastchess, end));
+        say!("{}", finished_line(end));
     }
 
     fn interval(&mut self, board: &Board) {
@@ -31,7 +31,7 @@ impl Output for Fastchess {
     }
 
     /// fastchess stops a match the moment its SPRT decides: the block, then the decision.
-    fn sprt_decided(&mut self, board: &Board, llr: f64) {
+    fn sprt_decided(&mut self, board: &Board, _end: &GameEnd, llr: f64) {
         let Some(sprt) = &board.s.sprt else {
             return;
         };
@@ -51,14 +51,13 @@ impl Output for Fastchess {
     fn println(&self, _line: &str) {}
 }
 
-/// `Finished game 3 (A vs B): 1-0 {White mates}` in `format`.
-pub fn finished_line(format: fmt::OutputFormat, end: &GameEnd) -> String {
+/// `Finished game 3 (A vs B): 1-0 {White mates}`, in either format.
+pub fn finished_line(end: &GameEnd) -> String {
     let record = end.record;
     let ending = fmt::fastchess_ending(record);
     let overrun_ms = ending.map_or(0, |e| e.2);
     let ending = ending.map(|(result, termination, _)| (result, termination));
     fmt::finished(
-        format,
         record.game,
         &record.white,
         &record.black,
