@@ -217,3 +217,72 @@ impl Board {
             .join(", ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{GameResult as R, Termination as T};
+    use crate::report::compat_console::{MatchLabel, OutputFormat};
+    use crate::report::stats::testing::row;
+
+    fn board(format: OutputFormat, penta: bool, rating: Option<u32>, total: usize) -> Board {
+        Board::new(
+            OutputSettings {
+                format,
+                rating_interval: rating,
+                score_interval: None,
+                engines: vec!["a".into(), "b".into()],
+                label: MatchLabel::default(),
+                sprt: None,
+                penta,
+            },
+            total,
+        )
+    }
+
+    /// fastchess's cadence: its rating interval counts pairs (once the pair is complete) with
+    /// pentanomial counts, games without; the last game always prints.
+    #[test]
+    fn the_results_block_is_due_as_fastchess_counts() {
+        let mut pairs = board(OutputFormat::Fastchess, true, Some(2), 8);
+        let mut due = Vec::new();
+        for game in 1..=8 {
+            let (w, b) = if game % 2 == 1 {
+                ("a", "b")
+            } else {
+                ("b", "a")
+            };
+            let completed = pairs.count(&row(game, w, b, R::WhiteWins, T::Checkmate));
+            due.push(pairs.interval_due(completed));
+        }
+        assert_eq!(due, [false, false, false, true, false, false, false, true]);
+        // Two wins with each colour: a won one game of each pair, and lost the other.
+        assert_eq!(pairs.h2h.ptnml(), [0, 0, 4, 0, 0]);
+        assert_eq!(pairs.standings(), "a 4.0/8, b 4.0/8");
+
+        let mut games = board(OutputFormat::Cutechess, false, None, 25);
+        let due: Vec<u64> = (1..=25)
+            .filter(|&game| {
+                let completed = games.count(&row(game, "a", "b", R::Draw, T::Stalemate));
+                games.interval_due(completed)
+            })
+            .collect();
+        // fastchess's default, 10 games, and the last.
+        assert_eq!(due, [10, 20, 25]);
+        assert_eq!(games.pair_wdl[&("a".into(), "b".into())].draws, 25);
+        assert!(games.score_due());
+    }
+
+    /// A pairing's score is counted from the side of its engine that comes first in the list,
+    /// whichever colour it had.
+    #[test]
+    fn a_pairing_is_scored_from_its_first_engines_side() {
+        let mut b = board(OutputFormat::Cutechess, false, None, 4);
+        b.count(&row(1, "b", "a", R::WhiteWins, T::Checkmate));
+        b.count(&row(2, "a", "b", R::WhiteWins, T::Checkmate));
+        assert_eq!(b.pairing("b", "a"), ("a".to_string(), "b".to_string()));
+        let wdl = b.pair_wdl[&b.pairing("b", "a")];
+        assert_eq!((wdl.wins, wdl.losses, wdl.draws), (1, 1, 0));
+        assert_eq!(b.engine_wdl["b"].wins, 1);
+    }
+}
