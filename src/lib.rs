@@ -15,6 +15,7 @@ pub mod game;
 pub mod inject;
 pub mod invariants;
 pub mod openings;
+pub mod pvcheck;
 pub mod report;
 pub mod rules;
 pub mod settings;
