@@ -321,4 +321,8 @@ pub struct RunArgs {
     /// fastchess's `-crc32 pgn=true`: print the --pgnout file's CRC-32 after each game.
     #[arg(skip)]
     pub pgnout_crc: bool,
+    /// fastchess's `-check-mate-pvs`: check the PV of every scored `info` line, printing
+    /// fastchess's warnings (`pvcheck`); only with --output-format fastchess|cutechess.
+    #[arg(skip)]
+    pub check_mate_pvs: bool,
 }

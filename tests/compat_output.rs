@@ -531,15 +531,20 @@ const FASTCHESS_LINES: &[(&str, bool)] = &[
         "Tournament was interrupted. To resume the tournament, run: {} -config file={}",
         false,
     ),
-    // The principal variations are not checked (`-check-mate-pvs` is accepted with a warning).
-    ("Warning; Illegal PV move - move {} from {}", false),
-    ("Warning; Incomplete mating PV - from {}", false),
-    ("Warning; Too long mating PV - from {}", false),
-    ("Warning; Mating PV does not end with checkmate - from {}", false),
-    ("Warning; PV continues after checkmate - move {} from {}", false),
-    ("Warning; PV continues after stalemate - move {} from {}", false),
-    ("Warning; PV continues after threefold repetition - move {} from {}", false),
-    ("Warning; PV continues after fifty-move rule - move {} from {}", false),
+    // With `-check-mate-pvs` the principal variations are checked (src/pvcheck.rs), each
+    // warning followed by the info line, the start position and the moves.
+    ("Warning; Illegal PV move - move {} from {}", true),
+    ("Warning; Incomplete mating PV - from {}", true),
+    ("Warning; Too long mating PV - from {}", true),
+    ("Warning; Mating PV does not end with checkmate - from {}", true),
+    ("Warning; PV continues after checkmate - move {} from {}", true),
+    ("Warning; PV continues after stalemate - move {} from {}", true),
+    ("Warning; PV continues after threefold repetition - move {} from {}", true),
+    ("Warning; PV continues after fifty-move rule - move {} from {}", true),
+    ("Info; {}", true),
+    ("Position; {}{}", true),
+    ("Moves; {}", true),
+    // Without it fastchess still checks each PV's moves and the bestmove; blitz-arena does not.
     ("Warning; Bestmove does not match beginning of last PV - move {} from {}", false),
     ("Warning; Sign mismatch in mate scores {} and {} from {} ({}) and {} ({})", false),
     // Scores are not required of an engine.
@@ -1165,4 +1170,37 @@ fn parity_cutechess_clean_match() {
 #[test]
 fn parity_cutechess_time_loss() {
     cutechess_parity("cutetimeloss");
+}
+
+/// `-check-mate-pvs`: `faulty --short-mate-pv 3` announces a mate in 2 with its move alone as
+/// the PV at its 4th move of each game; blitz-arena prints fastchess's four lines for it word
+/// for word, between the game's `Started` and `Finished` lines as fastchess does (they are
+/// printed as the move is read), and fishtest's worker stops on the first as on fastchess's.
+#[test]
+fn parity_incomplete_mating_pv() {
+    let out = parity("matepv", ("bad", "rnd"), 4);
+    let recorded = std::fs::read_to_string(fastchess_data().join("matepv.out")).unwrap();
+    let game_lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| {
+                [
+                    "Started game",
+                    "Finished game",
+                    "Warning;",
+                    "Info;",
+                    "Position;",
+                    "Moves;",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(game_lines(&out), game_lines(&recorded), "{out}");
+    assert_eq!(
+        out.matches("Warning; Incomplete mating PV - from bad")
+            .count(),
+        4
+    );
 }

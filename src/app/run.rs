@@ -116,6 +116,7 @@ pub async fn tournament(
         tamper,
         report: Some(html),
         tablebase,
+        check_mate_pvs: args.check_mate_pvs && progress.is_compat(),
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();

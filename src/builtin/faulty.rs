@@ -32,6 +32,7 @@ const KNOWN: &[&str] = &[
     "--say-think",
     "--stray-bestmove-after",
     "--exit-on-newgame",
+    "--short-mate-pv",
 ];
 
 /// `blitz-arena engine --help` shows this: the flags, and how the arena rules each fault.
@@ -66,6 +67,9 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
                          before the next `go`, is discarded and recorded
   --exit-on-newgame N    exits (status 101) at its N-th `ucinewgame`, idle between games: the
                          arena restarts it for the game; only a failed restart forfeits
+  --short-mate-pv N      at its move N+1 announces a mate in 2 with a PV of its move alone
+                         (`info depth 3 score mate 2 pv MOVE`): nothing happens, but a compat
+                         run with -check-mate-pvs prints fastchess's `Incomplete mating PV`
   --seed N               seeds its random moves (0 = entropy)
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
@@ -107,6 +111,8 @@ pub struct Flags {
     pub say_think: bool,
     pub stray_bestmove_after: Option<u64>,
     pub exit_on_newgame: Option<u64>,
+    /// At move N+1, an `info` line announcing a mate in 2 whose PV is the move alone.
+    pub short_mate_pv: Option<u64>,
     /// Declares this many combo options of 64 values each before `uciok`: more than an
     /// arena should hold.
     pub declare_options: Option<u64>,
@@ -157,6 +163,7 @@ impl Flags {
                 "--exit-on-newgame" => f.exit_on_newgame = Some(n),
                 "--declare-options" => f.declare_options = Some(n),
                 "--burn-cpu-ms" => f.burn_cpu_ms = Some(n),
+                "--short-mate-pv" => f.short_mate_pv = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -356,6 +363,10 @@ impl Engine for Faulty {
         let moves = game.pos.legal_moves();
         let choice =
             (!moves.is_empty()).then(|| moves[self.seeded.rng.random_range(0..moves.len())]);
+        if let Some(m) = choice.filter(|_| self.at(self.flags.short_mate_pv)) {
+            // Three plies announced, one shown.
+            out.line(&format!("info depth 3 score mate 2 pv {}", game.uci(m)));
+        }
         if self.flags.say_think {
             let think_us = limits.start.elapsed().as_micros();
             out.line(&format!("info depth 1 score cp 0 nodes {think_us}"));
@@ -412,7 +423,7 @@ mod tests {
         let f = flags(
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
              --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9 \
-             --reserve-ms 30 --say-think --declare-options 11",
+             --reserve-ms 30 --say-think --declare-options 11 --short-mate-pv 6",
         )
         .expect("flags");
         assert_eq!(
@@ -435,6 +446,7 @@ mod tests {
                 say_think: true,
                 stray_bestmove_after: None,
                 exit_on_newgame: None,
+                short_mate_pv: Some(6),
                 declare_options: Some(11),
             }
         );

@@ -104,6 +104,12 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         });
         Ok(())
     }),
+    ("check-mate-pvs", |b, g| {
+        // fastchess: each scored info line's PV is checked, a mate score's to the mate.
+        g.none()?;
+        b.run.check_mate_pvs = true;
+        Ok(())
+    }),
     ("output", |b, g| {
         for (key, value) in g.pairs()? {
             match (key, value) {
@@ -222,7 +228,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "no config.json is written; with -out DIR every game is saved in DIR as it ends (continue with blitz-arena gauntlet --resume DIR)",
     ),
     ("wait", "the next game starts at once"),
-    ("check-mate-pvs", "principal variations are not checked"),
     (
         "show-latency",
         "latency is not printed; the arena measures its own overhead (stderr)",

@@ -183,6 +183,10 @@ pub struct Engine {
     /// Its processes' CPU time and run-queue wait at each `go` and `bestmove` (none for an
     /// engine inside the arena's own process).
     cpu: Option<cpu::CpuMeter>,
+    /// Every scored `info` line is kept for the search it reports on (`-check-mate-pvs`).
+    logs_info: bool,
+    /// Those of the search its last `bestmove` ended, until taken.
+    search_lines: Vec<String>,
 }
 
 impl Engine {
@@ -232,6 +236,8 @@ impl Engine {
             stray: Vec::new(),
             ponder_move: None,
             ponders: false,
+            logs_info: false,
+            search_lines: Vec::new(),
             closed_at: None,
             cpu: None,
         };
@@ -399,6 +405,14 @@ impl Engine {
             .lock()
             .expect("info slot lock")
             .take();
+        if self.logs_info {
+            self.process
+                .info_log
+                .lines
+                .lock()
+                .expect("info log lock")
+                .clear();
+        }
         let mut text = String::with_capacity(position.len() + go.len() + 2);
         text.push_str(position);
         text.push('\n');
@@ -411,6 +425,23 @@ impl Engine {
         self.go_at = Some(start);
         self.send(&text).await?;
         Ok(start)
+    }
+
+    /// From now on every scored `info` line is kept for the search it reports on, and
+    /// [`Engine::take_search_lines`] hands over those of the last search (fastchess's
+    /// `-check-mate-pvs` checks each).
+    pub fn log_search_lines(&mut self) {
+        self.logs_info = true;
+        self.process
+            .info_log
+            .on
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The scored `info` lines of the search the last `bestmove` ended, in the order they
+    /// were read (empty unless [`Engine::log_search_lines`] was called).
+    pub fn take_search_lines(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.search_lines)
     }
 
     /// The `bestmove` lines discarded since the last call because they were read before the
@@ -447,6 +478,10 @@ impl Engine {
                             .expect("info slot lock")
                             .take();
                         let mut info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        if self.logs_info {
+                            let mut lines = self.process.info_log.lines.lock().expect("info log");
+                            self.search_lines = std::mem::take(&mut *lines);
+                        }
                         info.cpu = self.cpu.as_mut().and_then(cpu::CpuMeter::since_go);
                         // Kept only for an engine that may ponder: most never do, and
                         // this runs at every move.

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::lines::{Output, Splitter};
-use super::process::{InfoSlot, Line, StderrTail, LINE_QUEUE};
+use super::process::{Line, Reports, StderrTail, LINE_QUEUE};
 
 /// The epoll data of the thread's own wake-up eventfd (engines' are `token << 1 | stderr`).
 const WAKE: u64 = u64::MAX;
@@ -156,12 +156,12 @@ impl Drop for Watch {
 }
 
 /// Hands an engine's stdout and stderr to the I/O thread: stdout's lines go to `tx` (the
-/// last scored `info` line to `last_info`), stderr's end to `tail`.
-pub fn watch(
+/// last scored `info` line to `reports`, and each while its log is on), stderr's end to `tail`.
+pub(super) fn watch(
     stdout: OwnedFd,
     stderr: OwnedFd,
     tx: mpsc::Sender<Line>,
-    last_info: InfoSlot,
+    reports: Reports,
     tail: StderrTail,
 ) -> io::Result<Watch> {
     let shared = shared()?;
@@ -187,7 +187,7 @@ pub fn watch(
         sink: Sink {
             tx,
             pending: VecDeque::new(),
-            last_info,
+            reports,
             gone: false,
         },
         paused: Arc::clone(&paused),
@@ -225,8 +225,12 @@ pub fn watched() -> usize {
 /// A stdout item waiting for room in the queue, in order.
 enum Item {
     Line(Line),
-    /// A scored `info` line, kept once the lines read before it are delivered.
-    Report(String),
+    /// The last of a run of scored `info` lines, kept once the lines read before it are
+    /// delivered, and the whole run while the info log is on.
+    Report {
+        last: String,
+        all: Vec<String>,
+    },
 }
 
 /// Where an engine's stdout goes.
@@ -234,7 +238,7 @@ struct Sink {
     tx: mpsc::Sender<Line>,
     /// What did not fit the queue: at most one read's lines and its end of file.
     pending: VecDeque<Item>,
-    last_info: InfoSlot,
+    reports: Reports,
     /// The game dropped its end: nothing more is read.
     gone: bool,
 }
@@ -253,8 +257,8 @@ impl Sink {
     /// Delivers `item`, or gives it back if the queue is full.
     fn deliver(&mut self, item: Item) -> Option<Item> {
         match item {
-            Item::Report(text) => {
-                *self.last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+            Item::Report { last, all } => {
+                self.reports.publish(last, all);
                 None
             }
             Item::Line(line) => match self.tx.try_send(line) {
@@ -327,18 +331,25 @@ impl Pipes {
 
     fn split(&mut self, bytes: &[u8], at: Instant) {
         let sink = &mut self.sink;
-        // Of a run of scored `info` lines only the last is kept: one copy per read at most.
+        // Of a run of scored `info` lines only the last is kept: one copy per read at most
+        // (and one per line while the info log is on).
         let mut report: Option<String> = None;
+        let logging = sink.reports.logging();
+        let mut all = Vec::new();
         self.splitter.feed(bytes, |output| match output {
             Output::Report(bytes) => {
                 let kept = report.get_or_insert_with(String::new);
                 kept.clear();
                 kept.push_str(&String::from_utf8_lossy(bytes));
+                if logging {
+                    all.push(kept.clone());
+                }
             }
             Output::Text(bytes) => {
                 // The report belongs to the search before this line (a `bestmove` reads it).
-                if let Some(text) = report.take() {
-                    sink.put(Item::Report(text));
+                if let Some(last) = report.take() {
+                    let all = std::mem::take(&mut all);
+                    sink.put(Item::Report { last, all });
                 }
                 let text = Output::text(bytes);
                 sink.put(Item::Line(Line::Text { text, at }));
@@ -347,8 +358,8 @@ impl Pipes {
                 sink.put(Item::Line(Line::Overlong { at, bestmove }));
             }
         });
-        if let Some(text) = report.take() {
-            sink.put(Item::Report(text));
+        if let Some(last) = report.take() {
+            sink.put(Item::Report { last, all });
         }
     }
 

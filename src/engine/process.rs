@@ -10,6 +10,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,6 +48,37 @@ pub enum Line {
 /// info line on: an engine prints dozens a move, and waking the game for each would cost
 /// more than everything else the arena does per move.
 pub type InfoSlot = Arc<Mutex<Option<String>>>;
+
+/// Every scored `info` line, kept only while `on` (a compat run's `-check-mate-pvs`, which
+/// checks the PV of each): off, reading costs one atomic load per read more.
+#[derive(Debug, Default)]
+pub struct InfoLog {
+    pub on: AtomicBool,
+    pub lines: Mutex<Vec<String>>,
+}
+
+/// Where an engine's search reports go: the last one, and all of them while the log is on.
+#[derive(Clone, Default)]
+pub(super) struct Reports {
+    pub last: InfoSlot,
+    pub all: Arc<InfoLog>,
+}
+
+impl Reports {
+    /// Whether every report is to be kept (read once per read of the engine's output).
+    pub fn logging(&self) -> bool {
+        self.all.on.load(Ordering::Relaxed)
+    }
+
+    /// A run of reports: the last kept as the search report, `all` appended to the log.
+    pub fn publish(&self, last: String, mut all: Vec<String>) {
+        if !all.is_empty() {
+            let mut lines = self.all.lines.lock().unwrap_or_else(|e| e.into_inner());
+            lines.append(&mut all);
+        }
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+    }
+}
 
 /// The end of an engine's stderr.
 pub type StderrTail = Arc<Mutex<Tail>>;
@@ -95,6 +127,7 @@ pub struct Process {
     /// Every line except `info` lines.
     pub lines: Lines,
     pub last_info: InfoSlot,
+    pub info_log: Arc<InfoLog>,
     pub stderr_tail: StderrTail,
     child: Option<Child>,
 }
@@ -198,13 +231,13 @@ pub fn spawn(
         }
     };
     let (tx, rx) = mpsc::channel(LINE_QUEUE);
-    let last_info = InfoSlot::default();
+    let reports = Reports::default();
     let stderr_tail = StderrTail::default();
     let watch = pipes::watch(
         OwnedFd::from(stdout),
         OwnedFd::from(stderr),
         tx,
-        Arc::clone(&last_info),
+        reports.clone(),
         Arc::clone(&stderr_tail),
     );
     let watch = match watch {
@@ -220,7 +253,8 @@ pub fn spawn(
             rx,
             pipes: Some(watch),
         },
-        last_info,
+        last_info: reports.last,
+        info_log: reports.all,
         stderr_tail,
         child: Some(child),
     })
@@ -233,7 +267,7 @@ pub struct MemoryEngine {
     pub commands: mpsc::UnboundedReceiver<String>,
     tx: mpsc::Sender<Line>,
     splitter: Splitter,
-    last_info: InfoSlot,
+    reports: Reports,
 }
 
 impl MemoryEngine {
@@ -246,10 +280,17 @@ impl MemoryEngine {
         if !text.ends_with('\n') {
             bytes.push(b'\n');
         }
-        let last_info = &self.last_info;
+        let reports = &self.reports;
+        let logging = reports.logging();
         self.splitter.feed(&bytes, |output| match output {
             Output::Report(text) => {
-                *last_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(Output::text(text));
+                let text = Output::text(text);
+                let all = if logging {
+                    vec![text.clone()]
+                } else {
+                    Vec::new()
+                };
+                reports.publish(text, all);
             }
             Output::Text(text) => out.push(Line::Text {
                 text: Output::text(text),
@@ -274,11 +315,12 @@ impl Process {
     pub fn in_memory() -> (Process, MemoryEngine) {
         let (commands_tx, commands) = mpsc::unbounded_channel();
         let (tx, rx) = mpsc::channel(LINE_QUEUE);
-        let last_info = InfoSlot::default();
+        let reports = Reports::default();
         let process = Process {
             input: Input::Memory(commands_tx),
             lines: Lines { rx, pipes: None },
-            last_info: Arc::clone(&last_info),
+            last_info: Arc::clone(&reports.last),
+            info_log: Arc::clone(&reports.all),
             stderr_tail: StderrTail::default(),
             child: None,
         };
@@ -286,7 +328,7 @@ impl Process {
             commands,
             tx,
             splitter: Splitter::default(),
-            last_info,
+            reports,
         };
         (process, peer)
     }

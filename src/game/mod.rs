@@ -6,6 +6,9 @@
 //! fallen flag, a claim completing. While a flag is down and unnoticed, play goes on in real
 //! time on a negative clock (docs/architecture.md, "The model").
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::rngs::StdRng;
@@ -20,6 +23,7 @@ use crate::engine::{Reply, Seat};
 use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
+use crate::pvcheck;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
 use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
 use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter};
@@ -94,6 +98,23 @@ pub struct GameSetup {
     pub seed: u64,
     /// `--tb`: the Syzygy tables probed after every move.
     pub tablebase: Option<std::sync::Arc<crate::tablebase::Tablebases>>,
+    /// fastchess's `-check-mate-pvs` (a compat run): every scored `info` line's PV is checked
+    /// as each move is read, and fastchess's warning lines go here.
+    pub check_mate_pvs: Option<LineSink>,
+}
+
+/// Where a game's console lines go while it is played (fastchess's PV warnings): the run's
+/// writer, which prints them in order with the lines it prints for the games.
+#[derive(Clone)]
+pub struct LineSink(pub Arc<dyn Fn(String) -> SinkSend + Send + Sync>);
+
+/// The sink's send of one line, awaited before the game goes on.
+pub type SinkSend = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+impl std::fmt::Debug for LineSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LineSink")
+    }
 }
 
 /// A finished game. The engines it gave up on (they crashed or hung) are retired on their
@@ -905,7 +926,11 @@ impl Game<'_> {
             ponder::Resolved::Died(e) => Err(e),
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
                 let go = go_command(self.setup, &self.clock, turn, Instant::now());
-                let sent = engines[turn].engine().go(&self.position.text, &go).await;
+                let engine = engines[turn].engine();
+                if self.setup.check_mate_pvs.is_some() {
+                    engine.log_search_lines();
+                }
+                let sent = engine.go(&self.position.text, &go).await;
                 sent.map(|started| (started, false))
             }
         };
@@ -964,6 +989,9 @@ impl Game<'_> {
                 );
                 let reply = engines[side].engine().bestmove(deadline).await;
                 self.record_strays(side, engines);
+                if let (Some(sink), Reply::BestMove { .. }) = (&self.setup.check_mate_pvs, &reply) {
+                    self.check_pvs(side, engines, sink).await;
+                }
                 Ok(reply)
             }
             None => match next {
@@ -993,6 +1021,36 @@ impl Game<'_> {
                 }),
             },
         }
+    }
+
+    /// `-check-mate-pvs`: the PV of each scored `info` line of the search `side`'s `bestmove`
+    /// just ended is played out on the position it searched (`pvcheck`), and fastchess's
+    /// warning is printed for each that fails, when the move is read, as fastchess prints it
+    /// (before the move is ruled, so before a time loss's or an illegal move's lines).
+    async fn check_pvs(&self, side: Side, engines: &mut Engines<'_>, sink: &LineSink) {
+        let lines = engines[side].engine().take_search_lines();
+        let history = self.referee.history();
+        let before = &history[..history.len().saturating_sub(1)];
+        let mut moves: Option<Vec<&str>> = None;
+        for line in &lines {
+            let Some(warning) = pvcheck::check(self.referee.position(), before, line) else {
+                continue;
+            };
+            let moves = moves.get_or_insert_with(|| self.moves_played());
+            let name = &self.setup.names[side];
+            let root = self.setup.opening.root_fen.as_deref();
+            (sink.0)(pvcheck::report(&warning, name, line, root, moves)).await;
+        }
+    }
+
+    /// The moves played from the opening's root: the book's, then the game's.
+    fn moves_played(&self) -> Vec<&str> {
+        let book = self.setup.opening.moves.iter().map(String::as_str);
+        let played = self.events.iter().filter_map(|e| match e {
+            Event::Move { uci, .. } => Some(uci.as_str()),
+            _ => None,
+        });
+        book.chain(played).collect()
     }
 
     /// Records the `bestmove` lines `side`'s engine sent before the `go` they would answer

@@ -318,6 +318,11 @@ impl Referee {
         &self.pos
     }
 
+    /// The positions since the last capture or pawn move, this one last (for repetitions).
+    pub fn history(&self) -> &[Zobrist64] {
+        &self.history
+    }
+
     pub fn turn(&self) -> Side {
         self.pos.turn().into()
     }

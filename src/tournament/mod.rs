@@ -44,6 +44,8 @@ pub struct Run {
     pub report: Option<HtmlReport>,
     /// `--tb`: the Syzygy tables every game probes.
     pub tablebase: Option<Arc<crate::tablebase::Tablebases>>,
+    /// fastchess's `-check-mate-pvs`, in a run printing fastchess's lines (`pvcheck`).
+    pub check_mate_pvs: bool,
 }
 
 impl Run {
@@ -64,6 +66,7 @@ impl Run {
             time_margin: Duration::from_millis(plan.time_margin_ms),
             seed: plan.seed,
             tablebase: self.tablebase.clone(),
+            check_mate_pvs: None,
         }
     }
 }
@@ -189,6 +192,10 @@ pub async fn run(
                 progress.game_started(pairing.game, name(pairing.white), name(pairing.black));
                 continue;
             }
+            Report::Line(text) => {
+                progress.game_line(&text);
+                continue;
+            }
             Report::Finished(record) => *record,
         };
         let written = write_game(&run, results, &mut record)?;
@@ -290,6 +297,8 @@ fn write_game(
 /// an engine could not be started for want of the arena's resources (why).
 enum Report {
     Started(usize),
+    /// A line the compat console prints while a game is played (fastchess's PV warnings).
+    Line(String),
     Finished(Box<GameRecord>),
     Short(String),
 }
@@ -319,7 +328,17 @@ async fn worker(
         let Some(pairing) = run.schedule.get(i) else {
             break;
         };
-        let setup = run.setup(pairing);
+        let mut setup = run.setup(pairing);
+        if run.check_mate_pvs {
+            // Through the writer, so that they come in order with the game's other lines.
+            let tx = tx.clone();
+            setup.check_mate_pvs = Some(game::LineSink(Arc::new(move |line| {
+                let tx = tx.clone();
+                Box::pin(async move {
+                    let _ = tx.send(Report::Line(line)).await;
+                })
+            })));
+        }
         if squeeze == Some(pairing.game) {
             capacity::squeeze_open_files();
         }

@@ -170,6 +170,14 @@ impl Progress {
         self.out.finished(board, interrupted);
     }
 
+    /// A line the compatible formats print while a game is played (fastchess's PV warnings:
+    /// fastchess prints them in either format), on stdout.
+    pub fn game_line(&self, line: &str) {
+        if self.is_compat() {
+            crate::console::say!("{line}");
+        }
+    }
+
     /// Prints a line of blitz-arena's own without tearing the bar.
     pub fn println(&self, line: &str) {
         self.out.println(line);

@@ -32,11 +32,12 @@ args() {
     cuteclean) echo "$new $base -each tc=10+0.1 -repeat -rounds 6 -ratinginterval 2 -output format=cutechess $common" ;;
     cutetimeloss) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 900 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 2 -output format=cutechess $common" ;;
     flagnomate) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 900 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 1 -openings file=nomate.epd format=epd order=sequential -recover -pgnout file=games.pgn -crc32 pgn=true" ;;
+    matepv) echo "-engine cmd=$BA args=\"engine faulty --short-mate-pv 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 -check-mate-pvs $common" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv}
 for case in $cases; do
     dir=$(mktemp -d)
     cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
