@@ -150,6 +150,13 @@ async fn compat_run(
     mut run: compat::CompatRun,
     cancel: watch::Receiver<bool>,
 ) -> anyhow::Result<Finish> {
+    // Folders of compat runs that were killed (SIGKILL) or panicked: nothing piles up.
+    for stale in compat::scratch::sweep(&std::env::temp_dir()) {
+        err_line(&format!(
+            "blitz-arena: {} removed: left by a compat run that is gone",
+            stale.display()
+        ));
+    }
     for unset in compat::drop_unset_options(&mut run.run).await {
         out_line(&unset.line());
     }

@@ -1392,3 +1392,105 @@ fn refused_options_say_what_to_give_instead() {
     assert!(!s.path("results").exists(), "nothing written");
     assert!(!s.path("log.txt").exists());
 }
+
+/// A compat run's results folder is made in the temporary folder and removed at its end; a run
+/// killed with SIGKILL cannot remove it, so the next compat run does. Only that: a live run's
+/// folder, a symbolic link named as a dead run's folder (and what it points to) and another
+/// name are left alone.
+#[test]
+fn a_killed_compat_runs_folder_is_removed_by_the_next_run() {
+    use std::io::BufRead;
+    let s = Scratch::new("compat-sweep");
+    let tmp = s.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let engine = format!("cmd={BIN}");
+    // A run that cannot end by itself: its first engine never answers, on a 1000 s clock.
+    let mut child = s
+        .command(&[
+            "-engine",
+            &engine,
+            "args=engine faulty --hang-after 0",
+            "name=hang",
+            "-engine",
+            &engine,
+            "args=engine random",
+            "name=rnd",
+            "-each",
+            "tc=1000+0",
+            "-rounds",
+            "1",
+        ])
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Its folder is made before its first game starts.
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    while !lines
+        .next()
+        .expect("the run prints until its first game starts")
+        .unwrap()
+        .starts_with("Started game 1 ")
+    {}
+    let pid = child.id();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let names = || {
+        let mut names: Vec<String> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let left = names();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0].starts_with(&format!("blitz-arena-compat-{pid}-")),
+        "{left:?}"
+    );
+    let keep = [
+        format!("blitz-arena-compat-{}-1", std::process::id()),
+        format!("blitz-arena-compat-{pid}-2"),
+        "blitz-arena-compat-x-1".to_string(),
+    ];
+    std::fs::create_dir(tmp.join(&keep[0])).unwrap();
+    std::fs::create_dir(s.path("target")).unwrap();
+    s.write("target/file", "kept");
+    std::os::unix::fs::symlink(s.path("target"), tmp.join(&keep[1])).unwrap();
+    std::fs::create_dir(tmp.join(&keep[2])).unwrap();
+    let out = s
+        .command(&[
+            "-engine",
+            &engine,
+            "args=engine random",
+            "name=a",
+            "-engine",
+            &engine,
+            "args=engine random",
+            "name=b",
+            "-each",
+            "tc=10+0.1",
+            "-games",
+            "1",
+            "-rounds",
+            "1",
+        ])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    let (_, err) = ok(&out);
+    let removed = format!(
+        "blitz-arena: {} removed: left by a compat run that is gone",
+        tmp.join(&left[0]).display()
+    );
+    let mut keep = keep.to_vec();
+    keep.sort();
+    assert_eq!(names(), keep, "{err}");
+    assert!(err.lines().any(|l| l == removed), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(s.path("target/file")).unwrap(),
+        "kept"
+    );
+}

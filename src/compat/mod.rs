@@ -12,6 +12,7 @@ mod engine;
 mod grammar;
 mod options;
 mod probe;
+pub mod scratch;
 pub mod tc;
 
 use std::collections::BTreeMap;
@@ -316,7 +317,7 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         None => Format::RoundRobin,
     };
     defaults(&mut b.run, b.tool);
-    let scratch = b.run.out.is_none().then(scratch_folder);
+    let scratch = b.run.out.is_none().then(scratch::folder);
     if let Some(dir) = &scratch {
         b.run.out = Some(dir.clone());
     }
@@ -348,15 +349,6 @@ fn defaults(run: &mut RunArgs, tool: Tool) {
         run.ruleset = Some(Ruleset::Online);
         run.flag_always_loses = tool == Tool::Fastchess;
     }
-}
-
-/// A fresh folder name in the temporary folder for a run's results.
-fn scratch_folder() -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    std::env::temp_dir().join(format!("blitz-arena-compat-{}-{nanos}", std::process::id()))
 }
 
 /// cutechess-cli's per-engine `book=FILE bookdepth=N`: the arena plays one book for the
