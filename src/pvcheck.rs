@@ -126,6 +126,10 @@ fn is_uci_move(word: &str) -> bool {
 /// earlier positions since the last capture or pawn move are `history` (oldest first, `pos`
 /// not included): the first thing wrong with its PV, if any.
 pub fn check(pos: &Chess, history: &[Zobrist64], line: &str) -> Option<PvWarning> {
+    // fastchess reads no line with `info string` in it.
+    if line.contains("info string") {
+        return None;
+    }
     let line = parse(line);
     if line.pv.is_empty() {
         return None;

@@ -1173,7 +1173,8 @@ fn parity_cutechess_time_loss() {
 }
 
 /// `-check-mate-pvs`: `faulty --short-mate-pv 3` announces a mate in 2 with its move alone as
-/// the PV at its 4th move of each game; blitz-arena prints fastchess's four lines for it word
+/// the PV at its 4th move of each game, then a sound line (so the line checked is not the last,
+/// the one blitz-arena keeps as the search report); blitz-arena prints fastchess's four lines for it word
 /// for word, between the game's `Started` and `Finished` lines as fastchess does (they are
 /// printed as the move is read), and fishtest's worker stops on the first as on fastchess's.
 #[test]

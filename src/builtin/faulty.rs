@@ -68,8 +68,9 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
   --exit-on-newgame N    exits (status 101) at its N-th `ucinewgame`, idle between games: the
                          arena restarts it for the game; only a failed restart forfeits
   --short-mate-pv N      at its move N+1 announces a mate in 2 with a PV of its move alone
-                         (`info depth 3 score mate 2 pv MOVE`): nothing happens, but a compat
-                         run with -check-mate-pvs prints fastchess's `Incomplete mating PV`
+                         (`info depth 3 score mate 2 pv MOVE`), then a sound line (`info depth
+                         4 score cp 0 pv MOVE`): nothing happens, but a compat run with
+                         -check-mate-pvs prints fastchess's `Incomplete mating PV` for the first
   --seed N               seeds its random moves (0 = entropy)
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
@@ -111,7 +112,8 @@ pub struct Flags {
     pub say_think: bool,
     pub stray_bestmove_after: Option<u64>,
     pub exit_on_newgame: Option<u64>,
-    /// At move N+1, an `info` line announcing a mate in 2 whose PV is the move alone.
+    /// At move N+1, an `info` line announcing a mate in 2 whose PV is the move alone, then a
+    /// sound one.
     pub short_mate_pv: Option<u64>,
     /// Declares this many combo options of 64 values each before `uciok`: more than an
     /// arena should hold.
@@ -364,8 +366,9 @@ impl Engine for Faulty {
         let choice =
             (!moves.is_empty()).then(|| moves[self.seeded.rng.random_range(0..moves.len())]);
         if let Some(m) = choice.filter(|_| self.at(self.flags.short_mate_pv)) {
-            // Three plies announced, one shown.
+            // Three plies announced, one shown; the last line, a sound one, is the report.
             out.line(&format!("info depth 3 score mate 2 pv {}", game.uci(m)));
+            out.line(&format!("info depth 4 score cp 0 pv {}", game.uci(m)));
         }
         if self.flags.say_think {
             let think_us = limits.start.elapsed().as_micros();

@@ -775,6 +775,40 @@ mod tests {
         assert!(stray[0].0 < go);
     }
 
+    /// `-check-mate-pvs` checks every scored `info` line of a search, not only the last: once
+    /// asked, the engine hands over those of the search its `bestmove` ended, and none before.
+    #[tokio::test(start_paused = true)]
+    async fn every_scored_info_line_of_a_search_is_kept_once_asked() {
+        let (mut engine, mut peer) = connected().await;
+        let go = engine.go("position startpos", "go").await.unwrap();
+        peer.say("info depth 1 score cp 5 pv d2d4\nbestmove d2d4")
+            .await;
+        assert!(matches!(
+            engine.bestmove(go + Duration::from_secs(1)).await,
+            Reply::BestMove { .. }
+        ));
+        assert!(engine.take_search_lines().is_empty(), "not asked");
+        engine.log_search_lines();
+        peer.say("info depth 9 score cp 1 pv a2a3").await; // before the go: another search's
+        let go = engine.go("position startpos", "go").await.unwrap();
+        peer.say("info depth 1 score mate 2 pv e2e4\ninfo depth 2 currmove e2e4\ninfo string x")
+            .await;
+        peer.say("info depth 2 score cp 9 pv e2e4 e7e5\nbestmove e2e4")
+            .await;
+        match engine.bestmove(go + Duration::from_secs(1)).await {
+            Reply::BestMove { info, .. } => assert_eq!(info.depth, Some(2)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            engine.take_search_lines(),
+            [
+                "info depth 1 score mate 2 pv e2e4",
+                "info depth 2 score cp 9 pv e2e4 e7e5"
+            ]
+        );
+        assert!(engine.take_search_lines().is_empty(), "taken");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_deadline_comes_first_when_the_engine_is_silent() {
         let (mut engine, _peer) = connected().await;

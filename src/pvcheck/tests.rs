@@ -22,6 +22,7 @@ fn at_start(line: &str) -> Option<PvWarning> {
 fn a_line_without_a_pv_or_with_a_legal_one_is_fine() {
     assert_eq!(at_start("info depth 1 score cp 10"), None);
     assert_eq!(at_start("info depth 1 score cp 10 pv e2e4 e7e5"), None);
+    assert_eq!(at_start("info string score mate 3 pv e2e4"), None);
 }
 
 #[test]
