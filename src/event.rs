@@ -29,13 +29,6 @@ impl Side {
         }
     }
 
-    pub fn index(self) -> usize {
-        match self {
-            Side::White => 0,
-            Side::Black => 1,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Side::White => "white",
@@ -62,8 +55,8 @@ impl From<Side> for Color {
     }
 }
 
-/// One value for each side, white's and black's: what `[T; 2]` indexed by `side.index()` was,
-/// but looked up by the side itself (`clocks[side]`), so no index can point at the wrong one.
+/// One value for each side, white's and black's, looked up by the side itself (`clocks[side]`):
+/// there is no number to index with, so no lookup can point at the wrong side.
 /// Serialised exactly as the `[white, black]` array it replaces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BySide<T> {
@@ -955,7 +948,7 @@ mod tests {
         clocks = clocks.map(|c| c - 1);
         assert_eq!(clocks.into_array(), [302, 285]);
         assert_eq!(BySide::<u32>::default(), BySide::new(0, 0));
-        assert_eq!(Side::ALL.map(Side::index), [0, 1]);
+        assert_eq!(Side::ALL, [Side::White, Side::Black]);
     }
 
     /// A `BySide` is written byte for byte as the `[white, black]` array it replaced, so a

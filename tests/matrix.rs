@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
-use blitz_arena::event::Event;
+use blitz_arena::event::{BySide, Event, Side};
 use blitz_arena::report::load_records;
 use common::*;
 
@@ -182,7 +182,7 @@ struct Played {
     row: HashMap<String, String>,
     pgn: String,
     /// Each side's first `go`, in µs since the game started (white, black).
-    first_go_us: [Option<i64>; 2],
+    first_go_us: BySide<Option<i64>>,
 }
 
 /// Plays `scenario` once under `ruleset` into `res/` of a new scratch folder, which it
@@ -250,10 +250,10 @@ fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
     let rows = csv_rows(&s.path("res/games.csv"));
     let pgn = std::fs::read_to_string(s.path("res/games.pgn")).unwrap();
     let records = load_records(&s.path("res")).map_err(|e| format!("{e:#}"))?;
-    let mut first_go_us = [None; 2];
+    let mut first_go_us = BySide::<Option<i64>>::default();
     for e in records.first().map_or(&[][..], |r| &r.events[..]) {
         if let Event::Go { t_us, side, .. } = e {
-            first_go_us[side.index()].get_or_insert(*t_us);
+            first_go_us[*side].get_or_insert(*t_us);
         }
     }
     s.assert_no_engines_left();
@@ -266,9 +266,13 @@ fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
 
 /// The ms from `side`'s first `go` to its flag's fall, to the nearest ms.
 fn flag_after_first_go(played: &Played, side: &str) -> Option<i64> {
-    let index = usize::from(side == "black");
+    let by = if side == "black" {
+        Side::Black
+    } else {
+        Side::White
+    };
     let flag_ms: i64 = played.row[&format!("{side}_flag_ms")].parse().ok()?;
-    let go_us = played.first_go_us[index]?;
+    let go_us = played.first_go_us[by]?;
     Some((flag_ms * 1000 - go_us + 500).div_euclid(1000))
 }
 

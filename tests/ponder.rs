@@ -4,7 +4,7 @@
 
 mod common;
 
-use blitz_arena::event::{Event, GameRecord, Side};
+use blitz_arena::event::{BySide, Event, GameRecord, Side};
 use common::*;
 
 fn records(s: &Scratch) -> Vec<GameRecord> {
@@ -29,25 +29,25 @@ struct Tally {
 /// Checks the record's pondering is consistent, and counts it. Each `go ponder` ends in
 /// exactly one of: a ponderhit (the opponent played the move pondered), a stop; a ponderhit
 /// exactly when the opponent's move was the move pondered on.
-fn tally(record: &GameRecord) -> [Tally; 2] {
-    let mut tally = [Tally::default(); 2];
-    let mut pondering: [Option<String>; 2] = [None, None];
+fn tally(record: &GameRecord) -> BySide<Tally> {
+    let mut tally = BySide::<Tally>::default();
+    let mut pondering: BySide<Option<String>> = BySide::default();
     let mut last_move: Option<String> = None;
     for event in &record.events {
         match event {
             Event::Ponder { side, ponder, .. } => {
-                assert!(pondering[side.index()].is_none(), "{record:?}");
-                pondering[side.index()] = Some(ponder.clone());
-                tally[side.index()].pondered += 1;
+                assert!(pondering[*side].is_none(), "{record:?}");
+                pondering[*side] = Some(ponder.clone());
+                tally[*side].pondered += 1;
             }
             Event::Move { uci, .. } => last_move = Some(uci.clone()),
             Event::Go {
                 side, ponderhit, ..
             } => {
-                let pondered = pondering[side.index()].take();
+                let pondered = pondering[*side].take();
                 if *ponderhit {
                     assert_eq!(pondered, last_move, "game {}", record.game);
-                    tally[side.index()].hits += 1;
+                    tally[*side].hits += 1;
                 } else {
                     assert!(
                         pondered.is_none(),
@@ -57,14 +57,19 @@ fn tally(record: &GameRecord) -> [Tally; 2] {
                 }
             }
             Event::PonderStopped { side, .. } => {
-                let pondered = pondering[side.index()].take();
+                let pondered = pondering[*side].take();
                 assert!(pondered.is_some(), "game {}", record.game);
-                tally[side.index()].stopped += 1;
+                tally[*side].stopped += 1;
             }
             _ => {}
         }
     }
-    assert_eq!(pondering, [None, None], "game {}: not stopped", record.game);
+    assert_eq!(
+        pondering,
+        BySide::default(),
+        "game {}: not stopped",
+        record.game
+    );
     tally
 }
 
@@ -152,7 +157,7 @@ fn minimax_ponders_through_whole_games() {
             } else {
                 &record.black
             };
-            let t = t[side.index()];
+            let t = t[side];
             if name == "random" {
                 assert_eq!(t, Tally::default(), "game {}", record.game);
             } else {
@@ -262,11 +267,12 @@ fn stockfish_ponders_and_its_log_matches_the_record() {
     let mut sf = Tally::default();
     for record in records(&s) {
         let t = tally(&record);
-        let (mine, theirs) = if record.white == "stockfish" {
-            (0, 1)
+        let mine = if record.white == "stockfish" {
+            Side::White
         } else {
-            (1, 0)
+            Side::Black
         };
+        let theirs = mine.other();
         assert_eq!(t[theirs], Tally::default(), "game {}", record.game);
         sf.pondered += t[mine].pondered;
         sf.hits += t[mine].hits;

@@ -10,7 +10,7 @@ mod common;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 
-use blitz_arena::event::{Event, GameRecord, Side};
+use blitz_arena::event::{BySide, Event, GameRecord, Side};
 use blitz_arena::report::load_records;
 use common::*;
 
@@ -99,7 +99,7 @@ fn starved_by_the_record(records: &[GameRecord]) -> Vec<[u32; 2]> {
     records
         .iter()
         .map(|r| {
-            let mut starved = [0u32; 2];
+            let mut starved = BySide::<u32>::default();
             for e in &r.events {
                 if let Event::Move {
                     side,
@@ -110,10 +110,10 @@ fn starved_by_the_record(records: &[GameRecord]) -> Vec<[u32; 2]> {
                 {
                     let cpu = info.cpu.expect("every move's CPU is measured");
                     assert!(cpu.wait_us.is_some(), "the run-queue wait is measured");
-                    starved[side.index()] += u32::from(cpu.starved(*think_us));
+                    starved[*side] += u32::from(cpu.starved(*think_us));
                 }
             }
-            starved
+            starved.into_array()
         })
         .collect()
 }
