@@ -1006,6 +1006,19 @@ pub(crate) mod tests {
         )
     }
 
+    /// Game `n`: 1.d4 d5 in a second each, then White's flag falls 300 ms into its second move.
+    pub(crate) fn flag_game(n: u64) -> GameRecord {
+        Builder::new(n, "alpha", "beta")
+            .moves(Side::White, 1000, "d2d4 d7d5")
+            .flag(Side::White, 300)
+            .end(
+                GameResult::BlackWins,
+                Termination::Flag,
+                "FIDE A4.3",
+                "white flag fell",
+            )
+    }
+
     /// The movetext of a PGN game replayed with shakmaty's SAN parser: the final position, the
     /// plies, and the `[%clk]` values in order.
     pub(crate) fn replay(pgn: &str) -> (Chess, usize, Vec<String>) {

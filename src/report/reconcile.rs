@@ -333,9 +333,8 @@ impl Rewrite {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{GameResult, Side, Termination};
     use crate::report::pgn::game_pgn;
-    use crate::report::pgn::tests::{scholars_mate, Builder};
+    use crate::report::pgn::tests::{self as pgn_tests, scholars_mate};
     use crate::report::results::ResultsDir;
 
     fn temp_dir(name: &str) -> PathBuf {
@@ -348,15 +347,7 @@ mod tests {
     }
 
     fn flag_game(n: u64, seed: u64) -> GameRecord {
-        let mut r = Builder::new(n, "alpha", "beta")
-            .moves(Side::White, 1000, "d2d4 d7d5")
-            .flag(Side::White, 300)
-            .end(
-                GameResult::BlackWins,
-                Termination::Flag,
-                "FIDE A4.3",
-                "white flag fell",
-            );
+        let mut r = pgn_tests::flag_game(n);
         r.seed = seed;
         r
     }

@@ -330,9 +330,8 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{GameResult, Side, Termination};
     use crate::report::csv::read_rows;
-    use crate::report::pgn::tests::{python_chess, replay, scholars_mate, Builder};
+    use crate::report::pgn::tests::{flag_game, python_chess, replay, scholars_mate};
     use crate::report::stats::Summary;
     use std::fs::OpenOptions;
 
@@ -341,18 +340,6 @@ mod tests {
             std::env::temp_dir().join(format!("blitz-arena-results-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
-    }
-
-    fn flag_game(n: u64) -> GameRecord {
-        Builder::new(n, "alpha", "beta")
-            .moves(Side::White, 1000, "d2d4 d7d5")
-            .flag(Side::White, 300)
-            .end(
-                GameResult::BlackWins,
-                Termination::Flag,
-                "FIDE A4.3",
-                "white flag fell",
-            )
     }
 
     #[test]
