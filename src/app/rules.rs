@@ -845,8 +845,7 @@ mod tests {
     use crate::event::{Claimable, Event, GameResult, SearchInfo, Side, TbVerdict};
     use crate::rules::illegal::IllegalKind;
     use crate::rules::{Referee, Verdict};
-    use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Chess};
+    use shakmaty::Chess;
 
     /// A tiny game: a position and the events that follow, with a clock of its own.
     struct Play {
@@ -873,11 +872,7 @@ mod tests {
         fn with(settings: RefereeSettings, fen: Option<&str>) -> Play {
             let root: Chess = match fen {
                 None => Chess::default(),
-                Some(fen) => fen
-                    .parse::<Fen>()
-                    .unwrap()
-                    .into_position(CastlingMode::Standard)
-                    .unwrap(),
+                Some(fen) => crate::test_support::position(fen),
             };
             Play {
                 referee: Referee::new(settings, root, Vec::new()),

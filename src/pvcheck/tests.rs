@@ -1,6 +1,3 @@
-use shakmaty::fen::Fen;
-use shakmaty::CastlingMode;
-
 use super::*;
 
 fn start() -> Chess {
@@ -8,10 +5,7 @@ fn start() -> Chess {
 }
 
 fn from_fen(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .expect("fen")
-        .into_position(CastlingMode::Standard)
-        .expect("position")
+    crate::test_support::position(fen)
 }
 
 fn at_start(line: &str) -> Option<PvWarning> {
