@@ -21,24 +21,9 @@ options = { Seed = 3 }
 builtin = "greedy"
 "#;
 
-/// A quick run of `games` games per pairing into `out`.
+/// A quick run of `games` games per pairing (see `quick_gauntlet`), with `extra` arguments.
 fn quick(s: &Scratch, first: &str, second: &str, games: &str, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "gauntlet",
-        first,
-        "--vs",
-        second,
-        "--games",
-        games,
-        "--max-moves",
-        "8",
-        "--tc",
-        "10s+0.1s",
-        "--seed",
-        "5",
-        "--concurrency",
-        "2",
-    ];
+    let mut args = quick_gauntlet(first, second, games);
     args.extend_from_slice(extra);
     s.run(&args)
 }

@@ -20,27 +20,10 @@ builtin = "random"
 options = { Seed = 3 }
 "#;
 
-/// A finished run of 4 games in `out`.
+/// A finished run of 4 games in `out`, with this file's roster.
 fn finished_run(s: &Scratch, out: &str) {
     s.write("engines.toml", ENGINES);
-    s.run_ok(&[
-        "gauntlet",
-        "instant",
-        "--vs",
-        "random",
-        "--games",
-        "4",
-        "--max-moves",
-        "8",
-        "--tc",
-        "10s+0.1s",
-        "--seed",
-        "5",
-        "--concurrency",
-        "2",
-        "--out",
-        out,
-    ]);
+    finished_folder(s, out);
 }
 
 /// Runs `blitz-arena ARGS`, failing the test if it has not exited within 30 s (a hang).
@@ -146,19 +129,10 @@ fn a_hard_link_as_the_lock_file_is_refused_and_the_linked_file_untouched() {
     let out = run_bounded(
         &s,
         &[
-            "gauntlet",
-            "instant",
-            "--vs",
-            "random",
-            "--games",
-            "2",
-            "--max-moves",
-            "8",
-            "--tc",
-            "10s+0.1s",
-            "--out",
-            "out",
-        ],
+            quick_gauntlet("instant", "random", "2"),
+            vec!["--out", "out"],
+        ]
+        .concat(),
     );
     refused(&out, "run.lock");
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
@@ -265,11 +239,21 @@ fn an_engine_that_declares_too_much_fails_its_handshake_in_check_and_before_a_ru
 /// A long run in `res` (many games at a slow clock), started in the background.
 fn long_run(s: &Scratch) -> Child {
     s.write("engines.toml", ENGINES);
+    long_run_against(s, "random")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// 400 short games of instant against `opponent` at 60s+0, one at a time, into `res`: a run
+/// still going whenever a test stops it; the caller sets its stdio and spawns it.
+fn long_run_against(s: &Scratch, opponent: &str) -> std::process::Command {
     s.command(&[
         "gauntlet",
         "instant",
         "--vs",
-        "random",
+        opponent,
         "--games",
         "400",
         "--tc",
@@ -281,10 +265,6 @@ fn long_run(s: &Scratch) -> Child {
         "--out",
         "res",
     ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
 }
 
 #[test]
@@ -437,23 +417,10 @@ fn resume_keeps_games_whose_csv_cells_were_neutralised() {
     s.write("engines.toml", ENGINES);
     s.write("book.epd", FORMULA_BOOK);
     let args = [
-        "gauntlet",
-        "instant",
-        "--vs",
-        "random",
-        "--games",
-        "4",
-        "--max-moves",
-        "8",
-        "--tc",
-        "10s+0.1s",
-        "--seed",
-        "5",
-        "--openings",
-        "book.epd",
-        "--out",
-        "out",
-    ];
+        quick_gauntlet("instant", "random", "4"),
+        vec!["--openings", "book.epd", "--out", "out"],
+    ]
+    .concat();
     s.run_ok(&args);
     let csv = s.path("out/games.csv");
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -591,21 +558,10 @@ fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_the_run() {
     let out = run_bounded(
         &s,
         &[
-            "gauntlet",
-            "instant",
-            "--vs",
-            "escaper",
-            "--games",
-            "4",
-            "--max-moves",
-            "8",
-            "--tc",
-            "10s+0.1s",
-            "--concurrency",
-            "2",
-            "--out",
-            "out",
-        ],
+            quick_gauntlet("instant", "escaper", "4"),
+            vec!["--out", "out"],
+        ]
+        .concat(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
     // At once: the arena reaped them before it exited.
@@ -619,23 +575,7 @@ fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_the_run() {
 fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_a_killed_arena() {
     let s = Scratch::new("setsid-kill");
     escaper(&s);
-    let mut child = s
-        .command(&[
-            "gauntlet",
-            "instant",
-            "--vs",
-            "escaper",
-            "--games",
-            "400",
-            "--tc",
-            "60s+0",
-            "--max-moves",
-            "30",
-            "--concurrency",
-            "1",
-            "--out",
-            "res",
-        ])
+    let mut child = long_run_against(&s, "escaper")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -695,21 +635,10 @@ fn a_full_disk_at_the_start_leaves_the_folder_resumable_or_absent() {
             let out = run_bounded(
                 &s,
                 &[
-                    "gauntlet",
-                    "instant",
-                    "--vs",
-                    "random",
-                    "--games",
-                    "2",
-                    "--max-moves",
-                    "8",
-                    "--tc",
-                    "10s+0.1s",
-                    "--seed",
-                    "5",
-                    "--out",
-                    "disk/out",
-                ],
+                    quick_gauntlet("instant", "random", "2"),
+                    vec!["--out", "disk/out"],
+                ]
+                .concat(),
             );
             let err = stderr(&out);
             let left: Vec<String> = std::fs::read_dir(&out_dir)

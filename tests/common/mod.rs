@@ -313,6 +313,34 @@ pub fn assert_no_leftovers(s: &Scratch) {
     assert!(left.is_empty(), "processes left behind: {left:?}");
 }
 
+/// The small quick run several suites start from: `white` against `vs`, `games` games of at
+/// most 8 moves at 10s+0.1s, seed 5, two at once; the caller adds `--out` and the rest.
+pub fn quick_gauntlet<'a>(white: &'a str, vs: &'a str, games: &'a str) -> Vec<&'a str> {
+    vec![
+        "gauntlet",
+        white,
+        "--vs",
+        vs,
+        "--games",
+        games,
+        "--max-moves",
+        "8",
+        "--tc",
+        "10s+0.1s",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+    ]
+}
+
+/// A finished quick run of 4 games, instant against random, in `out` (see [`quick_gauntlet`]).
+pub fn finished_folder(s: &Scratch, out: &str) {
+    let mut args = quick_gauntlet("instant", "random", "4");
+    args.extend(["--out", out]);
+    s.run_ok(&args);
+}
+
 /// A gauntlet long enough to be caught in the middle (200 games at 1s+0, two at once, into
 /// `res/`), for the signal, lock and kill tests; the caller sets its stdio and spawns it.
 pub fn long_gauntlet(s: &Scratch, engine: &str, opponent: &str) -> Command {

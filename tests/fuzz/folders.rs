@@ -66,33 +66,8 @@ const COMMANDS: [&[&str]; 4] = [
 fn resumable() -> &'static BTreeMap<String, Vec<u8>> {
     static FOLDER: OnceLock<BTreeMap<String, Vec<u8>>> = OnceLock::new();
     FOLDER.get_or_init(|| {
-        let scratch = Scratch::new("folders-template");
-        let out = Command::new(BIN)
-            .args([
-                "gauntlet",
-                "instant",
-                "--vs",
-                "random",
-                "--games",
-                "4",
-                "--max-moves",
-                "8",
-                "--tc",
-                "10s+0.1s",
-                "--seed",
-                "5",
-                "--concurrency",
-                "2",
-                "--out",
-            ])
-            .arg(scratch.path("out"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let scratch = crate::common::Scratch::new("folders-template");
+        crate::common::finished_folder(&scratch, "out");
         let mut files = BTreeMap::new();
         for name in ["games.csv", "events.jsonl", "games.pgn", "run.json"] {
             files.insert(

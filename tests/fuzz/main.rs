@@ -6,6 +6,8 @@
 //! `PROPTEST_CASES=1000000 cargo test --release --test fuzz` (docs/contributing.md).
 //! A failure prints the shrunk input; its fix gets a regression unit test beside the code.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod config;
 mod folders;
 mod handshake;
