@@ -86,7 +86,11 @@ fn a_fifo_in_a_results_folder_is_refused_and_never_waited_on() {
                 assert!(out.status.success(), "{}", stderr(&out));
                 continue;
             }
-            refused(&out, name);
+            let line = refused(&out, name);
+            assert!(
+                line.contains("not a plain file"),
+                "{args:?} on a FIFO {name}: {line}"
+            );
             assert!(
                 std::fs::symlink_metadata(&path)
                     .unwrap()

@@ -117,11 +117,17 @@ fn load(results: &Path) -> anyhow::Result<(EventsIndex, Option<RunPlan>, std::pa
     } else {
         bail!("{}: no such results folder or file", results.display());
     };
-    if !file.is_file() {
-        bail!(
+    match std::fs::symlink_metadata(&file) {
+        Err(_) => bail!(
             "{}: not a results folder (no {EVENTS_JSONL})",
             results.display()
-        );
+        ),
+        // A FIFO, a device or a folder in its place: never opened (a FIFO would block).
+        Ok(meta) if !meta.is_file() && !meta.is_symlink() => bail!(
+            "{} is not a plain file; a results folder's files must be plain files",
+            file.display()
+        ),
+        Ok(_) => {}
     }
     let index = EventsIndex::scan(&file)?;
     let torn = report::folder::open_read(&file)
