@@ -590,8 +590,10 @@ fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_a_killed_arena()
     assert_all_gone_soon(&s);
 }
 
-/// Runs `f` with a 64 KiB tmpfs mounted at `dir` (root only: else it says SKIPPED and
-/// returns false), and unmounts it after.
+/// Runs `f` with a 256 KiB tmpfs mounted at `dir` (root only: else it says SKIPPED and
+/// returns false), and unmounts it after. A whole 2-game folder with its report takes about
+/// 64 KiB, so it fits once the filler is gone: at 64 KiB a resume sometimes could not write
+/// its report.
 fn with_small_disk(dir: &Path, f: impl FnOnce()) -> bool {
     // SAFETY: a plain getter.
     if unsafe { libc::geteuid() } != 0 {
@@ -600,7 +602,7 @@ fn with_small_disk(dir: &Path, f: impl FnOnce()) -> bool {
     }
     std::fs::create_dir_all(dir).unwrap();
     let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
         .arg(dir)
         .status()
         .is_ok_and(|s| s.success());
