@@ -11,25 +11,14 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use blitz_arena::engine::{self, Engine, Timeouts};
-use blitz_arena::settings::{EngineConfig, Launch};
+use blitz_arena::settings::EngineConfig;
 
 /// One test at a time: each counts what this whole process holds.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn instant() -> EngineConfig {
     engine::set_builtin_program(common::BIN.into());
-    EngineConfig {
-        name: "instant".into(),
-        launch: Launch::Builtin {
-            name: "instant".into(),
-            args: Vec::new(),
-        },
-        dir: None,
-        env: Default::default(),
-        options: Vec::new(),
-        tc: None,
-        ponder: false,
-    }
+    EngineConfig::builtin("instant")
 }
 
 /// Long enough that no load on the machine makes a handshake late: these tests count, they

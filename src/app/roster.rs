@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::UsageError;
 use crate::config::{self, ConfigError, Roster};
-use crate::settings::BUILTIN_ENGINES;
+use crate::settings::{EngineConfig, BUILTIN_ENGINES};
 
 /// The roster read when no `--engines FILE` is given (the command line's default): the only
 /// one that may be missing. A file the user named must be there.
@@ -42,9 +42,9 @@ pub fn load(file: &Path, names: &[String]) -> anyhow::Result<Roster> {
     };
     for name in names {
         if BUILTIN_ENGINES.contains(&name.as_str()) && !roster.engines.contains_key(name) {
-            let table = format!("[engines.{name}]\nbuiltin = \"{name}\"\n");
-            let builtin = config::parse_roster(&table, file)?;
-            roster.engines.extend(builtin.engines);
+            roster
+                .engines
+                .insert(name.clone(), EngineConfig::builtin(name));
         }
     }
     Ok(roster)

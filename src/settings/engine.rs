@@ -42,6 +42,25 @@ pub struct EngineConfig {
     pub ponder: bool,
 }
 
+impl EngineConfig {
+    /// The built-in engine `name` under its own name, with nothing set: what a roster table
+    /// holding only `builtin = "NAME"` gives.
+    pub fn builtin(name: &str) -> EngineConfig {
+        EngineConfig {
+            name: name.to_string(),
+            launch: Launch::Builtin {
+                name: name.to_string(),
+                args: Vec::new(),
+            },
+            dir: None,
+            env: BTreeMap::new(),
+            options: Vec::new(),
+            tc: None,
+            ponder: false,
+        }
+    }
+}
+
 /// Why `text`, a name that came from outside the arena (an engine's `name=` on the
 /// command line, the `id name` it reports, a book's opening id), cannot be used: it holds a
 /// control character, which would reach the console lines other tools parse (`Started game

@@ -329,18 +329,10 @@ mod tests {
     #[test]
     fn an_engine_counts_its_threads() {
         let engine = |threads: Option<&str>| EngineConfig {
-            name: "e".into(),
-            launch: crate::settings::Launch::Builtin {
-                name: "instant".into(),
-                args: Vec::new(),
-            },
-            dir: None,
-            env: Default::default(),
             options: threads
                 .map(|t| vec![("threads".to_string(), t.to_string())])
                 .unwrap_or_default(),
-            tc: None,
-            ponder: false,
+            ..EngineConfig::builtin("instant")
         };
         let engines = [engine(None), engine(Some("4"))];
         // Pipes and pressure (4), and the schedstat of 4 search threads and the main one.

@@ -35,22 +35,15 @@ pub fn oversubscribed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{EngineConfig, Launch};
+    use crate::settings::EngineConfig;
 
     fn engine(threads: Option<&str>, ponder: bool) -> EngineConfig {
         EngineConfig {
-            name: "e".into(),
-            launch: Launch::Builtin {
-                name: "random".into(),
-                args: Vec::new(),
-            },
-            dir: None,
-            env: Default::default(),
             options: threads
                 .map(|t| vec![("threads".to_string(), t.to_string())])
                 .unwrap_or_default(),
-            tc: None,
             ponder,
+            ..EngineConfig::builtin("random")
         }
     }
 
