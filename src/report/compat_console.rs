@@ -283,24 +283,13 @@ pub fn fastchess_h2h(
 ) -> Vec<String> {
     let elo = PentaElo::of(stats);
     let pairs = stats.pairs() as f64;
-    let book = if label.book.is_empty() {
-        String::new()
-    } else {
-        format!(", {}", label.book)
-    };
-    let mut lines = vec![
-        RULE.to_string(),
-        format!(
-            "Results of {first} vs {second} ({}, {}, {}{book}):",
-            label.tc, label.threads, label.hash
-        ),
-        format!(
-            "Elo: {} +/- {}, nElo: {} +/- {}",
-            fixed(elo.diff, 2),
-            fixed(elo.error, 2),
-            fixed(elo.nelo, 2),
-            fixed(elo.nelo_error, 2)
-        ),
+    let mut lines = results_head(
+        first,
+        second,
+        label,
+        [elo.diff, elo.error, elo.nelo, elo.nelo_error],
+    );
+    lines.extend([
         format!(
             "LOS: {} %, DrawRatio: {} %, PairsRatio: {}",
             fixed(elo.los * 100.0, 2),
@@ -310,14 +299,10 @@ pub fn fastchess_h2h(
                 2
             )
         ),
-        format!(
-            "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
+        games_line(
             stats.games(),
-            stats.wins,
-            stats.losses,
-            stats.draws,
+            [stats.wins, stats.losses, stats.draws],
             stats.points(),
-            fixed(stats.points() / stats.games() as f64 * 100.0, 2)
         ),
         {
             let [a, b, c, d, e] = stats.ptnml();
@@ -326,7 +311,7 @@ pub fn fastchess_h2h(
                 fixed(stats.wl as f64 / stats.dd as f64, 2)
             )
         },
-    ];
+    ]);
     if let Some(now) = sprt {
         let (lower, upper) = now.sprt.bounds();
         let fraction = if now.llr >= 0.0 {
@@ -391,41 +376,53 @@ impl WdlElo {
 /// the draw ratio of games, no `PairsRatio` and no `Ptnml(0-2)` line.
 pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wdl) -> Vec<String> {
     let elo = WdlElo::of(wdl);
+    let points = wdl.wins as f64 + 0.5 * wdl.draws as f64;
+    let mut lines = results_head(
+        first,
+        second,
+        label,
+        [elo.diff, elo.error, elo.nelo, elo.nelo_error],
+    );
+    lines.extend([
+        format!(
+            "LOS: {} %, DrawRatio: {} %",
+            fixed(elo.los * 100.0, 2),
+            fixed(elo.draw_ratio, 2)
+        ),
+        games_line(wdl.games(), [wdl.wins, wdl.losses, wdl.draws], points),
+        RULE.to_string(),
+    ]);
+    lines
+}
+
+/// The first lines of fastchess's two-engine results block (`printEloH2H`): the rule, `Results
+/// of A vs B (tc, threads, hash, book):` and the Elo line from `[elo, its error, nElo, its
+/// error]`, alike with pentanomial counts or without.
+fn results_head(first: &str, second: &str, label: &MatchLabel, elo: [f64; 4]) -> Vec<String> {
     let book = if label.book.is_empty() {
         String::new()
     } else {
         format!(", {}", label.book)
     };
-    let points = wdl.wins as f64 + 0.5 * wdl.draws as f64;
+    let [diff, error, nelo, nelo_error] = elo.map(|x| fixed(x, 2));
     vec![
         RULE.to_string(),
         format!(
             "Results of {first} vs {second} ({}, {}, {}{book}):",
             label.tc, label.threads, label.hash
         ),
-        format!(
-            "Elo: {} +/- {}, nElo: {} +/- {}",
-            fixed(elo.diff, 2),
-            fixed(elo.error, 2),
-            fixed(elo.nelo, 2),
-            fixed(elo.nelo_error, 2)
-        ),
-        format!(
-            "LOS: {} %, DrawRatio: {} %",
-            fixed(elo.los * 100.0, 2),
-            fixed(elo.draw_ratio, 2)
-        ),
-        format!(
-            "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)",
-            wdl.games(),
-            wdl.wins,
-            wdl.losses,
-            wdl.draws,
-            points,
-            fixed(points / wdl.games() as f64 * 100.0, 2)
-        ),
-        RULE.to_string(),
+        format!("Elo: {diff} +/- {error}, nElo: {nelo} +/- {nelo_error}"),
     ]
+}
+
+/// The block's `Games: N, Wins: W, Losses: L, Draws: D, Points: P (S %)` line, which fishtest's
+/// worker parses; `wld` is wins, losses and draws.
+fn games_line(games: u32, wld: [u32; 3], points: f64) -> String {
+    let [wins, losses, draws] = wld;
+    format!(
+        "Games: {games}, Wins: {wins}, Losses: {losses}, Draws: {draws}, Points: {points:.1} ({} %)",
+        fixed(points / games as f64 * 100.0, 2)
+    )
 }
 
 /// fastchess's ranking table for three or more engines, best Elo first, each engine's complete
