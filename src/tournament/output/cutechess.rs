@@ -5,26 +5,25 @@
 //! ranking table with more than two engines) every `--rating-interval` games, then
 //! `Finished match` and `Total Time`; no `Player:` block.
 
-use super::fastchess::{closing, finished_line};
+use super::fastchess::{closing, say_finished, say_ruled, say_started};
 use super::{Board, GameEnd, Output};
 use crate::console::say;
+use crate::event::GameRecord;
 use crate::report::compat_console::{self as fmt, SprtNow};
 
 pub struct Cutechess;
 
 impl Output for Cutechess {
     fn game_started(&mut self, game: u64, total: usize, white: &str, black: &str) {
-        say!("{}", fmt::started(game, total, white, black));
+        say_started(game, total, white, black);
     }
 
-    fn game_ruled(&mut self, record: &crate::event::GameRecord) {
-        for line in fmt::ruling_warnings(record) {
-            say!("{line}");
-        }
+    fn game_ruled(&mut self, record: &GameRecord) {
+        say_ruled(record);
     }
 
     fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
-        say!("{}", finished_line(end));
+        say_finished(end);
     }
 
     fn score(&mut self, board: &Board, end: &GameEnd) {

@@ -5,23 +5,22 @@
 
 use super::{Board, GameEnd, Output};
 use crate::console::say;
+use crate::event::GameRecord;
 use crate::report::compat_console as fmt;
 
 pub struct Fastchess;
 
 impl Output for Fastchess {
     fn game_started(&mut self, game: u64, total: usize, white: &str, black: &str) {
-        say!("{}", fmt::started(game, total, white, black));
+        say_started(game, total, white, black);
     }
 
-    fn game_ruled(&mut self, record: &crate::event::GameRecord) {
-        for line in fmt::ruling_warnings(record) {
-            say!("{line}");
-        }
+    fn game_ruled(&mut self, record: &GameRecord) {
+        say_ruled(record);
     }
 
     fn game_finished(&mut self, end: &GameEnd, _board: &Board) {
-        say!("{}", finished_line(end));
+        say_finished(end);
     }
 
     fn interval(&mut self, board: &Board) {
@@ -51,8 +50,25 @@ impl Output for Fastchess {
     fn println(&self, _line: &str) {}
 }
 
-/// `Finished game 3 (A vs B): 1-0 {White mates}`, in either format.
-pub fn finished_line(end: &GameEnd) -> String {
+/// `Started game 3 of 10 (A vs B)`, in either format.
+pub fn say_started(game: u64, total: usize, white: &str, black: &str) {
+    say!("{}", fmt::started(game, total, white, black));
+}
+
+/// The warnings fastchess prints when a game is ruled, in either format.
+pub fn say_ruled(record: &GameRecord) {
+    for line in fmt::ruling_warnings(record) {
+        say!("{line}");
+    }
+}
+
+/// Prints the game's [`finished_line`], in either format.
+pub fn say_finished(end: &GameEnd) {
+    say!("{}", finished_line(end));
+}
+
+/// `Finished game 3 (A vs B): 1-0 {White mates}`.
+fn finished_line(end: &GameEnd) -> String {
     let record = end.record;
     let ending = fmt::fastchess_ending(record);
     let overrun_ms = ending.map_or(0, |e| e.2);
