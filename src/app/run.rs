@@ -96,6 +96,7 @@ pub async fn tournament(
     let mut progress = progress(&plan, &args, planned, sprt)?;
     let closing = Closing {
         compat: progress.is_compat(),
+        sprt_pairs: progress.sprt_counts_pairs(),
     };
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
@@ -293,6 +294,8 @@ fn progress(
 /// one more crash or time loss.
 struct Closing {
     compat: bool,
+    /// The run's SPRT counted pairs (pentanomial), not games (see `Progress`).
+    sprt_pairs: bool,
 }
 
 /// A closing line: on stdout, or on stderr beside another tool's lines.
@@ -327,7 +330,7 @@ impl Closing {
         // included) from the events.
         summary.with_phases(&tally.phases);
         if let Some(sprt) = sprt {
-            summary.with_sprt(sprt, &plan.engines[0].name);
+            summary.with_sprt(sprt, &plan.engines[0].name, self.sprt_pairs);
             if let Some((status, llr, games)) = outcome.sprt_stop {
                 summary.with_sprt_stop(status, llr, games);
             }

@@ -60,7 +60,7 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
         summary.with_phases(&tally.phases);
     }
     if let Some((test, engine)) = &sprt {
-        summary.with_sprt(test, engine);
+        summary.with_sprt(test, engine, true);
     }
     say!("{}", summary.to_text());
     if phases_known && !tally.injections.is_empty() {

@@ -36,6 +36,10 @@
 //! precise as fishtest's Brent solver (fastchess stops at `1e-7`, which moves its LLR in the
 //! second decimal for extreme counts; see the tests).
 //!
+//! Where the games are not counted in pairs (fastchess's cutechess output format, `-games 1`)
+//! the same computation runs on the games' trinomial counts `[L, D, W]`, scores `0, 1/2, 1`
+//! and `t = nElo / (800 / ln 10)` (fastchess's `getLLR(stats, false)`): [`Sprt::llr_wdl`].
+//!
 //! The bounds (Wald): `ln(beta / (1 - alpha))` below, `ln((1 - beta) / alpha)` above. The test
 //! stops when the LLR reaches one of them (fastchess's `>=`/`<=`); fishtest's dynamic overshoot
 //! correction is not applied (it needs the history of LLR updates, not just the counts).
@@ -65,6 +69,15 @@ pub struct Sprt {
     pub alpha: f64,
     /// The largest probability of accepting H0 when H1 holds; in (0, 1).
     pub beta: f64,
+}
+
+/// The counts a test reads, from the first engine's side: the pairs' pentanomial counts
+/// `[LL, LD, DD+WL, WD, WW]`, or the games' trinomial counts `[losses, draws, wins]` where the
+/// games are not counted in pairs (fastchess's cutechess output format, `-games 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtCounts {
+    Pairs([u32; 5]),
+    Games([u32; 3]),
 }
 
 /// Where a test stands.
@@ -162,21 +175,46 @@ impl Sprt {
     /// NaN only if the maximum-likelihood problem has no solution (bounds beyond
     /// `MAX_SPRT_NELO`, which `FromStr` and `new` refuse).
     pub fn llr(&self, penta: [u32; 5]) -> f64 {
-        if penta.iter().all(|&c| c == 0) {
-            // No evidence. (fishtest would report the LLR of five counts of 1e-3, about -1e-6.)
+        // A pair is two games: the per-game sigma is sqrt(2) times the pair's.
+        self.llr_of(penta, PAIR_SCORES, std::f64::consts::SQRT_2)
+    }
+
+    /// The same ratio for the games' trinomial counts `[losses, draws, wins]` of the first
+    /// engine, each game on its own (scores 0, 1/2, 1; `t = nElo / (800 / ln 10)`): what
+    /// fastchess tests where it reports no pentanomial counts (its cutechess output format,
+    /// or `-games 1`); 0 without games.
+    pub fn llr_wdl(&self, wdl: [u32; 3]) -> f64 {
+        self.llr_of(wdl, GAME_SCORES, 1.0)
+    }
+
+    /// The ratio for the counts of outcomes scoring `scores`, a t-value being `per_t` times
+    /// `nElo / NELO_PER_T` (steps 1 to 5 of the module notes).
+    fn llr_of<const N: usize>(&self, counts: [u32; N], scores: [f64; N], per_t: f64) -> f64 {
+        if counts.iter().all(|&c| c == 0) {
+            // No evidence. (fishtest would report the LLR of counts of 1e-3, about -1e-6.)
             return 0.0;
         }
-        let counts = penta.map(|c| if c == 0 { REGULARIZATION } else { f64::from(c) });
+        let counts = counts.map(|c| if c == 0 { REGULARIZATION } else { f64::from(c) });
         let n: f64 = counts.iter().sum();
         let phat = counts.map(|c| c / n);
-        let [t0, t1] = [self.elo0, self.elo1].map(|e| std::f64::consts::SQRT_2 * e / NELO_PER_T);
-        let (Some(p0), Some(p1)) = (mle_t_value(&phat, 0.5, t0), mle_t_value(&phat, 0.5, t1))
-        else {
+        let [t0, t1] = [self.elo0, self.elo1].map(|e| per_t * e / NELO_PER_T);
+        let (Some(p0), Some(p1)) = (
+            mle_t_value(&phat, &scores, 0.5, t0),
+            mle_t_value(&phat, &scores, 0.5, t1),
+        ) else {
             return f64::NAN;
         };
-        n * (0..5)
+        n * (0..N)
             .map(|i| phat[i] * (p1[i].ln() - p0[i].ln()))
             .sum::<f64>()
+    }
+
+    /// The ratio of `counts` (see [`SprtCounts`]).
+    pub fn llr_counts(&self, counts: SprtCounts) -> f64 {
+        match counts {
+            SprtCounts::Pairs(penta) => self.llr(penta),
+            SprtCounts::Games(wdl) => self.llr_wdl(wdl),
+        }
     }
 
     /// Where the test stands after these pentanomial counts.
@@ -201,28 +239,37 @@ impl Sprt {
 /// The pair's mean score for each pentanomial outcome.
 const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
-fn mean_variance(p: &[f64; 5]) -> (f64, f64) {
-    let mu: f64 = (0..5).map(|i| p[i] * PAIR_SCORES[i]).sum();
-    let var = (0..5).map(|i| p[i] * (PAIR_SCORES[i] - mu).powi(2)).sum();
+/// A game's score for each trinomial outcome (loss, draw, win).
+const GAME_SCORES: [f64; 3] = [0.0, 0.5, 1.0];
+
+fn mean_variance<const N: usize>(p: &[f64; N], scores: &[f64; N]) -> (f64, f64) {
+    let mu: f64 = (0..N).map(|i| p[i] * scores[i]).sum();
+    let var = (0..N).map(|i| p[i] * (scores[i] - mu).powi(2)).sum();
     (mu, var)
 }
 
 /// The maximum-likelihood outcome distribution with `(mu - mu_ref) / sigma = t`, given the
-/// empirical distribution `phat` (all entries positive): Van den Bergh, section 4.1.
-fn mle_t_value(phat: &[f64; 5], mu_ref: f64, t: f64) -> Option<[f64; 5]> {
+/// empirical distribution `phat` (all entries positive) over outcomes scoring `scores`: Van den
+/// Bergh, section 4.1.
+fn mle_t_value<const N: usize>(
+    phat: &[f64; N],
+    scores: &[f64; N],
+    mu_ref: f64,
+    t: f64,
+) -> Option<[f64; N]> {
     const TOLERANCE: f64 = 1e-9;
     const MAX_ROUNDS: usize = 1000;
-    let mut p = [0.2; 5];
+    let mut p = [1.0 / N as f64; N];
     for _ in 0..MAX_ROUNDS {
-        let (mu, var) = mean_variance(&p);
+        let (mu, var) = mean_variance(&p, scores);
         let sigma = var.sqrt();
-        let phi = PAIR_SCORES.map(|a| {
+        let phi = scores.map(|a| {
             let z = (mu - a) / sigma;
             a - mu_ref - t * sigma * (1.0 + z * z) / 2.0
         });
         let x = secular_root(phat, &phi)?;
-        let next: [f64; 5] = std::array::from_fn(|i| phat[i] / (1.0 + x * phi[i]));
-        let change = (0..5).map(|i| (next[i] - p[i]).abs()).fold(0.0, f64::max);
+        let next: [f64; N] = std::array::from_fn(|i| phat[i] / (1.0 + x * phi[i]));
+        let change = (0..N).map(|i| (next[i] - p[i]).abs()).fold(0.0, f64::max);
         p = next;
         if change < TOLERANCE {
             break;
@@ -234,7 +281,7 @@ fn mle_t_value(phat: &[f64; 5], mu_ref: f64, t: f64) -> Option<[f64; 5]> {
 /// The root `x` of `sum_i w_i * phi_i / (1 + x * phi_i) = 0` with every `1 + x * phi_i > 0`,
 /// i.e. in `(-1/max(phi), -1/min(phi))`; `None` when `phi` does not change sign (no root).
 /// The function decreases strictly there, so bisection finds the root to the last bit.
-fn secular_root(w: &[f64; 5], phi: &[f64; 5]) -> Option<f64> {
+fn secular_root<const N: usize>(w: &[f64; N], phi: &[f64; N]) -> Option<f64> {
     if phi.iter().any(|v| v.is_nan()) {
         return None;
     }
@@ -244,7 +291,7 @@ fn secular_root(w: &[f64; 5], phi: &[f64; 5]) -> Option<f64> {
         return None;
     }
     let f = |x: f64| {
-        (0..5)
+        (0..N)
             .map(|i| w[i] * phi[i] / (1.0 + x * phi[i]))
             .sum::<f64>()
     };
@@ -416,6 +463,33 @@ mod tests {
         // The all-WW case differs from fastchess's 111.82 in the second decimal: fastchess
         // solves the secular equation to 1e-7 only, and with four outcomes of probability
         // ~2e-7 that error shows. Solved to the last bit (as fishtest's brentq does), 111.7976.
+    }
+
+    /// The trinomial normalized-Elo cases of fastchess's `tests/sprt_test.cpp` (`Stats(wins,
+    /// losses, draws)`, expected to doctest's 1 %): the test fastchess runs in its cutechess
+    /// output format and with `-games 1`.
+    #[test]
+    fn trinomial_llr_matches_fastchess_test_vectors() {
+        let cases = [
+            // ([losses, draws, wins], elo0, elo1, fastchess's expected value)
+            ([36027, 68692, 36433], 0.0, 2.0, 0.92),
+            ([10650, 20431, 10871], -1.75, 0.25, 2.30),
+            ([0, 0, 4250], 0.0, 10.0, 120.56),
+        ];
+        for (wdl, elo0, elo1, published) in cases {
+            let llr = sprt(elo0, elo1).llr_wdl(wdl);
+            assert!(
+                (llr - published).abs() < 0.01 * (1.0 + llr.abs().max(published)),
+                "{wdl:?}: {llr} vs fastchess {published}"
+            );
+        }
+        let s = sprt(0.0, 5.0);
+        assert_eq!(s.llr_wdl([0; 3]), 0.0);
+        // Games counted on their own are not pairs: the same results give another ratio.
+        let (pairs, games) = (s.llr([0, 0, 0, 0, 4]), s.llr_wdl([0, 0, 8]));
+        assert!(pairs > 0.0 && games > 0.0 && (pairs - games).abs() > 0.01);
+        assert_eq!(s.llr_counts(SprtCounts::Games([0, 0, 8])), games);
+        assert_eq!(s.llr_counts(SprtCounts::Pairs([0, 0, 0, 0, 4])), pairs);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
 use crate::openings::Opening;
 use crate::report::html::HtmlReport;
-use crate::report::{pentanomial, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
+use crate::report::{sprt_counts, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
 pub use output::{OutputSettings, Progress};
 pub use plan::RunPlan;
 pub use schedule::{Format, Pairing};
@@ -156,11 +156,11 @@ pub async fn run(
     let mut overhead = Overhead::default();
     let mut flag_latency = crate::report::latency::FlagLatency::default();
     let mut sprt_stop = None;
+    let pairs = progress.sprt_counts_pairs();
     let sprt_status = |rows: &[GameRow]| {
         run.sprt.as_ref().map(|sprt| {
             let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);
-            let (penta, _) = pentanomial(rows, a, b);
-            let llr = sprt.llr(penta);
+            let llr = sprt.llr_counts(sprt_counts(rows, a, b, pairs));
             let (lower, upper) = sprt.bounds();
             (
                 sprt.decide(llr),

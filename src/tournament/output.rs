@@ -105,19 +105,39 @@ impl Progress {
         self
     }
 
+    /// Whether the SPRT counts pairs (pentanomial) rather than games (trinomial): fastchess
+    /// counts pairs only where each opening is played twice and its own format is printed
+    /// (its `report_penta`, turned off by `-output format=cutechess` and `-games 1`).
+    pub fn sprt_counts_pairs(&self) -> bool {
+        self.board.s.penta
+    }
+
     /// Whether stdout carries another tool's lines (the native summary then goes to stderr).
     pub fn is_compat(&self) -> bool {
         self.board.s.format != OutputFormat::Native
     }
 
     pub fn game_started(&mut self, game: u64, white: &str, black: &str) {
+        if self.stopped_by_sprt() {
+            return;
+        }
         self.out.game_started(game, self.board.total, white, black);
+    }
+
+    /// fastchess stops at its SPRT's decision: a game that starts or ends after it is neither
+    /// printed nor written to `-pgnout` (it interrupts the games in progress; the arena lets
+    /// them finish for its own results folder, but prints them only in its native format).
+    fn stopped_by_sprt(&self) -> bool {
+        self.is_compat() && self.board.sprt_done
     }
 
     /// Reports one finished game (`row` is its games.csv row, `sprt` the SPRT's state after
     /// it): in fastchess's order, the game's warnings, its PGN (and CRC line), `Finished
     /// game`, then the score line and the results block when due, and the SPRT's decision.
     pub fn game_finished(&mut self, record: &GameRecord, row: &GameRow, sprt: Option<&str>) {
+        if self.stopped_by_sprt() {
+            return;
+        }
         let completed_pair = self.board.count(row);
         self.board.tally(record);
         self.out.game_ruled(record);
@@ -173,7 +193,7 @@ impl Progress {
     /// A line the compatible formats print while a game is played (fastchess's PV warnings:
     /// fastchess prints them in either format), on stdout.
     pub fn game_line(&self, line: &str) {
-        if self.is_compat() {
+        if self.is_compat() && !self.board.sprt_done {
             crate::console::say!("{line}");
         }
     }

@@ -124,6 +124,15 @@ impl Wdl {
         self.wins + self.draws + self.losses
     }
 
+    /// The same games from the other side's point of view.
+    pub fn flipped(self) -> Wdl {
+        Wdl {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+        }
+    }
+
     pub fn points(&self) -> f64 {
         self.wins as f64 + 0.5 * self.draws as f64
     }

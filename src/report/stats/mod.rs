@@ -34,14 +34,14 @@ pub use self::elo::{elo_from_score, erf, erfc, Wdl, Z95};
 pub use self::order::engine_order;
 pub use self::pairings::PairingStats;
 pub use self::pentanomial::{pentanomial, PentaStats};
-pub use self::sprt::{SprtOutcome, SprtStop};
+pub use self::sprt::{sprt_counts, SprtOutcome, SprtStop};
 pub use self::standings::EngineStats;
 pub use self::starved::StarvedStats;
 pub use self::summary_csv::SUMMARY_COLUMNS;
 pub use self::totals::Totals;
 use super::csv::GameRow;
 use super::phases::PhaseTimes;
-use super::sprt::{Sprt, SprtStatus};
+use super::sprt::{Sprt, SprtCounts, SprtStatus};
 
 /// Everything `stats` prints and `summary.csv` holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,8 +101,10 @@ impl Summary {
     }
 
     /// Adds the state of `sprt` for `engine`'s match: the one pairing it plays, seen from its
-    /// side. Returns false (and adds nothing) when `engine` does not play exactly one pairing.
-    pub fn with_sprt(&mut self, sprt: &Sprt, engine: &str) -> bool {
+    /// side, on its pairs' pentanomial counts (`pairs`) or its games' trinomial counts, as the
+    /// run tested it. Returns false (and adds nothing) when `engine` does not play exactly one
+    /// pairing.
+    pub fn with_sprt(&mut self, sprt: &Sprt, engine: &str, pairs: bool) -> bool {
         let mut pairings = self
             .pairings
             .iter()
@@ -110,12 +112,16 @@ impl Summary {
         let (Some(p), None) = (pairings.next(), pairings.next()) else {
             return false;
         };
-        let (opponent, penta) = if p.a == engine {
-            (&p.b, p.penta)
+        let (opponent, penta, wdl) = if p.a == engine {
+            (&p.b, p.penta, p.results)
         } else {
-            (&p.a, p.penta.flipped())
+            (&p.a, p.penta.flipped(), p.results.flipped())
         };
-        let llr = sprt.llr(penta.counts);
+        let llr = sprt.llr_counts(if pairs {
+            SprtCounts::Pairs(penta.counts)
+        } else {
+            SprtCounts::Games([wdl.losses, wdl.draws, wdl.wins])
+        });
         self.sprt = Some(SprtOutcome {
             sprt: *sprt,
             engine: engine.to_string(),

@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use super::cells::count;
-use crate::report::sprt::{Sprt, SprtStatus};
+use super::pentanomial::pentanomial;
+use crate::report::csv::GameRow;
+use crate::report::sprt::{Sprt, SprtCounts, SprtStatus};
 
 /// The state of an SPRT on a two-engine match, from the tested engine's side.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +33,25 @@ pub struct SprtStop {
     pub status: SprtStatus,
     pub llr: f64,
     pub games: usize,
+}
+
+/// What an SPRT of `a` against `b` reads in `rows`, from `a`'s side: the pentanomial counts
+/// of their complete pairs (`pairs`), or the wins, draws and losses of all their games.
+pub fn sprt_counts(rows: &[GameRow], a: &str, b: &str, pairs: bool) -> SprtCounts {
+    if pairs {
+        return SprtCounts::Pairs(pentanomial(rows, a, b).0);
+    }
+    let mut wdl = [0u32; 3];
+    for row in rows {
+        let (Some(result), Some(side)) = (row.result, row.side_of(a)) else {
+            continue;
+        };
+        if a != b && row.side_of(b).is_some() {
+            // Losses, draws, wins: half points 0, 1, 2.
+            wdl[(result.points(side) * 2.0).round() as usize] += 1;
+        }
+    }
+    SprtCounts::Games(wdl)
 }
 
 /// The SPRT lines of the summary.

@@ -353,7 +353,7 @@ fn phases_and_sprt_reach_the_text_and_the_csv() {
         .collect();
     s.with_phases(&phase_times(&records));
     let sprt: Sprt = "elo0=0,elo1=5,alpha=0.05,beta=0.05".parse().unwrap();
-    assert!(s.with_sprt(&sprt, "alpha"));
+    assert!(s.with_sprt(&sprt, "alpha", true));
     let outcome = s.sprt.as_ref().unwrap();
     assert_eq!(outcome.penta, [1, 0, 1, 0, 3]);
     assert!(close(outcome.llr, sprt.llr([1, 0, 1, 0, 3]), 1e-15));
@@ -401,11 +401,11 @@ fn phases_and_sprt_reach_the_text_and_the_csv() {
 
     // From beta's side: mirrored counts, and a negative LLR.
     let mut t = s.clone();
-    assert!(t.with_sprt(&sprt, "beta"));
+    assert!(t.with_sprt(&sprt, "beta", true));
     assert_eq!(t.sprt.as_ref().unwrap().penta, [3, 0, 1, 0, 1]);
     assert!(t.sprt.as_ref().unwrap().llr < 0.0);
     // Not an engine of exactly one pairing: nothing.
-    assert!(!t.with_sprt(&sprt, "gamma"));
+    assert!(!t.with_sprt(&sprt, "gamma", true));
 
     let dir = std::env::temp_dir().join(format!("blitz-arena-phases-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::OutputSettings;
 use crate::event::{GameRecord, GameResult, Side};
 use crate::report::compat_console::{self as fmt, PairStats, Wdl};
-use crate::report::GameRow;
+use crate::report::{GameRow, SprtCounts};
 
 pub struct Board {
     pub s: OutputSettings,
@@ -113,11 +113,16 @@ impl Board {
         due || self.all_played()
     }
 
-    /// The SPRT's log-likelihood ratio now, over the complete pairs of the first engine
-    /// against the second.
+    /// The SPRT's log-likelihood ratio now: over the complete pairs of the first engine
+    /// against the second where the results are counted in pairs, else over their games, as
+    /// fastchess tests (`getLLR(stats, report_penta)`).
     pub fn llr(&self) -> Option<f64> {
         let sprt = self.s.sprt.as_ref()?;
-        Some(sprt.llr(self.h2h.ptnml()))
+        Some(sprt.llr_counts(if self.s.penta {
+            SprtCounts::Pairs(self.h2h.ptnml())
+        } else {
+            SprtCounts::Games([self.wdl.losses, self.wdl.draws, self.wdl.wins])
+        }))
     }
 
     /// Counts one finished game; returns its pair's number when this game completed the pair.
