@@ -321,6 +321,9 @@ pub struct RunArgs {
     /// fastchess's `-crc32 pgn=true`: print the --pgnout file's CRC-32 after each game.
     #[arg(skip)]
     pub pgnout_crc: bool,
+    /// Games in fastchess's order (`tournament::schedule`), for the fastchess command line.
+    #[arg(skip)]
+    pub fastchess_order: bool,
     /// fastchess's `-check-mate-pvs`: check the PV of every scored `info` line, printing
     /// fastchess's warnings (`pvcheck`); only with --output-format fastchess|cutechess.
     #[arg(skip)]

@@ -1205,3 +1205,55 @@ fn parity_incomplete_mating_pv() {
         4
     );
 }
+
+// Parity with fastchess's SPRT and its schedule with three engines (tests/data/fastchess:
+// `cutesprt`, `three`, `threeonce`).
+
+/// `-sprt` in `-output format=cutechess`: fastchess tests the games' wins, draws and losses
+/// there (no pentanomial counts in that format), so `greedy` against `random` stops after game
+/// 45 at LLR 2.98, where the pairs' LLR would still be under the bound. blitz-arena stops at the
+/// same game with the same lines, and prints no game that was in progress at the decision.
+#[test]
+fn parity_cutechess_sprt_stops_at_fastchess_game() {
+    cutechess_parity("cutesprt");
+    let recorded = std::fs::read_to_string(fastchess_data().join("cutesprt.out")).unwrap();
+    assert!(recorded.contains(
+        "SPRT: llr 2.98 (101.2%), lbound -2.94, ubound 2.94 - H1 was accepted\nTournament finished\n"
+    ));
+    assert!(recorded.contains("Score of New vs Base: 12 - 0 - 33  [0.633] 45\n"));
+    assert!(!recorded.contains("Started game 46 "));
+}
+
+/// Three engines in fastchess's format: blitz-arena plays fastchess's games in its order (round
+/// by round, each pairing's games of the round together, fastchess's openings and colours), so
+/// it prints the same lines, the ranking table included, byte for byte (CRCs and time aside).
+fn three_engine_parity(case: &str, games: usize) {
+    let recorded = std::fs::read_to_string(fastchess_data().join(format!("{case}.out"))).unwrap();
+    let started = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("Started game "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(started(&recorded).len(), games);
+    let (out, err, _) = arena_on(case);
+    assert_eq!(started(&out), started(&recorded), "{out}\n{err}");
+    assert_eq!(
+        steady(&out),
+        steady(&recorded),
+        "{case}: blitz-arena printed\n{out}\nfastchess printed\n{recorded}\nstderr:\n{err}"
+    );
+}
+
+/// `-repeat -rounds 2`: New-Base twice, New-rnd twice, Base-rnd twice, then round 2.
+#[test]
+fn parity_three_engines_in_fastchess_order() {
+    three_engine_parity("three", 12);
+}
+
+/// `-games 1 -rounds 3`: one game per pairing a round, white by the game's number (so New has
+/// black against rnd in game 2), and a ranking table of every game without `Ptnml` counts.
+#[test]
+fn parity_three_engines_one_game_a_round() {
+    three_engine_parity("threeonce", 9);
+}

@@ -567,6 +567,7 @@ fn new_plan(
             .unwrap_or(OpeningsOrder::Random),
         openings_start: book.start,
         one_game_per_opening: args.one_game_per_opening,
+        fastchess_order: args.fastchess_order,
         opening_plies: book.plies,
         book_depth: book.depth,
         variant,

@@ -417,6 +417,10 @@ fn games_per_pairing(b: &mut Builder) -> Result<u32, String> {
             ));
         }
     }
+    if b.tool == Tool::Fastchess {
+        // fastchess plays round by round, each pairing's games of a round together.
+        b.run.fastchess_order = true;
+    }
     if b.tool == Tool::Fastchess && games == 1 {
         // Each round a new opening, the engines taking white in turn, as fastchess plays it.
         b.run.one_game_per_opening = true;

@@ -428,40 +428,22 @@ fn games_line(games: u32, wld: [u32; 3], points: f64) -> String {
 /// fastchess's ranking table for three or more engines, best Elo first, each engine's complete
 /// pairs against all its opponents.
 pub fn fastchess_table(engines: &[(String, PairStats)], sprt: Option<SprtNow>) -> Vec<String> {
-    let width = engines
+    let rows = engines
         .iter()
-        .map(|(n, _)| n.len())
-        .max()
-        .unwrap_or(0)
-        .max(25);
-    let mut ranked: Vec<_> = engines
-        .iter()
-        .map(|(name, s)| (name, s, PentaElo::of(s)))
+        .map(|(name, s)| {
+            let elo = PentaElo::of(s);
+            let [a, b, c, d, e] = s.ptnml();
+            TableRow {
+                name,
+                elo: [elo.diff, elo.error, elo.nelo, elo.nelo_error],
+                games: s.games(),
+                score: s.points() / s.games() as f64 * 100.0,
+                draws: (s.wl + s.dd) as f64 / s.pairs() as f64 * 100.0,
+                ptnml: format!("[{a}, {b}, {c}, {d}, {e}]"),
+            }
+        })
         .collect();
-    ranked.sort_by(|a, b| by_elo(a.2.diff, b.2.diff));
-    let mut lines = vec![
-        RULE.to_string(),
-        format!(
-            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}",
-            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)"
-        ),
-    ];
-    for (rank, (name, s, elo)) in ranked.into_iter().enumerate() {
-        let [a, b, c, d, e] = s.ptnml();
-        lines.push(format!(
-            "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}% {:>20}",
-            rank + 1,
-            name,
-            fixed(elo.diff, 2),
-            fixed(elo.error, 2),
-            fixed(elo.nelo, 2),
-            fixed(elo.nelo_error, 2),
-            s.games(),
-            fixed(s.points() / s.games() as f64 * 100.0, 1),
-            fixed((s.wl + s.dd) as f64 / s.pairs() as f64 * 100.0, 1),
-            format!("[{a}, {b}, {c}, {d}, {e}]"),
-        ));
-    }
+    let mut lines = ranking(rows);
     if let Some(now) = sprt {
         // Only a two-engine run has a test; kept for symmetry with `fastchess_h2h`.
         let (lower, upper) = now.sprt.bounds();
@@ -473,6 +455,66 @@ pub fn fastchess_table(engines: &[(String, PairStats)], sprt: Option<SprtNow>) -
         ));
     }
     lines.push(RULE.to_string());
+    lines
+}
+
+/// The ranking table where fastchess reports no pentanomial counts (`-games 1`): each
+/// engine's every game, Elo from wins, draws and losses (`elo_wdl.cpp`), the draws' share of
+/// games, and the `Ptnml(0-2)` column left blank.
+pub fn fastchess_table_wdl(engines: &[(String, Wdl)]) -> Vec<String> {
+    let rows = engines
+        .iter()
+        .map(|(name, wdl)| {
+            let elo = WdlElo::of(wdl);
+            TableRow {
+                name,
+                elo: [elo.diff, elo.error, elo.nelo, elo.nelo_error],
+                games: wdl.games(),
+                score: wdl.score() * 100.0,
+                draws: elo.draw_ratio,
+                ptnml: String::new(),
+            }
+        })
+        .collect();
+    let mut lines = ranking(rows);
+    lines.push(RULE.to_string());
+    lines
+}
+
+/// One engine's row of fastchess's ranking table: Elo `[diff, error, nElo, error]`, games,
+/// score and draws in percent, and its pentanomial counts (empty without them).
+struct TableRow<'a> {
+    name: &'a str,
+    elo: [f64; 4],
+    games: u32,
+    score: f64,
+    draws: f64,
+    ptnml: String,
+}
+
+/// The rule, the header and the rows of fastchess's ranking table, best Elo first.
+fn ranking(mut rows: Vec<TableRow>) -> Vec<String> {
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(25);
+    rows.sort_by(|a, b| by_elo(a.elo[0], b.elo[0]));
+    let mut lines = vec![
+        RULE.to_string(),
+        format!(
+            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}",
+            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)"
+        ),
+    ];
+    for (rank, row) in rows.into_iter().enumerate() {
+        let [diff, error, nelo, nelo_error] = row.elo.map(|x| fixed(x, 2));
+        lines.push(format!(
+            "{:>4} {:<width$} {diff:>10} {error:>10} {nelo:>10} {nelo_error:>10} {:>10} {:>9}% {:>9}% {:>20}",
+            rank + 1,
+            row.name,
+            row.games,
+            fixed(row.score, 1),
+            fixed(row.draws, 1),
+            row.ptnml,
+        ));
+    }
     lines
 }
 

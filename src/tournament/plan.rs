@@ -49,6 +49,11 @@ pub struct RunPlan {
     /// `-games 1 -rounds N`); otherwise each opening twice with colours swapped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub one_game_per_opening: bool,
+    /// The games in fastchess's order (a run of the fastchess command line: round by round,
+    /// each pairing's games of the round together; `schedule::fastchess_order`); otherwise
+    /// game k of every pairing before game k+1 of any.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fastchess_order: bool,
     /// `--opening-plies` and `--book-depth`, as given: `book` holds the openings they made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening_plies: Option<u32>,
@@ -87,6 +92,7 @@ impl RunPlan {
                 order: self.openings_order,
                 start: self.openings_start,
                 once: self.one_game_per_opening,
+                fastchess: self.fastchess_order,
             },
             self.seed,
         )
@@ -137,6 +143,7 @@ impl RunPlan {
                 "one-game-per-opening",
                 a.one_game_per_opening != b.one_game_per_opening,
             ),
+            ("schedule order", a.fastchess_order != b.fastchess_order),
             ("variant", a.variant != b.variant),
             (
                 "opening-plies/book-depth",
@@ -325,6 +332,7 @@ mod tests {
                 order: OpeningsOrder::Random,
                 start: 1,
                 once: false,
+                fastchess: false,
             },
             3,
         );

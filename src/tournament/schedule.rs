@@ -51,6 +51,9 @@ pub struct Book {
     /// has the k-th opening, and the encounter's players take white in turn (fastchess's
     /// `-games 1 -rounds N`). Each game is then a pair of its own.
     pub once: bool,
+    /// The games in fastchess's order (its round-robin and gauntlet scheduler), for its
+    /// command line: see [`fastchess_order`].
+    pub fastchess: bool,
 }
 
 /// Builds the schedule. Each encounter plays `games` games; games come in pairs on one opening
@@ -66,6 +69,7 @@ pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) 
         order,
         start,
         once,
+        fastchess,
     } = book;
     let encounters: Vec<(usize, usize)> = match format {
         Format::Gauntlet => (1..players).map(|o| (0, o)).collect(),
@@ -76,6 +80,11 @@ pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) 
     let mut book: Vec<usize> = (0..book_len.max(1)).collect();
     if order == OpeningsOrder::Random {
         book.shuffle(&mut StdRng::seed_from_u64(seed));
+    }
+    if fastchess {
+        let offset = ((start.max(1) - 1) % book.len() as u64) as usize;
+        book.rotate_left(offset);
+        return fastchess_order(&encounters, games, once, &book);
     }
     let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
     for k in 0..games as usize {
@@ -96,6 +105,42 @@ pub fn build(format: Format, players: usize, games: u32, book: Book, seed: u64) 
     schedule
 }
 
+/// fastchess's order of the same games: round by round, and in a round each encounter in turn
+/// plays its games of the round (two, on one opening; one with `once`) one after the other.
+/// Each encounter's round takes the book's next opening, but fastchess first cuts its book to
+/// as many openings as there are rounds (`book` here already starts at `-openings start=`),
+/// so with more than two players the openings come round again within the rounds. The first
+/// player of the encounter has white in odd-numbered games of the run, black in even ones.
+fn fastchess_order(
+    encounters: &[(usize, usize)],
+    games: u32,
+    once: bool,
+    book: &[usize],
+) -> Vec<Pairing> {
+    let per_round = if once { 1 } else { 2 };
+    let rounds = games.div_ceil(per_round) as usize;
+    let used = rounds.clamp(1, book.len());
+    let mut schedule = Vec::with_capacity(encounters.len() * games as usize);
+    for round in 0..rounds {
+        for (e, &(a, b)) in encounters.iter().enumerate() {
+            let nth = round * encounters.len() + e;
+            let in_round = (games - round as u32 * per_round).min(per_round);
+            for _ in 0..in_round {
+                let game = schedule.len() as u64 + 1;
+                let (white, black) = if game % 2 == 1 { (a, b) } else { (b, a) };
+                schedule.push(Pairing {
+                    game,
+                    pair: nth as u64 + 1,
+                    white,
+                    black,
+                    opening: book[nth % used],
+                });
+            }
+        }
+    }
+    schedule
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +151,7 @@ mod tests {
             order,
             start: 1,
             once: false,
+            fastchess: false,
         }
     }
 
@@ -121,6 +167,7 @@ mod tests {
                     order,
                     start,
                     once: false,
+                    fastchess: false,
                 },
                 9,
             )
@@ -217,6 +264,75 @@ mod tests {
         assert_eq!(
             s.iter().map(|p| p.opening).collect::<Vec<_>>(),
             [0, 0, 1, 1, 0, 0]
+        );
+    }
+
+    fn fastchess(players: usize, games: u32, once: bool, len: usize) -> Vec<Pairing> {
+        let book = Book {
+            once,
+            fastchess: true,
+            ..book(len, OpeningsOrder::Sequential)
+        };
+        build(Format::RoundRobin, players, games, book, 1)
+    }
+
+    /// fastchess's `-repeat -rounds 2` with three engines: round by round, each encounter's two
+    /// games together on one opening, colours swapped; its book cut to 2 openings (the rounds),
+    /// which the three encounters of a round take in turn.
+    #[test]
+    fn fastchess_order_plays_each_pairing_s_games_of_a_round_together() {
+        let s = fastchess(3, 4, false, 6);
+        let seen: Vec<_> = s
+            .iter()
+            .map(|p| (p.game, p.pair, p.white, p.black, p.opening))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (1, 1, 0, 1, 0),
+                (2, 1, 1, 0, 0),
+                (3, 2, 0, 2, 1),
+                (4, 2, 2, 0, 1),
+                (5, 3, 1, 2, 0),
+                (6, 3, 2, 1, 0),
+                (7, 4, 0, 1, 1),
+                (8, 4, 1, 0, 1),
+                (9, 5, 0, 2, 0),
+                (10, 5, 2, 0, 0),
+                (11, 6, 1, 2, 1),
+                (12, 6, 2, 1, 1),
+            ]
+        );
+    }
+
+    /// fastchess's `-games 1 -rounds 3` with three engines: white goes to the encounter's first
+    /// player in odd-numbered games of the run, so an encounter's colours follow the run's count.
+    #[test]
+    fn fastchess_order_with_one_game_a_round_colours_by_the_game_s_number() {
+        let s = fastchess(3, 3, true, 6);
+        let seen: Vec<_> = s.iter().map(|p| (p.white, p.black, p.opening)).collect();
+        assert_eq!(
+            seen,
+            [
+                (0, 1, 0),
+                (2, 0, 1),
+                (1, 2, 2),
+                (1, 0, 0),
+                (0, 2, 1),
+                (2, 1, 2),
+                (0, 1, 0),
+                (2, 0, 1),
+                (1, 2, 2),
+            ]
+        );
+        // Two engines: the same games as the native order.
+        let book = |fastchess| Book {
+            fastchess,
+            ..super::tests::book(3, OpeningsOrder::Sequential)
+        };
+        assert_eq!(
+            build(Format::Gauntlet, 2, 8, book(true), 4),
+            build(Format::Gauntlet, 2, 8, book(false), 4)
         );
     }
 

@@ -5,7 +5,7 @@
 //! ranking table with more than two engines) every `--rating-interval` games, then
 //! `Finished match` and `Total Time`; no `Player:` block.
 
-use super::fastchess::{closing, say_finished, say_ruled, say_started};
+use super::fastchess::{closing, per_engine, say_finished, say_ruled, say_started};
 use super::{Board, GameEnd, Output};
 use crate::console::say;
 use crate::event::GameRecord;
@@ -59,18 +59,7 @@ impl Output for Cutechess {
 /// The `Elo difference` line of the match and its SPRT line, or the ranking table.
 fn block(board: &Board) -> Vec<String> {
     if board.pair().is_none() {
-        let engines: Vec<_> = board
-            .s
-            .engines
-            .iter()
-            .map(|e| {
-                (
-                    e.clone(),
-                    board.engine_wdl.get(e).copied().unwrap_or_default(),
-                )
-            })
-            .collect();
-        return fmt::cutechess_table(&engines);
+        return fmt::cutechess_table(&per_engine(board, &board.engine_wdl));
     }
     let mut lines = vec![fmt::cutechess_elo(&board.wdl)];
     let now = board

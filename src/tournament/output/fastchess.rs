@@ -3,6 +3,8 @@
 //! losses with `-games 1`; a ranking table with more than two engines), the SPRT's decision, the
 //! `Player:` block, `Finished match` and `Total Time`.
 
+use std::collections::BTreeMap;
+
 use super::{Board, GameEnd, Output};
 use crate::console::say;
 use crate::event::GameRecord;
@@ -106,18 +108,21 @@ fn block(board: &Board) -> Vec<String> {
                 .and_then(|llr| s.sprt.as_ref().map(|sprt| fmt::SprtNow { sprt, llr }));
             fmt::fastchess_h2h(first, second, &s.label, &board.h2h, now)
         }
-        None => {
-            let engines: Vec<_> = s
-                .engines
-                .iter()
-                .map(|e| {
-                    (
-                        e.clone(),
-                        board.per_engine.get(e).copied().unwrap_or_default(),
-                    )
-                })
-                .collect();
-            fmt::fastchess_table(&engines, None)
-        }
+        None if !s.penta => fmt::fastchess_table_wdl(&per_engine(board, &board.engine_wdl)),
+        None => fmt::fastchess_table(&per_engine(board, &board.per_engine), None),
     }
+}
+
+/// Each engine's counts in `counts`, in the run's order of engines (none yet: zero), in
+/// either format.
+pub fn per_engine<T: Copy + Default>(
+    board: &Board,
+    counts: &BTreeMap<String, T>,
+) -> Vec<(String, T)> {
+    board
+        .s
+        .engines
+        .iter()
+        .map(|e| (e.clone(), counts.get(e).copied().unwrap_or_default()))
+        .collect()
 }
