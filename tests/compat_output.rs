@@ -1207,7 +1207,7 @@ fn parity_incomplete_mating_pv() {
 }
 
 // Parity with fastchess's SPRT and its schedule with three engines (tests/data/fastchess:
-// `cutesprt`, `three`, `threeonce`).
+// `cutesprt`, `gamesprt`, `three`, `threeonce`).
 
 /// `-sprt` in `-output format=cutechess`: fastchess tests the games' wins, draws and losses
 /// there (no pentanomial counts in that format), so `greedy` against `random` stops after game
@@ -1224,10 +1224,10 @@ fn parity_cutechess_sprt_stops_at_fastchess_game() {
     assert!(!recorded.contains("Started game 46 "));
 }
 
-/// Three engines in fastchess's format: blitz-arena plays fastchess's games in its order (round
-/// by round, each pairing's games of the round together, fastchess's openings and colours), so
-/// it prints the same lines, the ranking table included, byte for byte (CRCs and time aside).
-fn three_engine_parity(case: &str, games: usize) {
+/// blitz-arena on a recorded fastchess command line in fastchess's format prints the same lines
+/// byte for byte (CRCs and time aside), its `Started game N of M (A vs B)` lines first
+/// compared on their own; returns what fastchess printed.
+fn same_lines(case: &str) -> String {
     let recorded = std::fs::read_to_string(fastchess_data().join(format!("{case}.out"))).unwrap();
     let started = |text: &str| -> Vec<String> {
         text.lines()
@@ -1235,7 +1235,6 @@ fn three_engine_parity(case: &str, games: usize) {
             .map(str::to_string)
             .collect()
     };
-    assert_eq!(started(&recorded).len(), games);
     let (out, err, _) = arena_on(case);
     assert_eq!(started(&out), started(&recorded), "{out}\n{err}");
     assert_eq!(
@@ -1243,17 +1242,37 @@ fn three_engine_parity(case: &str, games: usize) {
         steady(&recorded),
         "{case}: blitz-arena printed\n{out}\nfastchess printed\n{recorded}\nstderr:\n{err}"
     );
+    recorded
 }
 
-/// `-repeat -rounds 2`: New-Base twice, New-rnd twice, Base-rnd twice, then round 2.
+/// `-sprt` with `-games 1`: no pentanomial counts, so fastchess tests the games here too; it
+/// stops after game 40 at LLR 2.95, the game its rating interval (10 games) printed the block
+/// after, and prints the block again with the decision.
+#[test]
+fn parity_one_game_per_round_sprt_stops_at_fastchess_game() {
+    let recorded = same_lines("gamesprt");
+    let block_and_decision = "LLR: 2.95 (100.1%) (-2.94, 2.94) [0.00, 50.00]\n\
+        --------------------------------------------------\n\
+        SPRT ([0.00, 50.00]) completed - H1 was accepted\n";
+    assert!(recorded.contains(block_and_decision), "{recorded}");
+    assert_eq!(recorded.matches("Games: 40, Wins: 13,").count(), 2);
+    assert!(!recorded.contains("Started game 41 "));
+}
+
+/// `-repeat -rounds 2` with three engines: fastchess plays round by round, each pairing's two
+/// games together (New-Base twice, New-rnd twice, Base-rnd twice, then round 2) on its openings
+/// and colours, so blitz-arena plays the same games and prints the same ranking table.
 #[test]
 fn parity_three_engines_in_fastchess_order() {
-    three_engine_parity("three", 12);
+    let recorded = same_lines("three");
+    assert_eq!(recorded.matches("Started game ").count(), 12);
 }
 
-/// `-games 1 -rounds 3`: one game per pairing a round, white by the game's number (so New has
-/// black against rnd in game 2), and a ranking table of every game without `Ptnml` counts.
+/// `-games 1 -rounds 3` with three engines: one game per pairing a round, white by the game's
+/// number (New has black against rnd in game 2), and a ranking table of every game without
+/// `Ptnml` counts.
 #[test]
 fn parity_three_engines_one_game_a_round() {
-    three_engine_parity("threeonce", 9);
+    let recorded = same_lines("threeonce");
+    assert!(recorded.contains("Started game 2 of 9 (rnd vs New)\n"));
 }

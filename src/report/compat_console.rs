@@ -312,25 +312,29 @@ pub fn fastchess_h2h(
             )
         },
     ]);
-    if let Some(now) = sprt {
-        let (lower, upper) = now.sprt.bounds();
-        let fraction = if now.llr >= 0.0 {
-            now.llr / upper
-        } else {
-            -now.llr / lower
-        };
-        lines.push(format!(
-            "LLR: {} ({}%) ({}, {}) [{}, {}]",
-            fixed(now.llr, 2),
-            fixed(fraction * 100.0, 1),
-            fixed(lower, 2),
-            fixed(upper, 2),
-            fixed(now.sprt.elo0, 2),
-            fixed(now.sprt.elo1, 2)
-        ));
-    }
+    lines.extend(sprt.map(llr_line));
     lines.push(RULE.to_string());
     lines
+}
+
+/// The SPRT's line of fastchess's results block (`printSprt`): `LLR: 1.23 (41.8%) (-2.94,
+/// 2.94) [0.00, 5.00]`, with pentanomial counts or without.
+fn llr_line(now: SprtNow) -> String {
+    let (lower, upper) = now.sprt.bounds();
+    let fraction = if now.llr >= 0.0 {
+        now.llr / upper
+    } else {
+        -now.llr / lower
+    };
+    format!(
+        "LLR: {} ({}%) ({}, {}) [{}, {}]",
+        fixed(now.llr, 2),
+        fixed(fraction * 100.0, 1),
+        fixed(lower, 2),
+        fixed(upper, 2),
+        fixed(now.sprt.elo0, 2),
+        fixed(now.sprt.elo1, 2)
+    )
 }
 
 /// fastchess's Elo from wins, draws and losses (`elo_wdl.cpp`): Elo, its 95% half-width,
@@ -373,8 +377,15 @@ impl WdlElo {
 
 /// fastchess's results block when it reports no pentanomial (`-games 1`: `report_penta` is
 /// off unless each opening is played twice): Elo from wins, draws and losses (`elo_wdl.cpp`),
-/// the draw ratio of games, no `PairsRatio` and no `Ptnml(0-2)` line.
-pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wdl) -> Vec<String> {
+/// the draw ratio of games, no `PairsRatio` and no `Ptnml(0-2)` line; the SPRT's line (on the
+/// games' counts) when a test runs.
+pub fn fastchess_h2h_wdl(
+    first: &str,
+    second: &str,
+    label: &MatchLabel,
+    wdl: &Wdl,
+    sprt: Option<SprtNow>,
+) -> Vec<String> {
     let elo = WdlElo::of(wdl);
     let points = wdl.wins as f64 + 0.5 * wdl.draws as f64;
     let mut lines = results_head(
@@ -390,8 +401,9 @@ pub fn fastchess_h2h_wdl(first: &str, second: &str, label: &MatchLabel, wdl: &Wd
             fixed(elo.draw_ratio, 2)
         ),
         games_line(wdl.games(), [wdl.wins, wdl.losses, wdl.draws], points),
-        RULE.to_string(),
     ]);
+    lines.extend(sprt.map(llr_line));
+    lines.push(RULE.to_string());
     lines
 }
 

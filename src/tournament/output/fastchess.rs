@@ -31,14 +31,13 @@ impl Output for Fastchess {
         }
     }
 
-    /// fastchess stops a match the moment its SPRT decides: the block, then the decision.
+    /// fastchess stops a match the moment its SPRT decides: the block (a second time when the
+    /// game's rating interval printed it already), then the decision.
     fn sprt_decided(&mut self, board: &Board, _end: &GameEnd, llr: f64) {
         let Some(sprt) = &board.s.sprt else {
             return;
         };
-        if board.block_at != Some(board.finished) {
-            self.interval(board);
-        }
+        self.interval(board);
         say!("{}", fmt::fastchess_sprt_done(sprt, llr >= sprt.bounds().1));
     }
 
@@ -98,16 +97,14 @@ pub fn closing(board: &Board, interrupted: bool) {
 /// The results block: the match's, or the ranking table with more than two engines.
 fn block(board: &Board) -> Vec<String> {
     let s = &board.s;
+    let now = board
+        .llr()
+        .and_then(|llr| s.sprt.as_ref().map(|sprt| fmt::SprtNow { sprt, llr }));
     match board.pair() {
         Some((first, second)) if !s.penta => {
-            fmt::fastchess_h2h_wdl(first, second, &s.label, &board.wdl)
+            fmt::fastchess_h2h_wdl(first, second, &s.label, &board.wdl, now)
         }
-        Some((first, second)) => {
-            let now = board
-                .llr()
-                .and_then(|llr| s.sprt.as_ref().map(|sprt| fmt::SprtNow { sprt, llr }));
-            fmt::fastchess_h2h(first, second, &s.label, &board.h2h, now)
-        }
+        Some((first, second)) => fmt::fastchess_h2h(first, second, &s.label, &board.h2h, now),
         None if !s.penta => fmt::fastchess_table_wdl(&per_engine(board, &board.engine_wdl)),
         None => fmt::fastchess_table(&per_engine(board, &board.per_engine), None),
     }

@@ -34,13 +34,14 @@ args() {
     flagnomate) echo "-engine cmd=$BA args=\"engine faulty --slow-move-ms 900 --seed 5\" name=bad $rnd -each tc=0.5+0 -repeat -rounds 1 -openings file=nomate.epd format=epd order=sequential -recover -pgnout file=games.pgn -crc32 pgn=true" ;;
     matepv) echo "-engine cmd=$BA args=\"engine faulty --short-mate-pv 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 -check-mate-pvs $common" ;;
     cutesprt) echo "-engine cmd=$BA args=\"engine greedy\" name=New option.Seed=6 $base -each tc=10+0.1 -repeat -rounds 30 -sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 -output format=cutechess $common" ;;
+    gamesprt) echo "-engine cmd=$BA args=\"engine greedy\" name=New option.Seed=6 $base -each tc=10+0.1 -games 1 -rounds 60 -sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 $common" ;;
     three) echo "$new $base $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     threeonce) echo "$new $base $rnd -each tc=10+0.1 -games 1 -rounds 3 $common" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt three threeonce}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce}
 for case in $cases; do
     dir=$(mktemp -d)
     cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
