@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
-use blitz_arena::event::{BySide, Event, Side};
+use blitz_arena::event::{BySide, Side};
 use blitz_arena::report::load_records;
 use common::*;
 
@@ -181,8 +181,8 @@ fn is_empty_cell(ruling: &str) -> bool {
 struct Played {
     row: HashMap<String, String>,
     pgn: String,
-    /// Each side's first `go`, in µs since the game started (white, black).
-    first_go_us: BySide<Option<i64>>,
+    /// How long each side's clock ran before its flag fell (`flag_on_clock_ms`).
+    flag_on_clock_ms: BySide<Option<i64>>,
 }
 
 /// Plays `scenario` once under `ruleset` into `res/` of a new scratch folder, which it
@@ -249,31 +249,14 @@ fn play(scenario: &Scenario, ruleset: &str) -> Result<Played, String> {
     let s = run_scenario(scenario, ruleset)?;
     let rows = csv_rows(&s.path("res/games.csv"));
     let pgn = std::fs::read_to_string(s.path("res/games.pgn")).unwrap();
-    let records = load_records(&s.path("res")).map_err(|e| format!("{e:#}"))?;
-    let mut first_go_us = BySide::<Option<i64>>::default();
-    for e in records.first().map_or(&[][..], |r| &r.events[..]) {
-        if let Event::Go { t_us, side, .. } = e {
-            first_go_us[*side].get_or_insert(*t_us);
-        }
-    }
+    load_records(&s.path("res")).map_err(|e| format!("{e:#}"))?;
+    let flag_on_clock_ms = BySide::from_fn(|side| flag_on_clock_ms(&s.path("res"), side));
     s.assert_no_engines_left();
     Ok(Played {
         row: rows.into_iter().next().ok_or("no game in games.csv")?,
         pgn: pgn.split_whitespace().collect::<Vec<_>>().join(" "),
-        first_go_us,
+        flag_on_clock_ms,
     })
-}
-
-/// The ms from `side`'s first `go` to its flag's fall, to the nearest ms.
-fn flag_after_first_go(played: &Played, side: &str) -> Option<i64> {
-    let by = if side == "black" {
-        Side::Black
-    } else {
-        Side::White
-    };
-    let flag_ms: i64 = played.row[&format!("{side}_flag_ms")].parse().ok()?;
-    let go_us = played.first_go_us[by]?;
-    Some((flag_ms * 1000 - go_us + 500).div_euclid(1000))
 }
 
 /// What is wrong with a game against its cell row, if anything.
@@ -304,11 +287,13 @@ fn verdict(cell: &Cell, played: &Played) -> Vec<String> {
             row["detail"].contains(text)
         } else if let Some(text) = check.strip_prefix("pgn~") {
             played.pgn.contains(text)
-        } else if let Some((side, value)) = check
-            .split_once("_flag_ms=")
-            .filter(|(side, _)| matches!(*side, "white" | "black"))
-        {
-            flag_after_first_go(played, side) == value.parse::<i64>().ok()
+        } else if let Some((side, value)) = check.split_once("_flag_ms=").and_then(|(side, v)| {
+            let side = [Side::White, Side::Black]
+                .into_iter()
+                .find(|s| s.name() == side)?;
+            Some((side, v))
+        }) {
+            played.flag_on_clock_ms[side] == value.parse::<i64>().ok()
         } else if let Some((column, value)) = check.split_once('=') {
             row[column] == value
         } else if let Some((column, n)) = check.split_once('>') {

@@ -8,6 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use blitz_arena::event::Side;
 use common::*;
 
 fn tables() -> PathBuf {
@@ -190,7 +191,7 @@ fn a_flag_that_fell_before_the_adjudication_still_counts() {
     args.extend(["--tb", &tb]);
     let row = play(&s, &args);
     assert_eq!(ending(&row), ("1/2-1/2", "flag", "FIDE A4.3"));
-    assert_eq!(row["white_flag_ms"], "1000");
+    assert_eq!(flag_on_clock_ms(&s.path("res"), Side::White), Some(1000));
     let detail = &row["detail"];
     assert!(
         detail.starts_with(

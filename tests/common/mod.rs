@@ -313,6 +313,21 @@ pub fn assert_no_leftovers(s: &Scratch) {
     assert!(left.is_empty(), "processes left behind: {left:?}");
 }
 
+/// How long `side`'s clock ran, in ms, from its first `go` to the fall of its flag in the
+/// first game recorded in the results folder `dir`; `None` if it did not fall. games.csv's
+/// `SIDE_flag_ms` counts from the game's start, which adds the arena's start-up before that
+/// `go` (on no clock, and longer on a loaded machine), so a test of the clock compares this.
+pub fn flag_on_clock_ms(dir: &Path, side: blitz_arena::event::Side) -> Option<i64> {
+    use blitz_arena::event::Event;
+    let records = blitz_arena::report::load_records(dir).unwrap();
+    let record = records.first()?;
+    let go_us = record.events.iter().find_map(|e| match e {
+        Event::Go { t_us, side: s, .. } if *s == side => Some(*t_us),
+        _ => None,
+    })?;
+    Some((record.flag_us(side)? - go_us).div_euclid(1000))
+}
+
 /// The small quick run several suites start from: `white` against `vs`, `games` games of at
 /// most 8 moves at 10s+0.1s, seed 5, two at once; the caller adds `--out` and the rest.
 pub fn quick_gauntlet<'a>(white: &'a str, vs: &'a str, games: &'a str) -> Vec<&'a str> {
