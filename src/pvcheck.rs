@@ -1,19 +1,23 @@
-//! fastchess's `-check-mate-pvs`: the principal variation of each scored `info` line an
-//! engine printed for a move is played out on the position it searched, and a line whose PV
-//! cannot be played, plays on past the end of the game, or does not deliver the mate its score
-//! announces gets fastchess's warning (docs/fastchess.md). Pure functions; the game loop calls
-//! them only when the option is on, so a run without it pays nothing.
+//! fastchess's checks of the PVs an engine printed for a move, which a compat run makes on
+//! every move as fastchess does (docs/fastchess.md): the principal variation of each scored
+//! `info` line is played out on the position the engine searched, the `bestmove` must be the
+//! first move of the last PV, and two engines may not both claim to mate (or both to be
+//! mated) on consecutive moves. A line that fails gets fastchess's warning. Pure functions.
 //!
-//! What is checked, in fastchess's order (its `match.cpp`): before each PV move, a position
-//! where the game is over (fifty moves, a threefold repetition with the game's own history, no
-//! legal move) ends the check with "continues after ..."; a move that is not legal there,
-//! with "Illegal PV move". Then, for an exact (not bound) `score mate N`, the PV must be
-//! exactly the mate's length (2N-1 plies for the engine's own mate, -2N when it is mated) and
-//! end in checkmate.
+//! What is checked of a PV, in fastchess's order (its `match.cpp`): before each PV move, a
+//! position where the game is over (fifty moves, a threefold repetition with the game's own
+//! history, no legal move) ends the check with "continues after ..."; a move that is not legal
+//! there, with "Illegal PV move". Then, only under `-check-mate-pvs`, for an exact (not bound)
+//! `score mate N`, the PV must be exactly the mate's length (2N-1 plies for the engine's own
+//! mate, -2N when it is mated) and end in checkmate.
+
+mod info;
+
+pub use info::{last_info_line, mate_score};
 
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 /// What is wrong with a line's PV; the move is the PV move the check stopped at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +30,8 @@ pub enum PvWarning {
     IncompleteMate,
     TooLongMate,
     NoMateAtEnd,
+    /// The `bestmove` (named) is not the first move of the last PV.
+    BestmoveMismatch(String),
 }
 
 impl PvWarning {
@@ -40,6 +46,9 @@ impl PvWarning {
             PvWarning::IncompleteMate => ("Incomplete mating PV", None),
             PvWarning::TooLongMate => ("Too long mating PV", None),
             PvWarning::NoMateAtEnd => ("Mating PV does not end with checkmate", None),
+            PvWarning::BestmoveMismatch(m) => {
+                ("Bestmove does not match beginning of last PV", Some(m))
+            }
         };
         match mv {
             Some(m) => format!("Warning; {what} - move {m} from {engine}"),
@@ -57,80 +66,32 @@ pub fn report(
     root_fen: Option<&str>,
     moves: &[&str],
 ) -> String {
-    let start = match root_fen {
-        None => "startpos".to_string(),
-        Some(fen) => format!("fen {fen}"),
-    };
     format!(
-        "{}\nInfo; {info}\nPosition; {start}\nMoves; {}",
+        "{}\nInfo; {info}\nPosition; {}\nMoves; {}",
         warning.text(engine),
+        start(root_fen),
         moves.join(" ")
     )
 }
 
-/// What the check reads of an `info` line: its score when it is an exact mate score, and
-/// its PV (the UCI moves after `pv`, up to the first word that is not one).
-struct Line<'a> {
-    mate: Option<i64>,
-    pv: Vec<&'a str>,
-}
-
-fn parse(line: &str) -> Line<'_> {
-    let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
-    let mut mate = None;
-    let mut bound = false;
-    let mut pv = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        match words[i] {
-            // A later score replaces an earlier one; one that cannot be read is no score.
-            "score" => {
-                mate = match (words.get(i + 1), words.get(i + 2)) {
-                    (Some(&"mate"), Some(n)) => n.parse::<i64>().ok(),
-                    _ => None,
-                }
-            }
-            "lowerbound" | "upperbound" => bound = true,
-            "pv" => {
-                pv = words[i + 1..]
-                    .iter()
-                    .take_while(|w| is_uci_move(w))
-                    .copied()
-                    .collect();
-                break;
-            }
-            _ => {}
-        }
-        i += 1;
+/// The game's start as fastchess names it: `startpos`, or `fen FEN` of the opening's root.
+fn start(root_fen: Option<&str>) -> String {
+    match root_fen {
+        None => "startpos".to_string(),
+        Some(fen) => format!("fen {fen}"),
     }
-    Line {
-        mate: mate.filter(|_| !bound),
-        pv,
-    }
-}
-
-/// The shape of a UCI move as fastchess reads a PV: `[a-h][1-8][a-h][1-8]` and an optional
-/// promotion piece.
-fn is_uci_move(word: &str) -> bool {
-    let b = word.as_bytes();
-    let file = |c: u8| (b'a'..=b'h').contains(&c);
-    let rank = |c: u8| (b'1'..=b'8').contains(&c);
-    (b.len() == 4 || b.len() == 5 && b"nbrq".contains(&b[4]))
-        && file(b[0])
-        && rank(b[1])
-        && file(b[2])
-        && rank(b[3])
 }
 
 /// Checks one scored `info` line against `pos`, the position the engine searched, whose
 /// earlier positions since the last capture or pawn move are `history` (oldest first, `pos`
-/// not included): the first thing wrong with its PV, if any.
-pub fn check(pos: &Chess, history: &[Zobrist64], line: &str) -> Option<PvWarning> {
-    // fastchess reads no line with `info string` in it.
-    if line.contains("info string") {
+/// not included): the first thing wrong with its PV, if any. `mate_pvs` (fastchess's
+/// `-check-mate-pvs`): a mate score's PV must also be that mate.
+pub fn check(pos: &Chess, history: &[Zobrist64], line: &str, mate_pvs: bool) -> Option<PvWarning> {
+    // fastchess reads no line with `info string` in it; most lines have no PV at all.
+    if line.contains("info string") || !line.contains(" pv ") {
         return None;
     }
-    let line = parse(line);
+    let line = info::parse(line);
     if line.pv.is_empty() {
         return None;
     }
@@ -142,12 +103,7 @@ pub fn check(pos: &Chess, history: &[Zobrist64], line: &str) -> Option<PvWarning
             return Some(warning);
         }
         // The move as this game writes it (a king onto its rook castles only in Chess960).
-        let m = text
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-            .filter(|m| UciMove::from_move(*m, mode).to_string() == text);
-        let Some(m) = m else {
+        let Some(m) = legal_move(&pos, mode, text) else {
             return Some(PvWarning::IllegalMove(text.to_string()));
         };
         if pos.is_irreversible(m) {
@@ -157,7 +113,10 @@ pub fn check(pos: &Chess, history: &[Zobrist64], line: &str) -> Option<PvWarning
         }
         pos.play_unchecked(m);
     }
-    let mate = line.mate?;
+    if !mate_pvs {
+        return None;
+    }
+    let mate = line.exact_mate()?;
     let plies = if mate > 0 { mate * 2 - 1 } else { -mate * 2 };
     let len = line.pv.len() as i64;
     if len < plies {
@@ -169,6 +128,70 @@ pub fn check(pos: &Chess, history: &[Zobrist64], line: &str) -> Option<PvWarning
     } else {
         None
     }
+}
+
+/// `text` as a legal move in `pos`, written as the game writes it (a king onto its rook
+/// castles only in Chess960).
+pub fn legal_move(pos: &Chess, mode: CastlingMode, text: &str) -> Option<Move> {
+    text.parse::<UciMove>()
+        .ok()
+        .and_then(|u| u.to_move(pos).ok())
+        .filter(|m| UciMove::from_move(*m, mode).to_string() == text)
+}
+
+/// `Bestmove does not match beginning of last PV`: of a search's scored `info` lines, the
+/// last that is the first PV (no `multipv`, or `multipv 1`) is read; unless it is a bound or
+/// has no PV, its PV must begin with the `bestmove`. Returns the warning and that line.
+/// (fastchess checks this only for a legal `bestmove`.)
+pub fn bestmove_mismatch<'a>(lines: &'a [String], bestmove: &str) -> Option<(PvWarning, &'a str)> {
+    let (line, info) = lines
+        .iter()
+        .rev()
+        .filter(|l| !l.contains("info string"))
+        .map(|l| (l.as_str(), info::parse(l)))
+        .find(|(_, info)| info.multipv.is_none_or(|n| n == 1))?;
+    let first = *info.pv.first()?;
+    (!info.bound && first != bestmove)
+        .then(|| (PvWarning::BestmoveMismatch(bestmove.to_string()), line))
+}
+
+/// One side's move for the sign check: its engine's name, its colour, and its search report
+/// (see [`last_info_line`]; empty when it printed none).
+pub struct Mover<'a> {
+    pub name: &'a str,
+    pub white: bool,
+    pub report: &'a str,
+}
+
+/// `Sign mismatch in mate scores`: the engine that just moved (`us`) and the one that moved
+/// before it (`them`) both announce a mate for themselves, or both announce being mated, in
+/// the reports of those two moves. fastchess's four lines: the warning, both reports, the
+/// game's start and every move played so far (this one included).
+pub fn sign_mismatch(
+    them: &Mover,
+    us: &Mover,
+    root_fen: Option<&str>,
+    moves: &[&str],
+) -> Option<String> {
+    let (a, b) = (mate_score(them.report)?, mate_score(us.report)?);
+    if a.signum() * b.signum() <= 0 {
+        return None;
+    }
+    let colour = |white: bool| if white { "White" } else { "Black" };
+    let warning = format!(
+        "Warning; Sign mismatch in mate scores {a} and {b} from {} ({}) and {} ({})",
+        them.name,
+        colour(them.white),
+        us.name,
+        colour(us.white)
+    );
+    Some(format!(
+        "{warning}\nInfos; {} ; {}\nPosition; {}\nMoves; {}",
+        them.report,
+        us.report,
+        start(root_fen),
+        moves.join(" ")
+    ))
 }
 
 /// Whether the game is over in `pos` before the PV's `next` move, as fastchess asks: fifty

@@ -117,7 +117,7 @@ pub async fn tournament(
         tamper,
         report: Some(html),
         tablebase,
-        check_mate_pvs: args.check_mate_pvs && progress.is_compat(),
+        pv_checks: progress.is_compat().then_some(args.check_mate_pvs),
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();

@@ -98,9 +98,18 @@ pub struct GameSetup {
     pub seed: u64,
     /// `--tb`: the Syzygy tables probed after every move.
     pub tablebase: Option<std::sync::Arc<crate::tablebase::Tablebases>>,
-    /// fastchess's `-check-mate-pvs` (a compat run): every scored `info` line's PV is checked
-    /// as each move is read, and fastchess's warning lines go here.
-    pub check_mate_pvs: Option<LineSink>,
+    /// A compat run: the engines' PVs are checked as each move is read, as fastchess checks
+    /// them (`pvcheck`).
+    pub pv_checks: Option<PvChecks>,
+}
+
+/// fastchess's checks of the PVs, on every move of a compat run.
+#[derive(Clone, Debug)]
+pub struct PvChecks {
+    /// Where fastchess's warning lines go.
+    pub sink: LineSink,
+    /// `-check-mate-pvs`: a mate score's PV must be that mate, too.
+    pub mate_pvs: bool,
 }
 
 /// Where a game's console lines go while it is played (fastchess's PV warnings): the run's
@@ -362,6 +371,9 @@ struct Game<'a> {
     pondering: Option<ponder::Pondering>,
     /// A restart failed for want of the arena's resources (see [`Played::shortage`]).
     shortage: Option<String>,
+    /// The search report of the last move played (`pvcheck::last_info_line`), for the next
+    /// move's check of the mate scores' signs; none before the first move out of book.
+    last_report: Option<String>,
 }
 
 impl Game<'_> {
@@ -900,6 +912,7 @@ impl Game<'_> {
             offered: BySide::default(),
             pondering: None,
             shortage: None,
+            last_report: None,
         }
     }
 
@@ -927,7 +940,7 @@ impl Game<'_> {
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
                 let go = go_command(self.setup, &self.clock, turn, Instant::now());
                 let engine = engines[turn].engine();
-                if self.setup.check_mate_pvs.is_some() {
+                if self.setup.pv_checks.is_some() {
                     engine.log_search_lines();
                 }
                 let sent = engine.go(&self.position.text, &go).await;
@@ -989,8 +1002,10 @@ impl Game<'_> {
                 );
                 let reply = engines[side].engine().bestmove(deadline).await;
                 self.record_strays(side, engines);
-                if let (Some(sink), Reply::BestMove { .. }) = (&self.setup.check_mate_pvs, &reply) {
-                    self.check_pvs(side, engines, sink).await;
+                if let (Some(checks), Reply::BestMove { text, at, .. }) =
+                    (&self.setup.pv_checks, &reply)
+                {
+                    self.check_pvs(side, engines, checks, text, *at).await;
                 }
                 Ok(reply)
             }
@@ -1023,23 +1038,65 @@ impl Game<'_> {
         }
     }
 
-    /// `-check-mate-pvs`: the PV of each scored `info` line of the search `side`'s `bestmove`
-    /// just ended is played out on the position it searched (`pvcheck`), and fastchess's
-    /// warning is printed for each that fails, when the move is read, as fastchess prints it
-    /// (before the move is ruled, so before a time loss's or an illegal move's lines).
-    async fn check_pvs(&self, side: Side, engines: &mut Engines<'_>, sink: &LineSink) {
+    /// The checks fastchess makes as it reads a move (`pvcheck`), in its order, each printed as
+    /// fastchess prints it, before the move is ruled (so before a time loss's or an illegal
+    /// move's lines): the PV of each scored `info` line of the search `side`'s `bestmove`
+    /// (`text`, read `at`) just ended; for a legal move, the last PV's first move against the
+    /// `bestmove`; and for a legal move in time, the signs of this move's and the previous
+    /// move's mate scores.
+    async fn check_pvs(
+        &mut self,
+        side: Side,
+        engines: &mut Engines<'_>,
+        checks: &PvChecks,
+        text: &str,
+        at: Instant,
+    ) {
         let lines = engines[side].engine().take_search_lines();
         let history = self.referee.history();
         let before = &history[..history.len().saturating_sub(1)];
-        let mut moves: Option<Vec<&str>> = None;
-        for line in &lines {
-            let Some(warning) = pvcheck::check(self.referee.position(), before, line) else {
-                continue;
+        let pos = self.referee.position();
+        let mut warnings: Vec<(pvcheck::PvWarning, &str)> = lines
+            .iter()
+            .filter_map(|l| Some((pvcheck::check(pos, before, l, checks.mate_pvs)?, l.as_str())))
+            .collect();
+        let legal = pvcheck::legal_move(pos, pos.castles().mode(), text).is_some();
+        if legal {
+            warnings.extend(pvcheck::bestmove_mismatch(&lines, text));
+        }
+        let report = pvcheck::last_info_line(&lines).unwrap_or_default();
+        let in_time = self.clock.flag_deadline().is_none_or(|flag| at < flag);
+        let previous = self.last_report.replace(report.to_string());
+        let previous = previous.filter(|_| legal && in_time);
+        let signs = previous.as_deref().is_some_and(|p| {
+            pvcheck::mate_score(p).is_some() && pvcheck::mate_score(report).is_some()
+        });
+        if warnings.is_empty() && !signs {
+            return;
+        }
+        let name = &self.setup.names[side];
+        let root = self.setup.opening.root_fen.as_deref();
+        let mut moves = self.moves_played();
+        let mut out: Vec<String> = warnings
+            .iter()
+            .map(|(w, line)| pvcheck::report(w, name, line, root, &moves))
+            .collect();
+        if let Some(previous) = previous.as_deref().filter(|_| signs) {
+            moves.push(text);
+            let them = pvcheck::Mover {
+                name: &self.setup.names[side.other()],
+                white: side.other() == Side::White,
+                report: previous,
             };
-            let moves = moves.get_or_insert_with(|| self.moves_played());
-            let name = &self.setup.names[side];
-            let root = self.setup.opening.root_fen.as_deref();
-            (sink.0)(pvcheck::report(&warning, name, line, root, moves)).await;
+            let us = pvcheck::Mover {
+                name,
+                white: side == Side::White,
+                report,
+            };
+            out.extend(pvcheck::sign_mismatch(&them, &us, root, &moves));
+        }
+        for line in out {
+            (checks.sink.0)(line).await;
         }
     }
 

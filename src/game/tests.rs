@@ -81,7 +81,7 @@ pub(super) fn setup(fen: &str, tc_ms: u64, ruleset: Ruleset) -> GameSetup {
         time_margin: Duration::ZERO,
         seed: 1,
         tablebase: None,
-        check_mate_pvs: None,
+        pv_checks: None,
     }
 }
 

@@ -44,8 +44,9 @@ pub struct Run {
     pub report: Option<HtmlReport>,
     /// `--tb`: the Syzygy tables every game probes.
     pub tablebase: Option<Arc<crate::tablebase::Tablebases>>,
-    /// fastchess's `-check-mate-pvs`, in a run printing fastchess's lines (`pvcheck`).
-    pub check_mate_pvs: bool,
+    /// A run printing fastchess's lines checks the engines' PVs as fastchess does (`pvcheck`);
+    /// `Some(true)`: with fastchess's `-check-mate-pvs`.
+    pub pv_checks: Option<bool>,
 }
 
 impl Run {
@@ -66,7 +67,7 @@ impl Run {
             time_margin: Duration::from_millis(plan.time_margin_ms),
             seed: plan.seed,
             tablebase: self.tablebase.clone(),
-            check_mate_pvs: None,
+            pv_checks: None,
         }
     }
 }
@@ -329,15 +330,16 @@ async fn worker(
             break;
         };
         let mut setup = run.setup(pairing);
-        if run.check_mate_pvs {
+        if let Some(mate_pvs) = run.pv_checks {
             // Through the writer, so that they come in order with the game's other lines.
             let tx = tx.clone();
-            setup.check_mate_pvs = Some(game::LineSink(Arc::new(move |line| {
+            let sink = game::LineSink(Arc::new(move |line| {
                 let tx = tx.clone();
                 Box::pin(async move {
                     let _ = tx.send(Report::Line(line)).await;
                 })
-            })));
+            }));
+            setup.pv_checks = Some(game::PvChecks { sink, mate_pvs });
         }
         if squeeze == Some(pairing.game) {
             capacity::squeeze_open_files();

@@ -1,0 +1,89 @@
+//! An engine's `info` line as fastchess reads it for its PV checks: the words split on
+//! spaces, the last `score` the line gives (one that cannot be read is none), the bound,
+//! `multipv`, and the PV (the UCI moves after `pv`, up to the first word that is not one;
+//! nothing after the PV is read).
+
+/// What the checks read of an `info` line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Info<'a> {
+    /// `score mate N`: N; `None` for a centipawn score, none, or one that cannot be read.
+    pub mate: Option<i64>,
+    /// `lowerbound` or `upperbound` was given.
+    pub bound: bool,
+    /// `multipv N` (the last given); `None` also when it cannot be read.
+    pub multipv: Option<i64>,
+    pub pv: Vec<&'a str>,
+}
+
+impl Info<'_> {
+    /// An exact (not bound) mate score.
+    pub fn exact_mate(&self) -> Option<i64> {
+        self.mate.filter(|_| !self.bound)
+    }
+}
+
+pub(super) fn parse(line: &str) -> Info<'_> {
+    let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut info = Info::default();
+    let mut i = 0;
+    while i < words.len() {
+        match words[i] {
+            // A later score replaces an earlier one; one that cannot be read is no score.
+            "score" => {
+                info.mate = match (words.get(i + 1), words.get(i + 2)) {
+                    (Some(&"mate"), Some(n)) => n.parse::<i64>().ok(),
+                    _ => None,
+                }
+            }
+            "multipv" => info.multipv = words.get(i + 1).and_then(|n| n.parse().ok()),
+            "lowerbound" | "upperbound" => info.bound = true,
+            "pv" => {
+                info.pv = words[i + 1..]
+                    .iter()
+                    .take_while(|w| is_uci_move(w))
+                    .copied()
+                    .collect();
+                break;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    info
+}
+
+/// The shape of a UCI move as fastchess reads a PV: `[a-h][1-8][a-h][1-8]` and an optional
+/// promotion piece.
+pub(super) fn is_uci_move(word: &str) -> bool {
+    let b = word.as_bytes();
+    let file = |c: u8| (b'a'..=b'h').contains(&c);
+    let rank = |c: u8| (b'1'..=b'8').contains(&c);
+    (b.len() == 4 || b.len() == 5 && b"nbrq".contains(&b[4]))
+        && file(b[0])
+        && rank(b[1])
+        && file(b[2])
+        && rank(b[3])
+}
+
+/// The search report fastchess reads a move's score from (its "last info line"): the last
+/// scored line that is not `info string` and is the first PV of a multi-PV search (a
+/// ` multipv 1` in it, or no ` multipv ` at all), preferring an exact score to a bound.
+pub fn last_info_line(lines: &[String]) -> Option<&str> {
+    let mut fallback = None;
+    for line in lines.iter().rev() {
+        let first_pv = !line.contains(" multipv ") || line.contains(" multipv 1");
+        if line.contains("info string") || !line.contains(" score ") || !first_pv {
+            continue;
+        }
+        if !line.contains("lowerbound") && !line.contains("upperbound") {
+            return Some(line);
+        }
+        fallback = fallback.or(Some(line.as_str()));
+    }
+    fallback
+}
+
+/// The exact-or-bound mate score of a search report, as fastchess reads a move's score.
+pub fn mate_score(line: &str) -> Option<i64> {
+    parse(line).mate
+}
