@@ -1276,3 +1276,35 @@ fn parity_three_engines_one_game_a_round() {
     let recorded = same_lines("threeonce");
     assert!(recorded.contains("Started game 2 of 9 (rnd vs New)\n"));
 }
+
+/// A case whose every line blitz-arena prints as fastchess printed it, byte for byte (the CRCs
+/// and the total time aside), besides what `parity` asks.
+fn parity_exact(case: &str, names: (&str, &str), games: usize) {
+    let out = parity(case, names, games);
+    let recorded = std::fs::read_to_string(fastchess_data().join(format!("{case}.out"))).unwrap();
+    assert_eq!(steady(&out), steady(&recorded), "{case}: blitz-arena printed\n{out}");
+}
+
+/// Without `-check-mate-pvs`, fastchess still plays out every PV: `faulty --illegal-pv-after 3`
+/// shows its move twice as the PV at its 4th move of each game, and blitz-arena prints
+/// fastchess's `Illegal PV move` for the second with its `Info;`, `Position;`, `Moves;` lines,
+/// where fastchess prints them; fishtest's worker stops on the first, as on fastchess's.
+#[test]
+fn parity_illegal_pv_move() {
+    parity_exact("illegalpv", ("bad", "rnd"), 4);
+}
+
+/// `faulty --wrong-pv-after 3` plays another move than its PV begins with at its 4th move:
+/// fastchess's `Bestmove does not match beginning of last PV`, on every move, as fastchess.
+#[test]
+fn parity_bestmove_not_the_pv_s_first_move() {
+    parity_exact("wrongpv", ("bad", "rnd"), 4);
+}
+
+/// Two `faulty --claim-mate-after 3` announce a mate in 1 on consecutive moves: fastchess's
+/// `Sign mismatch in mate scores 1 and 1 from ...`, its `Infos;` line with both engines'
+/// reports, and the moves up to the second claim.
+#[test]
+fn parity_mate_claimed_by_both_engines() {
+    parity_exact("matesign", ("bad", "bad2"), 4);
+}

@@ -33,6 +33,9 @@ const KNOWN: &[&str] = &[
     "--stray-bestmove-after",
     "--exit-on-newgame",
     "--short-mate-pv",
+    "--illegal-pv-after",
+    "--wrong-pv-after",
+    "--claim-mate-after",
 ];
 
 /// `blitz-arena engine --help` shows this: the flags, and how the arena rules each fault.
@@ -71,6 +74,15 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
                          (`info depth 3 score mate 2 pv MOVE`), then a sound line (`info depth
                          4 score cp 0 pv MOVE`): nothing happens, but a compat run with
                          -check-mate-pvs prints fastchess's `Incomplete mating PV` for the first
+  --illegal-pv-after N   at its move N+1 prints a PV of its move twice (`info depth 2 score cp 0
+                         pv MOVE MOVE`): nothing happens, but a compat run prints fastchess's
+                         `Illegal PV move` for the second, as fastchess does
+  --wrong-pv-after N     at its move N+1 prints a PV beginning with another legal move than the
+                         one it plays: a compat run prints fastchess's `Bestmove does not match
+                         beginning of last PV`
+  --claim-mate-after N   at its move N+1 announces a mate in 1 (`info depth 1 score mate 1 pv
+                         MOVE`): two such engines meeting make a compat run print fastchess's
+                         `Sign mismatch in mate scores` after the second claim
   --seed N               seeds its random moves (0 = entropy)
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
@@ -115,6 +127,12 @@ pub struct Flags {
     /// At move N+1, an `info` line announcing a mate in 2 whose PV is the move alone, then a
     /// sound one.
     pub short_mate_pv: Option<u64>,
+    /// At move N+1, a PV of the move played twice (the second is illegal).
+    pub illegal_pv_after: Option<u64>,
+    /// At move N+1, a PV that begins with another move than the one played.
+    pub wrong_pv_after: Option<u64>,
+    /// At move N+1, `score mate 1`, whatever the position.
+    pub claim_mate_after: Option<u64>,
     /// Declares this many combo options of 64 values each before `uciok`: more than an
     /// arena should hold.
     pub declare_options: Option<u64>,
@@ -166,6 +184,9 @@ impl Flags {
                 "--declare-options" => f.declare_options = Some(n),
                 "--burn-cpu-ms" => f.burn_cpu_ms = Some(n),
                 "--short-mate-pv" => f.short_mate_pv = Some(n),
+                "--illegal-pv-after" => f.illegal_pv_after = Some(n),
+                "--wrong-pv-after" => f.wrong_pv_after = Some(n),
+                "--claim-mate-after" => f.claim_mate_after = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -244,6 +265,24 @@ impl Faulty {
                 i * 1000,
                 i
             ));
+        }
+    }
+
+    /// The `info` lines of `--illegal-pv-after`, `--wrong-pv-after` and `--claim-mate-after`
+    /// at their move, for the move `m` it plays.
+    fn bad_pvs(&self, game: &Game, moves: &[shakmaty::Move], m: shakmaty::Move, out: &Out) {
+        let uci = game.uci(m);
+        if self.at(self.flags.illegal_pv_after) {
+            // The move again, from the square it left empty.
+            out.line(&format!("info depth 2 score cp 0 pv {uci} {uci}"));
+        }
+        if self.at(self.flags.wrong_pv_after) {
+            // Another move (its own when it has no other).
+            let other = moves.iter().find(|&&o| o != m).map_or(uci.clone(), |&o| game.uci(o));
+            out.line(&format!("info depth 1 score cp 0 pv {other}"));
+        }
+        if self.at(self.flags.claim_mate_after) {
+            out.line(&format!("info depth 1 score mate 1 pv {uci}"));
         }
     }
 
@@ -370,6 +409,9 @@ impl Engine for Faulty {
             out.line(&format!("info depth 3 score mate 2 pv {}", game.uci(m)));
             out.line(&format!("info depth 4 score cp 0 pv {}", game.uci(m)));
         }
+        if let Some(m) = choice {
+            self.bad_pvs(game, &moves, m, out);
+        }
         if self.flags.say_think {
             let think_us = limits.start.elapsed().as_micros();
             out.line(&format!("info depth 1 score cp 0 nodes {think_us}"));
@@ -426,7 +468,8 @@ mod tests {
         let f = flags(
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
              --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9 \
-             --reserve-ms 30 --say-think --declare-options 11 --short-mate-pv 6",
+             --reserve-ms 30 --say-think --declare-options 11 --short-mate-pv 6 \
+             --illegal-pv-after 1 --wrong-pv-after 2 --claim-mate-after 3",
         )
         .expect("flags");
         assert_eq!(
@@ -450,6 +493,9 @@ mod tests {
                 stray_bestmove_after: None,
                 exit_on_newgame: None,
                 short_mate_pv: Some(6),
+                illegal_pv_after: Some(1),
+                wrong_pv_after: Some(2),
+                claim_mate_after: Some(3),
                 declare_options: Some(11),
             }
         );
@@ -496,6 +542,32 @@ mod tests {
         assert!(matches!(go(&mut e, &game).1, Some(Reply::Move(Some(_)))));
         assert_eq!(go(&mut e, &game).1, Some(Reply::Silent));
         assert_eq!(go(&mut e, &game).1, Some(Reply::Silent));
+    }
+
+    /// The `info` lines `go` printed, and the move it answered.
+    fn info_and_move(e: &mut Faulty, game: &Game) -> (Vec<String>, String) {
+        let (_, reply, bytes) = go(e, game);
+        let Some(Reply::Move(Some(m))) = reply else {
+            panic!("expected a move, got {reply:?}");
+        };
+        let text = String::from_utf8(bytes).expect("utf-8");
+        (text.lines().map(String::from).collect(), game.uci(m).to_string())
+    }
+
+    #[test]
+    fn bad_pvs_come_once_at_their_move() {
+        let game = Game::default();
+        let flags = flags("--illegal-pv-after 0 --wrong-pv-after 1 --claim-mate-after 2 --seed 4");
+        let mut e = Faulty::new(flags.expect("flags"));
+        let (info, m) = info_and_move(&mut e, &game);
+        assert_eq!(info, [format!("info depth 2 score cp 0 pv {m} {m}")]);
+        let (info, m) = info_and_move(&mut e, &game);
+        let other = info[0].strip_prefix("info depth 1 score cp 0 pv ").expect("a PV");
+        assert_ne!(other, m);
+        assert!(other.parse::<UciMove>().expect("uci").to_move(&game.pos).is_ok());
+        let (info, m) = info_and_move(&mut e, &game);
+        assert_eq!(info, [format!("info depth 1 score mate 1 pv {m}")]);
+        assert_eq!(info_and_move(&mut e, &game).0, Vec::<String>::new());
     }
 
     #[test]

@@ -37,11 +37,14 @@ args() {
     gamesprt) echo "-engine cmd=$BA args=\"engine greedy\" name=New option.Seed=6 $base -each tc=10+0.1 -games 1 -rounds 60 -sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 $common" ;;
     three) echo "$new $base $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     threeonce) echo "$new $base $rnd -each tc=10+0.1 -games 1 -rounds 3 $common" ;;
+    illegalpv) echo "-engine cmd=$BA args=\"engine faulty --illegal-pv-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
+    wrongpv) echo "-engine cmd=$BA args=\"engine faulty --wrong-pv-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
+    matesign) echo "-engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 5\" name=bad -engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 2\" name=bad2 -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign}
 for case in $cases; do
     dir=$(mktemp -d)
     cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
