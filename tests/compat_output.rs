@@ -1282,7 +1282,11 @@ fn parity_three_engines_one_game_a_round() {
 fn parity_exact(case: &str, names: (&str, &str), games: usize) {
     let out = parity(case, names, games);
     let recorded = std::fs::read_to_string(fastchess_data().join(format!("{case}.out"))).unwrap();
-    assert_eq!(steady(&out), steady(&recorded), "{case}: blitz-arena printed\n{out}");
+    assert_eq!(
+        steady(&out),
+        steady(&recorded),
+        "{case}: blitz-arena printed\n{out}"
+    );
 }
 
 /// Without `-check-mate-pvs`, fastchess still plays out every PV: `faulty --illegal-pv-after 3`

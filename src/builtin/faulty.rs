@@ -278,7 +278,10 @@ impl Faulty {
         }
         if self.at(self.flags.wrong_pv_after) {
             // Another move (its own when it has no other).
-            let other = moves.iter().find(|&&o| o != m).map_or(uci.clone(), |&o| game.uci(o));
+            let other = moves
+                .iter()
+                .find(|&&o| o != m)
+                .map_or(uci.clone(), |&o| game.uci(o));
             out.line(&format!("info depth 1 score cp 0 pv {other}"));
         }
         if self.at(self.flags.claim_mate_after) {
@@ -551,7 +554,10 @@ mod tests {
             panic!("expected a move, got {reply:?}");
         };
         let text = String::from_utf8(bytes).expect("utf-8");
-        (text.lines().map(String::from).collect(), game.uci(m).to_string())
+        (
+            text.lines().map(String::from).collect(),
+            game.uci(m).to_string(),
+        )
     }
 
     #[test]
@@ -562,9 +568,15 @@ mod tests {
         let (info, m) = info_and_move(&mut e, &game);
         assert_eq!(info, [format!("info depth 2 score cp 0 pv {m} {m}")]);
         let (info, m) = info_and_move(&mut e, &game);
-        let other = info[0].strip_prefix("info depth 1 score cp 0 pv ").expect("a PV");
+        let other = info[0]
+            .strip_prefix("info depth 1 score cp 0 pv ")
+            .expect("a PV");
         assert_ne!(other, m);
-        assert!(other.parse::<UciMove>().expect("uci").to_move(&game.pos).is_ok());
+        assert!(other
+            .parse::<UciMove>()
+            .expect("uci")
+            .to_move(&game.pos)
+            .is_ok());
         let (info, m) = info_and_move(&mut e, &game);
         assert_eq!(info, [format!("info depth 1 score mate 1 pv {m}")]);
         assert_eq!(info_and_move(&mut e, &game).0, Vec::<String>::new());

@@ -449,6 +449,53 @@ mod tests {
         );
     }
 
+    /// Why a `score mate N` line's PV is not that mate, played out from `pos`: it must be
+    /// exactly 2N-1 plies (-2N when the engine is mated) and end in checkmate.
+    fn mate_pv_fault(pos: &Chess, line: &str) -> Option<String> {
+        let words: Vec<&str> = line.split(' ').collect();
+        let at = words.iter().position(|w| *w == "score")?;
+        let n: i64 = (words[at + 1] == "mate").then(|| words[at + 2].parse().ok())??;
+        let plies = if n > 0 { 2 * n - 1 } else { -2 * n };
+        let pv = &words[words.iter().position(|w| *w == "pv")? + 1..];
+        let mut p = pos.clone();
+        for text in pv {
+            let Ok(m) = text.parse::<UciMove>().expect("uci").to_move(&p) else {
+                return Some(format!("illegal {text}: {line}"));
+            };
+            p.play_unchecked(m);
+        }
+        (pv.len() as i64 != plies || !p.is_checkmate()).then(|| line.to_string())
+    }
+
+    /// A mate found at the search's horizon by a capture (its quiescence search) used to be
+    /// announced with the PV cut at the horizon (`score mate 2 ... pv h8h4 f6f4`, the mating
+    /// capture missing), which fastchess warns about and fishtest stops a run on: every mate
+    /// announced, at every depth, now comes with the whole mating line.
+    #[test]
+    fn every_mate_announced_comes_with_its_whole_line() {
+        let fens = [
+            "7r/8/p4R2/P1k1p3/3bK3/4n2P/8/5q2 b - - 7 54",
+            "7r/8/p4R2/P1k1p3/3b2K1/7P/8/2qn4 b - - 3 52",
+            "8/8/8/1p5P/4kq1K/8/8/8 w - - 12 61",
+            "8/8/8/1p5P/4k2K/4q3/8/8 b - - 11 60",
+            "4r1k1/Q1B3p1/1p2p3/1P1p2q1/7r/8/P1P4P/1K1R3R b - - 0 31",
+            "4r1k1/Q1B3p1/1p2p3/1P1p2q1/1r6/8/P1P4P/1K1R3R w - - 1 32",
+            "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1",
+        ];
+        let mut mates = 0;
+        for fen in fens {
+            let pos = crate::builtin::position(fen);
+            for depth in 1..=5 {
+                let (_, info) = search(&format!("fen {fen}"), &format!("depth {depth}"));
+                for line in &info {
+                    mates += usize::from(line.contains(" score mate "));
+                    assert_eq!(mate_pv_fault(&pos, line), None, "{fen} depth {depth}");
+                }
+            }
+        }
+        assert!(mates > 20, "{mates} mates announced");
+    }
+
     #[test]
     fn budget_never_exceeds_a_quarter_of_the_clock() {
         let t = Instant::now();

@@ -412,8 +412,14 @@ impl<'a> Searcher<'a> {
     }
 
     /// Only captures and queen promotions (all moves when in check), so that
-    /// the static evaluation is never taken in the middle of an exchange.
+    /// the static evaluation is never taken in the middle of an exchange. Its line is part of
+    /// the principal variation: a mate found here (a capture that mates, or a check with no
+    /// evasion) is announced with every move of it (fastchess warns of a mate score whose PV
+    /// stops short of the mate).
     fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if ply <= MAX_PLY {
+            self.pv_len[ply] = ply;
+        }
         if self.abort() {
             return 0;
         }
@@ -452,6 +458,9 @@ impl<'a> Searcher<'a> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    if ply < MAX_PLY {
+                        self.update_pv(ply, m);
+                    }
                     if alpha >= beta {
                         break;
                     }
