@@ -201,17 +201,10 @@ fn fishtest_command_line_runs_as_fastchess() {
             "no warning for {option}: {err}"
         );
     }
-    // -check-mate-pvs is carried out, not ignored: the engines' PVs are checked, and a PV that
-    // fails (minimax's, when its search finds a mate at its horizon) gets fastchess's lines.
+    // -check-mate-pvs is carried out, not ignored: the engines' PVs are checked, and minimax's
+    // pass (every mate it announces comes with its whole line), so fishtest stops on none.
     assert!(!w.iter().any(|l| l.contains("-check-mate-pvs")), "{err}");
-    let lines: Vec<&str> = out.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        if line.starts_with("Warning; ") && line.contains(" PV") {
-            let next: Vec<&str> = lines[i + 1..].iter().take(3).copied().collect();
-            let heads: Vec<&str> = next.iter().map(|l| l.split(' ').next().unwrap()).collect();
-            assert_eq!(heads, ["Info;", "Position;", "Moves;"], "{out}");
-        }
-    }
+    assert!(!out.contains("Warning;"), "{out}");
     assert_eq!(w.len(), 4, "{err}");
     // fishtest uploads the PGN only if the last CRC line matches zlib.crc32 of the file.
     let crc_lines: Vec<&str> = out.lines().filter(|l| l.contains("has CRC32:")).collect();
