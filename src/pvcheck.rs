@@ -88,37 +88,44 @@ fn start(root_fen: Option<&str>) -> String {
 /// `-check-mate-pvs`): a mate score's PV must also be that mate.
 pub fn check(pos: &Chess, history: &[Zobrist64], line: &str, mate_pvs: bool) -> Option<PvWarning> {
     // fastchess reads no line with `info string` in it; most lines have no PV at all.
-    if line.contains("info string") || !line.contains(" pv ") {
+    if line.contains("info string") {
         return None;
     }
-    let line = info::parse(line);
-    if line.pv.is_empty() {
-        return None;
-    }
-    let mut pos = pos.clone();
-    let mut history = history.to_vec();
+    let mut pv = info::pv(line).peekable();
+    pv.peek()?;
     let mode = pos.castles().mode();
-    for &text in &line.pv {
-        if let Some(warning) = game_over(&pos, &history, text) {
+    let mut pos = pos.clone();
+    let mut key: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
+    // The positions before `pos` since the last capture or pawn move: the game's, while no
+    // PV move was irreversible, then the PV's own.
+    let mut history = history;
+    let mut played = Vec::new();
+    let mut len = 0;
+    for text in pv {
+        len += 1;
+        let m = legal_move(&pos, mode, text);
+        if let Some(warning) = game_over(&pos, m.is_some(), key, [history, &played], text) {
             return Some(warning);
         }
-        // The move as this game writes it (a king onto its rook castles only in Chess960).
-        let Some(m) = legal_move(&pos, mode, text) else {
+        let Some(m) = m else {
             return Some(PvWarning::IllegalMove(text.to_string()));
         };
         if pos.is_irreversible(m) {
-            history.clear();
+            history = &[];
+            played.clear();
         } else {
-            history.push(pos.zobrist_hash(EnPassantMode::Legal));
+            played.push(key);
         }
+        let next = pos.update_zobrist_hash(key, m, EnPassantMode::Legal);
         pos.play_unchecked(m);
+        key = next.unwrap_or_else(|| pos.zobrist_hash(EnPassantMode::Legal));
     }
     if !mate_pvs {
         return None;
     }
-    let mate = line.exact_mate()?;
+    // The rest of the line is read only now.
+    let mate = info::parse(line).exact_mate()?;
     let plies = if mate > 0 { mate * 2 - 1 } else { -mate * 2 };
-    let len = line.pv.len() as i64;
     if len < plies {
         Some(PvWarning::IncompleteMate)
     } else if len > plies {
@@ -131,12 +138,12 @@ pub fn check(pos: &Chess, history: &[Zobrist64], line: &str, mate_pvs: bool) -> 
 }
 
 /// `text` as a legal move in `pos`, written as the game writes it (a king onto its rook
-/// castles only in Chess960).
+/// castles only in Chess960). Only the moves to its square are generated.
 pub fn legal_move(pos: &Chess, mode: CastlingMode, text: &str) -> Option<Move> {
-    text.parse::<UciMove>()
+    let uci = text.parse::<UciMove>().ok()?;
+    uci.to_move(pos)
         .ok()
-        .and_then(|u| u.to_move(pos).ok())
-        .filter(|m| UciMove::from_move(*m, mode).to_string() == text)
+        .filter(|m| UciMove::from_move(*m, mode) == uci)
 }
 
 /// `Bestmove does not match beginning of last PV`: of a search's scored `info` lines, the
@@ -194,32 +201,40 @@ pub fn sign_mismatch(
     ))
 }
 
-/// Whether the game is over in `pos` before the PV's `next` move, as fastchess asks: fifty
-/// moves (unless it is mate), then, unless the material is one fastchess calls insufficient,
-/// a third occurrence, then mate or stalemate.
-fn game_over(pos: &Chess, history: &[Zobrist64], next: &str) -> Option<PvWarning> {
-    let next = next.to_string();
+/// Whether the game is over in `pos` (its key `key`, the positions before it since the last
+/// irreversible move `seen`, oldest first, in two runs) before the PV's `next` move, as
+/// fastchess asks: fifty moves (unless it is mate), then, unless the material is one
+/// fastchess calls insufficient, a third occurrence, then mate or stalemate. `movable`: the
+/// PV's move is legal there, so it is neither mate nor stalemate (no move is generated).
+fn game_over(
+    pos: &Chess,
+    movable: bool,
+    key: Zobrist64,
+    seen: [&[Zobrist64]; 2],
+    next: &str,
+) -> Option<PvWarning> {
+    let next = || next.to_string();
+    let mate = || !movable && pos.is_checkmate();
     if pos.halfmoves() >= 100 {
-        return Some(if pos.is_checkmate() {
-            PvWarning::AfterCheckmate(next)
+        return Some(if mate() {
+            PvWarning::AfterCheckmate(next())
         } else {
-            PvWarning::AfterFiftyMoves(next)
+            PvWarning::AfterFiftyMoves(next())
         });
     }
     if insufficient(pos) {
         return None;
     }
-    let key: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
     // The same side to move: every second earlier position.
-    let seen = history.iter().rev().skip(1).step_by(2);
-    if seen.filter(|&&h| h == key).count() >= 2 {
-        return Some(PvWarning::AfterThreefold(next));
+    let earlier = seen[0].iter().chain(seen[1]).rev().skip(1).step_by(2);
+    if earlier.filter(|&&h| h == key).count() >= 2 {
+        return Some(PvWarning::AfterThreefold(next()));
     }
-    if pos.is_checkmate() {
-        return Some(PvWarning::AfterCheckmate(next));
+    if mate() {
+        return Some(PvWarning::AfterCheckmate(next()));
     }
-    if pos.is_stalemate() {
-        return Some(PvWarning::AfterStalemate(next));
+    if !movable && pos.is_stalemate() {
+        return Some(PvWarning::AfterStalemate(next()));
     }
     None
 }

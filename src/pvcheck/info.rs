@@ -12,6 +12,7 @@ pub(super) struct Info<'a> {
     pub bound: bool,
     /// `multipv N` (the last given); `None` also when it cannot be read.
     pub multipv: Option<i64>,
+    /// The PV, as in [`pv`].
     pub pv: Vec<&'a str>,
 }
 
@@ -23,33 +24,40 @@ impl Info<'_> {
 }
 
 pub(super) fn parse(line: &str) -> Info<'_> {
-    let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut words = line.split(' ').filter(|w| !w.is_empty());
     let mut info = Info::default();
-    let mut i = 0;
-    while i < words.len() {
-        match words[i] {
+    while let Some(word) = words.next() {
+        // The words a key reads are read again as keys (fastchess reads them in place).
+        let mut ahead = words.clone();
+        match word {
             // A later score replaces an earlier one; one that cannot be read is no score.
             "score" => {
-                info.mate = match (words.get(i + 1), words.get(i + 2)) {
-                    (Some(&"mate"), Some(n)) => n.parse::<i64>().ok(),
+                info.mate = match (ahead.next(), ahead.next()) {
+                    (Some("mate"), Some(n)) => n.parse::<i64>().ok(),
                     _ => None,
                 }
             }
-            "multipv" => info.multipv = words.get(i + 1).and_then(|n| n.parse().ok()),
+            "multipv" => info.multipv = ahead.next().and_then(|n| n.parse().ok()),
             "lowerbound" | "upperbound" => info.bound = true,
             "pv" => {
-                info.pv = words[i + 1..]
-                    .iter()
-                    .take_while(|w| is_uci_move(w))
-                    .copied()
-                    .collect();
+                info.pv = moves(words).collect();
                 break;
             }
             _ => {}
         }
-        i += 1;
     }
     info
+}
+
+/// The PV of a line (the UCI moves after its first `pv` word, up to the first word that is
+/// not one), read without the words before it: all most lines need.
+pub(super) fn pv(line: &str) -> impl Iterator<Item = &str> {
+    let after = line.find(" pv ").map_or("", |at| &line[at + 4..]);
+    moves(after.split(' ').filter(|w| !w.is_empty()))
+}
+
+fn moves<'a>(words: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a str> {
+    words.take_while(|w| is_uci_move(w))
 }
 
 /// The shape of a UCI move as fastchess reads a PV: `[a-h][1-8][a-h][1-8]` and an optional
