@@ -281,7 +281,7 @@ impl Faulty {
             let other = moves
                 .iter()
                 .find(|&&o| o != m)
-                .map_or(uci.clone(), |&o| game.uci(o));
+                .map_or(uci, |&o| game.uci(o));
             out.line(&format!("info depth 1 score cp 0 pv {other}"));
         }
         if self.at(self.flags.claim_mate_after) {
