@@ -16,12 +16,24 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
 
 /// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
 /// move, the castling rights and the legal en passant square. Equal keys, equal answers.
+/// shakmaty's legal moves are a function of the same four (`legal_memo`).
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
+pub(super) struct Key {
     board: Board,
     turn: Color,
     castling: Bitboard,
     ep: Option<Square>,
+}
+
+impl Key {
+    pub(super) fn of(pos: &Chess) -> Key {
+        Key {
+            board: pos.board().clone(),
+            turn: pos.turn(),
+            castling: pos.castles().castling_rights(),
+            ep: pos.ep_square(EnPassantMode::Legal),
+        }
+    }
 }
 
 /// Forgotten all at once past this many positions (about 10 MB).
@@ -40,7 +52,7 @@ struct DeadMemo(Mutex<Option<Memo>>);
 /// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
 /// from games, not from an adversary.
 #[derive(Default)]
-struct Mix(u64);
+pub(super) struct Mix(u64);
 
 impl Hasher for Mix {
     fn write(&mut self, bytes: &[u8]) {
@@ -77,12 +89,7 @@ impl DeadMemo {
     }
 
     fn remembered(&self, pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
-        let key = Key {
-            board: pos.board().clone(),
-            turn: pos.turn(),
-            castling: pos.castles().castling_rights(),
-            ep: pos.ep_square(EnPassantMode::Legal),
-        };
+        let key = Key::of(pos);
         if let Some(&dead) = self.lock().as_ref().and_then(|memo| memo.get(&key)) {
             return dead;
         }

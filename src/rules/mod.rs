@@ -3,6 +3,7 @@
 mod cite;
 mod dead_memo;
 pub mod illegal;
+mod legal_memo;
 mod material;
 mod referee;
 #[cfg(test)]

@@ -532,7 +532,7 @@ impl Referee {
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
         self.legal.clear();
-        self.legal.extend(self.pos.legal_moves());
+        super::legal_memo::legal_moves(&self.pos, &mut self.legal);
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
         // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
