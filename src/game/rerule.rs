@@ -12,6 +12,7 @@
 //! (a notice and a claim when the notice and the claim take no time) are supplied and reported
 //! as assumed.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use shakmaty::Chess;
@@ -90,8 +91,9 @@ struct Replay<'a> {
     referee: Referee,
     ruleset: Ruleset,
     watchers: &'a Watchers,
-    /// The recorded events not fed yet, with the supplied ones in front.
-    queue: VecDeque<Event>,
+    /// The recorded events not fed yet (borrowed from the record), with the supplied ones in
+    /// front.
+    queue: VecDeque<Cow<'a, Event>>,
     assumed: Vec<String>,
     /// An illegal move the new referee waits to hear the opponent's watcher about.
     pending_illegal: Option<Side>,
@@ -110,6 +112,11 @@ struct Replay<'a> {
 }
 
 impl Replay<'_> {
+    /// The next event to feed.
+    fn front(&self) -> Option<&Event> {
+        self.queue.front().map(|e| &**e)
+    }
+
     /// "the game would have gone on: WHY; the record ends here", or, where the record goes
     /// on, "the game would have gone otherwise: WHY; the record goes on as RULESET ruled it".
     fn undetermined(&self, why: &str, recorded: Ruleset) -> Rerule {
@@ -126,20 +133,22 @@ impl Replay<'_> {
     /// Whether a notice or a claim of `what` by `by` is recorded later.
     fn noticed_later(&self, by: Side, what: Claimable) -> bool {
         self.queue.iter().any(|e| {
-            matches!(e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
+            matches!(&**e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
                 if *b == by && *w == what)
         })
     }
 
     /// Whether the next recorded event is `side`'s watcher's notice of `what`.
     fn next_is_notice(&self, by: Side, what: Claimable) -> bool {
-        matches!(self.queue.front(), Some(Event::Notice { by: b, what: w, .. }) if *b == by && *w == what)
+        matches!(self.front(), Some(Event::Notice { by: b, what: w, .. }) if *b == by && *w == what)
     }
 
     /// Puts a notice and a claim by `by`'s watcher at `t_us` in front of the queue.
     fn supply_claim(&mut self, t_us: i64, by: Side, what: Claimable) {
-        self.queue.push_front(Event::Claim { t_us, by, what });
-        self.queue.push_front(Event::Notice { t_us, by, what });
+        self.queue
+            .push_front(Cow::Owned(Event::Claim { t_us, by, what }));
+        self.queue
+            .push_front(Cow::Owned(Event::Notice { t_us, by, what }));
     }
 
     /// "white's e7e8 stands as a promotion to a queen (RULE)", of the last illegal move.
@@ -223,7 +232,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
             .events
             .iter()
             .filter(|e| !matches!(e, Event::End { .. }))
-            .cloned()
+            .map(Cow::Borrowed)
             .collect(),
         assumed: Vec::new(),
         pending_illegal: None,
@@ -242,7 +251,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
             }
         }
         // The live game starts watching an `at-mate` flag as the held mating move is released.
-        let released = match (&event, r.held) {
+        let released = match (&*event, r.held) {
             (
                 Event::Move { side, .. }
                 | Event::IllegalMove { side, .. }
@@ -260,7 +269,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
         };
         let plies_before = r.referee.plies();
         let verdict = r.referee.apply(&event);
-        match &event {
+        match &*event {
             Event::IllegalMove { side, uci, .. } => r.last_illegal = Some((*side, uci.clone())),
             Event::Unnoticed { .. } => r.pending_illegal = None,
             Event::Claim { by, what, .. } => match what {
@@ -377,7 +386,7 @@ impl Replay<'_> {
                 fault: Fault::Stall,
                 ..
             },
-        ) = self.queue.front()
+        ) = self.front()
         {
             let stall = stall.clone();
             self.referee.apply(&stall);
@@ -421,7 +430,7 @@ impl Replay<'_> {
                 let promoted = !retake && self.referee.plies() > plies_before;
                 // The real loop records the penalty at once: the record must have it next.
                 let recorded_too = matches!(
-                    self.queue.front(),
+                    self.front(),
                     Some(Event::Penalty { side: s, add_us: a, .. }) if *s == side && *a == add_us
                 );
                 if recorded_too {
@@ -463,7 +472,7 @@ impl Replay<'_> {
     fn hear_illegal(&mut self, by: Side, notice: IllegalNotice, t_us: i64) -> Result<(), Stop> {
         let offender = by.other();
         let heard = self.next_is_notice(by, Claimable::IllegalMove)
-            || matches!(self.queue.front(), Some(Event::Unnoticed { by: b, .. }) if *b == by);
+            || matches!(self.front(), Some(Event::Unnoticed { by: b, .. }) if *b == by);
         if heard {
             return Ok(());
         }
@@ -496,7 +505,8 @@ impl Replay<'_> {
 
     /// The watcher did not notice: the illegal move stands.
     fn stands(&mut self, by: Side, t_us: i64) -> Result<(), Stop> {
-        self.queue.push_front(Event::Unnoticed { t_us, by });
+        self.queue
+            .push_front(Cow::Owned(Event::Unnoticed { t_us, by }));
         self.assumed.push(format!(
             "{}'s watcher did not notice {}'s illegal move (--illegal-notice 0)",
             by.name(),
