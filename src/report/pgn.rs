@@ -46,7 +46,7 @@
 //!   split, and comment text has no square brackets.
 
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, FromSetup, Move, Position};
 
@@ -192,8 +192,26 @@ fn push_move(
 ) {
     push_notes(atoms, notes);
     push_number(atoms, p, side);
-    atoms.push(SanPlus::from_move_and_play_unchecked(p, m).to_string());
+    atoms.push(san_plus(p, m).to_string());
     push_clocks(atoms, clock_us, think_us);
+}
+
+/// `m` in SAN with its `+` or `#`, played on `pos`: shakmaty's
+/// `SanPlus::from_move_and_play_unchecked`, which asks the position after the move for its
+/// outcome, and so generates every legal move after every move to find whether it is a
+/// stalemate. Only a move that gives check needs them (a mate in chess is a check with no
+/// legal reply), so only then are they generated. `m` must be legal in `pos`.
+pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
+    let san = San::from_move(pos, m);
+    pos.play_unchecked(m);
+    let suffix = if pos.checkers().is_empty() {
+        None
+    } else if pos.legal_moves().is_empty() {
+        Some(Suffix::Checkmate)
+    } else {
+        Some(Suffix::Check)
+    };
+    SanPlus { san, suffix }
 }
 
 /// The notes gathered since the last move, as one comment.
@@ -849,6 +867,31 @@ pub(crate) mod tests {
     use crate::event::{BySide, GameResult, OpeningRecord, SearchInfo, Termination};
     use crate::rules::Ruleset;
     use shakmaty::san::San;
+
+    #[test]
+    fn san_plus_writes_every_move_as_shakmaty_does() {
+        // Checks, mates (a promotion's too), a stalemate, castling, en passant, a discovered
+        // check, two knights that need a file to tell them apart.
+        for fen in [
+            "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+            "7k/P7/6K1/8/8/8/8/1R6 w - - 0 1",
+            "7k/8/5KQ1/8/8/8/8/8 w - - 0 1",
+            "r3k2r/ppp2ppp/2n2q2/3pP3/8/2N5/PPP2PPP/R3K2R w KQkq d6 0 9",
+            "4k3/8/8/8/8/4B3/8/N3R1KN w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            let pos = crate::test_support::position(fen);
+            for m in pos.legal_moves() {
+                let (mut ours, mut theirs) = (pos.clone(), pos.clone());
+                assert_eq!(
+                    san_plus(&mut ours, m).to_string(),
+                    SanPlus::from_move_and_play_unchecked(&mut theirs, m).to_string(),
+                    "{fen}"
+                );
+                assert_eq!(ours, theirs);
+            }
+        }
+    }
 
     /// Builds records event by event, with a clock that runs as a G/5 game would.
     pub(crate) struct Builder {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use shakmaty::san::SanPlus;
+use crate::report::pgn::san_plus;
 use shakmaty::{Chess, Position};
 
 use super::svg::esc;
@@ -57,7 +57,7 @@ fn play_stood(pos: &Chess, illegal: &Pending) -> Result<(Chess, String), String>
     if illegal.kind == Some(IllegalKind::NoPromotion) {
         if let Some(m) = parse(pos, &illegal.uci) {
             let mut after = pos.clone();
-            let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
+            let san = san_plus(&mut after, m);
             return Ok((after, format!("{san} (without its piece: a queen)")));
         }
     }
@@ -153,7 +153,7 @@ pub fn replay(record: &GameRecord) -> Replay {
                     ));
                     return out;
                 };
-                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+                let san = san_plus(&mut pos, m);
                 out.plies.push(Ply {
                     board: pos.board().to_string(),
                     text: san.to_string(),
