@@ -102,13 +102,10 @@ impl Plot {
         }
         let mut d = String::with_capacity(points.len() * 14);
         for (i, &(x, y)) in points.iter().enumerate() {
-            let _ = write!(
-                d,
-                "{}{:.1},{:.1}",
-                if i == 0 { "M" } else { "L" },
-                self.x(x),
-                self.y(y)
-            );
+            d.push(if i == 0 { 'M' } else { 'L' });
+            push_tenths(&mut d, self.x(x));
+            d.push(',');
+            push_tenths(&mut d, self.y(y));
         }
         let _ = write!(
             self.body,
@@ -276,8 +273,76 @@ pub fn bars(items: &[Bar], chart: &str) -> String {
     out
 }
 
+/// `v` as `{v:.1}` writes it, without the formatter's exact decimal expansion for the
+/// coordinates a chart line has by the hundred (0.1 to 100 million, no tie): there `v * 10`
+/// is within a millionth of its exact value, so rounding it rounds `v`. Anything else (a
+/// tie, a negative or tiny value, whose sign the formatter keeps, NaN) goes to `{v:.1}`.
+fn push_tenths(out: &mut String, v: f64) {
+    let t = v * 10.0;
+    if !(1.0..1e9).contains(&t) || (t - t.floor() - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{v:.1}");
+        return;
+    }
+    let n = t.round() as u64;
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    let mut whole = n / 10;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (whole % 10) as u8;
+        whole /= 10;
+        if whole == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    out.push('.');
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tenths_are_written_as_the_formatter_writes_them() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.04,
+            -0.04,
+            0.05,
+            0.15,
+            0.25,
+            2.25,
+            0.35,
+            99.95,
+            99.949_999_999_999_99,
+            1e8 - 0.05,
+            1e8 + 0.05,
+            1e9,
+            1e12,
+            -3.25,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        // Every thousandth to 2,000, and a million values spread from 0.1 to 1e9.
+        values.extend((0..2_000_000).map(|k| f64::from(k) / 1000.0));
+        let mut r = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..1_000_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            values.push(
+                10f64.powf((r % 10_000) as f64 / 1000.0 - 1.0) * (1.0 + (r >> 40) as f64 / 1e7),
+            );
+        }
+        let mut ours = String::new();
+        for v in values {
+            ours.clear();
+            super::push_tenths(&mut ours, v);
+            assert_eq!(ours, format!("{v:.1}"), "{v:e}");
+        }
+    }
+
     use super::*;
 
     #[test]
