@@ -301,24 +301,32 @@ pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f
     if let Some(stop) = &replay.stop {
         let _ = write!(out, r#"<p class="small stop">{}</p>"#, esc(stop));
     }
-    let plies: Vec<serde_json::Value> = std::iter::once(serde_json::json!([
-        replay.start,
+    // Each ply a JSON array [board, move, white ms, black ms, chart x], written as it is
+    // serialised (no tree of values built first).
+    let x = |t_s: f64| (x_of(t_s) * 10.0).round() / 10.0;
+    let start = (
+        &replay.start,
         "",
         replay.start_clocks_us.white / 1000,
         replay.start_clocks_us.black / 1000,
-        (x_of(0.0) * 10.0).round() / 10.0
-    ]))
-    .chain(replay.plies.iter().map(|p| {
-        serde_json::json!([
-            p.board,
-            p.text,
+        x(0.0),
+    );
+    let mut json = Vec::with_capacity(64 * (replay.plies.len() + 1));
+    json.push(b'[');
+    let _ = serde_json::to_writer(&mut json, &start);
+    for p in &replay.plies {
+        json.push(b',');
+        let ply = (
+            &p.board,
+            &p.text,
             p.clocks_us.white / 1000,
             p.clocks_us.black / 1000,
-            (x_of(p.t_us as f64 / 1e6) * 10.0).round() / 10.0
-        ])
-    }))
-    .collect();
-    let json = serde_json::to_string(&plies)
+            x(p.t_us as f64 / 1e6),
+        );
+        let _ = serde_json::to_writer(&mut json, &ply);
+    }
+    json.push(b']');
+    let json = String::from_utf8(json)
         .unwrap_or_default()
         .replace("</", "<\\/");
     let _ = write!(
