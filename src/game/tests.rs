@@ -847,3 +847,22 @@ async fn a_long_position_command_starts_again_from_a_fen_after_an_irreversible_m
     let white = g.logs.white.starting_with("position");
     assert!(white[0].ends_with(" moves a1b1 a8b8 b1c1 b8c8 c1d1 c8d8 d1e1 d8e8 e1f1 e8f8 f1g1 f8g8 g1h1 g8h8 h1h2 h8h7 h2g2 h7g7 g2f2 g7f7 f2e2 f7e7 e2d2 e7d7 d2c2 d7c7 c2b2 c7b7 b2a2 b7a7 a2a3 a7a6"), "{white:?}");
 }
+
+#[test]
+fn numbers_in_go_commands_are_written_as_format_writes_them() {
+    for n in [
+        0,
+        1,
+        9,
+        10,
+        999,
+        60_000,
+        u128::from(u64::MAX),
+        u128::from(u64::MAX) + 1,
+        u128::MAX,
+    ] {
+        let mut text = String::new();
+        push_number(&mut text, n);
+        assert_eq!(text, format!("{n}"));
+    }
+}
