@@ -531,8 +531,9 @@ const FASTCHESS_LINES: &[(&str, bool)] = &[
         "Tournament was interrupted. To resume the tournament, run: {} -config file={}",
         false,
     ),
-    // With `-check-mate-pvs` the principal variations are checked (src/pvcheck.rs), each
-    // warning followed by the info line, the start position and the moves.
+    // The principal variations are checked on every move (src/pvcheck.rs), each warning
+    // followed by the info line, the start position and the moves; the mate's length only
+    // with `-check-mate-pvs`.
     ("Warning; Illegal PV move - move {} from {}", true),
     ("Warning; Incomplete mating PV - from {}", true),
     ("Warning; Too long mating PV - from {}", true),
@@ -544,9 +545,9 @@ const FASTCHESS_LINES: &[(&str, bool)] = &[
     ("Info; {}", true),
     ("Position; {}{}", true),
     ("Moves; {}", true),
-    // Without it fastchess still checks each PV's moves and the bestmove; blitz-arena does not.
-    ("Warning; Bestmove does not match beginning of last PV - move {} from {}", false),
-    ("Warning; Sign mismatch in mate scores {} and {} from {} ({}) and {} ({})", false),
+    ("Warning; Bestmove does not match beginning of last PV - move {} from {}", true),
+    ("Warning; Sign mismatch in mate scores {} and {} from {} ({}) and {} ({})", true),
+    ("Infos; {} ; {}", true),
     // Scores are not required of an engine.
     ("Warning; No info line available to extract score from engine {}", false),
     ("Warning; Could not extract score from engine {}: {}", false),
@@ -1016,6 +1017,9 @@ fn parity(case: &str, names: (&str, &str), games: usize) -> String {
     let recorded = std::fs::read_to_string(data.join(format!("{case}.out"))).unwrap();
     let recorded_files = std::fs::read_to_string(data.join(format!("{case}.files"))).unwrap();
     let (out, err, files) = arena_on(case);
+    // Every line is one of fastchess's, both tools' (the table is checked against the recording).
+    assert_fastchess_lines(&recorded);
+    assert_fastchess_lines(&out);
     let s = Scratch::new(&format!("parity-{case}-managers"));
     let theirs = managers(&s, "fastchess", &recorded, "", names, games);
     let ours = managers(&s, "arena", &out, &err, names, games);
