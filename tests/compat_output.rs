@@ -675,8 +675,9 @@ fn the_line_table_reads_fastchess_formats() {
     ));
 }
 
-/// A faulty engine against `random`, through the fastchess command line as fishtest's worker
-/// gives it (no -concurrency, no -out), one opening with each colour. Returns stdout and the
+/// A faulty engine on the clock `tc` against `random` on a long one, through the fastchess
+/// command line as fishtest's worker gives it (no -concurrency, no -out), one opening with
+/// each colour. Returns stdout and the
 /// files the run left in the scratch folder (its temporary folder is one of them).
 fn faulty_match(s: &Scratch, faulty: &str, tc: &str) -> (String, Vec<String>) {
     let tmp = s.path("tmp");
@@ -688,12 +689,13 @@ fn faulty_match(s: &Scratch, faulty: &str, tc: &str) -> (String, Vec<String>) {
             &format!("cmd={BIN}"),
             &format!("args={args}"),
             "name=bad",
+            &format!("tc={tc}"),
+            // Its opponent's clock is long: on a loaded machine a 0.5 s one can fall too.
             "-engine",
             &format!("cmd={BIN}"),
             "args=engine random",
             "name=rnd",
-            "-each",
-            &format!("tc={tc}"),
+            "tc=10+0.1",
             "-rounds",
             "1",
             "-repeat",
