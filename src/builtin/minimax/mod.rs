@@ -165,8 +165,9 @@ fn info_line(it: &Iteration, game: &Game) -> String {
     } else {
         format!("cp {}", it.score)
     };
+    let bound = if it.lower_bound { " lowerbound" } else { "" };
     let mut line = format!(
-        "info depth {} score {score} nodes {} nps {nps} time {ms} pv",
+        "info depth {} score {score}{bound} nodes {} nps {nps} time {ms} pv",
         it.depth, it.nodes
     );
     for &m in &it.pv {
@@ -218,6 +219,38 @@ mod tests {
             .next()
             .expect("score")
             .to_string()
+    }
+
+    /// A search cut short (here by its node count, as the clock cuts it) whose unfinished
+    /// iteration found a better root move plays it, and its last info line's PV begins with
+    /// it: fastchess (and a compat run) warns "Bestmove does not match beginning of last PV"
+    /// otherwise, and fishtest stops on that warning.
+    #[test]
+    fn the_bestmove_begins_the_last_pv_however_the_search_is_cut() {
+        let mut cut_short = 0;
+        for position in [
+            "startpos",
+            "startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
+            "fen r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
+            // Seen in a fishtest-like run: depth 6 said g4h3, the cut depth 7 played f8a3.
+            "fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 moves b8c6 h2h4 \
+             g8f6 h1h2 f6e4 b1a3 e7e5 g2g3 d7d5 h2g2 c8f5 g1h3 f5h3 d1g4 h3g4 c2c4",
+        ] {
+            for nodes in (1..=200).map(|k| k * 37) {
+                let (best, info) = search(position, &format!("nodes {nodes}"));
+                // Cut before its first root move was searched: no line, nothing to match.
+                let Some(last) = info.last() else { continue };
+                let pv = last.split(" pv ").nth(1).expect("a pv");
+                assert_eq!(
+                    pv.split(' ').next(),
+                    Some(best.as_str()),
+                    "{position}, nodes {nodes}: {info:?}"
+                );
+                cut_short += usize::from(last.contains(" lowerbound ") && info.len() > 1);
+            }
+        }
+        // The case arose past the first iteration (else the test would show nothing).
+        assert!(cut_short > 0);
     }
 
     #[test]

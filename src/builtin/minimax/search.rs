@@ -53,6 +53,8 @@ pub struct Iteration {
     pub nodes: u64,
     pub elapsed: Duration,
     pub pv: Vec<Move>,
+    /// The iteration was cut short: the score is the best root move's so far, a lower bound.
+    pub lower_bound: bool,
 }
 
 pub struct Searcher<'a> {
@@ -70,8 +72,8 @@ pub struct Searcher<'a> {
     history: Box<ByColor<[[i32; 64]; 64]>>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
-    /// The best fully searched root move of the current iteration.
-    root_best: Option<Move>,
+    /// The best fully searched root move of the current iteration, with its score and line.
+    root_best: Option<(Move, i32, Vec<Move>)>,
 }
 
 impl<'a> Searcher<'a> {
@@ -106,10 +108,21 @@ impl<'a> Searcher<'a> {
             self.root_best = None;
             let score = self.negamax(root, root_hash, depth as i32, -INF, INF, 0, false);
             if self.aborted {
-                // A root move that beat the previous best (searched first)
-                // in the unfinished iteration is still an improvement.
-                if let Some(m) = self.root_best {
-                    best = m;
+                // A root move that beat the previous best (searched first) in the unfinished
+                // iteration is still an improvement. Its line is reported, as a lower bound,
+                // so that the `bestmove` begins the last PV printed (a manager checks it).
+                if let Some((m, score, pv)) = self.root_best.take() {
+                    if m != best || depth == 1 {
+                        best = m;
+                        report(&Iteration {
+                            depth,
+                            score,
+                            nodes: self.nodes,
+                            elapsed: self.limits.start.elapsed(),
+                            pv,
+                            lower_bound: true,
+                        });
+                    }
                 }
                 break;
             }
@@ -128,6 +141,7 @@ impl<'a> Searcher<'a> {
                 nodes: self.nodes,
                 elapsed,
                 pv,
+                lower_bound: false,
             });
             let proven_mate = score.abs() >= MATE_BOUND && MATE - score.abs() <= depth as i32;
             let out_of_time = self.limits.soft.is_some_and(|soft| {
@@ -276,7 +290,8 @@ impl<'a> Searcher<'a> {
                     alpha = score;
                     self.update_pv(ply, m);
                     if ply == 0 {
-                        self.root_best = Some(m);
+                        let line = self.pv[0][..self.pv_len[0]].iter().flatten().copied();
+                        self.root_best = Some((m, score, line.collect()));
                     }
                     if alpha >= beta {
                         if quiet {
