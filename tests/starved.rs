@@ -270,8 +270,11 @@ fn a_time_loss_after_a_starved_move_says_the_machine_was_short_of_cpu() {
 }
 
 /// An engine with a core to itself: the moves on which it measured most of a core are not
-/// marked, and whatever was marked is what the record says.
+/// marked, and whatever was marked is what the record says. A core to itself needs a quiet
+/// machine: beside other test suites and a hog it measured 41 ms of CPU in 80 ms and 224 ms
+/// waiting for a core, rightly marked.
 #[test]
+#[ignore = "soak: .ci/run runs it alone"]
 fn an_engine_with_its_core_is_not_marked() {
     if !can_starve() {
         return;
