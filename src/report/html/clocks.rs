@@ -305,7 +305,7 @@ pub fn is_notable(record: &GameRecord) -> bool {
 mod tests {
     use super::*;
     use crate::event::{GameResult, Termination};
-    use crate::report::pgn::tests::Builder;
+    use crate::report::pgn::tests::{flag_game, Builder};
 
     /// A penalty before a side's first `go` (an illegal move by white on move 1 under FIDE
     /// gives black a minute) shows: black's line starts at its base time and steps up.
@@ -336,15 +336,7 @@ mod tests {
 
     #[test]
     fn a_flag_game_has_its_clock_below_zero_and_the_flag_marked() {
-        let record = Builder::new(7, "alpha", "beta")
-            .moves(Side::White, 1000, "d2d4 d7d5")
-            .flag(Side::White, 300)
-            .end(
-                GameResult::BlackWins,
-                Termination::Flag,
-                "FIDE A4.3",
-                "white flag fell",
-            );
+        let record = flag_game(7);
         let lines = clock_lines(&record);
         assert!(lines.white.len() >= 2 && lines.black.len() >= 2);
         let html = game_section(&record, &[], BySide::new("#111", "#222"));
