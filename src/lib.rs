@@ -9,6 +9,7 @@ pub mod clock;
 pub mod compat;
 pub mod config;
 pub mod console;
+pub mod decimal;
 pub mod engine;
 pub mod event;
 pub mod game;

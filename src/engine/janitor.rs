@@ -19,6 +19,8 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Mutex, OnceLock};
 
+use crate::decimal;
+
 /// How many engine groups the janitor can track at once (64 games at once use 128).
 const SLOTS: usize = 4096;
 
@@ -251,15 +253,8 @@ unsafe fn environ_holds(pid: libc::pid_t, needle: &[u8]) -> bool {
         len += bytes.len();
     };
     put(b"/proc/");
-    let mut digits = [0u8; 12];
-    let mut d = digits.len();
-    let mut rest = pid;
-    while rest > 0 {
-        d -= 1;
-        digits[d] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-    }
-    put(&digits[d..]);
+    let mut digits = [0u8; decimal::MAX_DIGITS];
+    put(decimal::digits(pid.unsigned_abs().into(), &mut digits));
     put(b"/environ\0");
     let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
     if fd < 0 {

@@ -19,6 +19,7 @@ use shakmaty::{EnPassantMode, Position};
 use tokio::time::{sleep_until, Instant};
 
 use crate::clock::{micros, Clock};
+use crate::decimal;
 use crate::engine::{Reply, Seat};
 use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
@@ -302,21 +303,10 @@ fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> Str
 
 /// `n` in decimal, as `{n}` writes it.
 fn push_number(out: &mut String, n: u128) {
-    let Ok(mut rest) = u64::try_from(n) else {
-        out.push_str(&n.to_string());
-        return;
-    };
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+    match u64::try_from(n) {
+        Ok(n) => decimal::push(out, n),
+        Err(_) => out.push_str(&n.to_string()),
     }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 /// Something that happens at a known instant.

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::decimal;
+
 /// Text for HTML and SVG: `&`, `<`, `>`, `"` and `'` escaped.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -284,18 +286,7 @@ fn push_tenths(out: &mut String, v: f64) {
         return;
     }
     let n = t.round() as u64;
-    let mut digits = [0u8; 12];
-    let mut at = digits.len();
-    let mut whole = n / 10;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (whole % 10) as u8;
-        whole /= 10;
-        if whole == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    decimal::push(out, n / 10);
     out.push('.');
     out.push(char::from(b'0' + (n % 10) as u8));
 }
