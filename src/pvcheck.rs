@@ -12,8 +12,10 @@
 //! mate, -2N when it is mated) and end in checkmate.
 
 mod info;
+mod score;
 
 pub use info::{last_info_line, mate_score};
+pub use score::score_warning;
 
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;

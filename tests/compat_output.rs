@@ -548,9 +548,10 @@ const FASTCHESS_LINES: &[(&str, bool)] = &[
     ("Warning; Bestmove does not match beginning of last PV - move {} from {}", true),
     ("Warning; Sign mismatch in mate scores {} and {} from {} ({}) and {} ({})", true),
     ("Infos; {} ; {}", true),
-    // Scores are not required of an engine.
-    ("Warning; No info line available to extract score from engine {}", false),
-    ("Warning; Could not extract score from engine {}: {}", false),
+    // A move's score (src/pvcheck/score.rs): a search that printed lines but no score, or a
+    // score that cannot be read.
+    ("Warning; No info line available to extract score from engine {}", true),
+    ("Warning; Could not extract score from engine {}: {}", true),
     // A run whose engine cannot start stops before its first game, with blitz-arena's line.
     ("Fatal; {} engine startup failure: \"{}\"", false),
     ("Warning; Engine {} didn't respond to uci.", false),
@@ -1317,4 +1318,13 @@ fn parity_bestmove_not_the_pv_s_first_move() {
 #[test]
 fn parity_mate_claimed_by_both_engines() {
     parity_exact("matesign", ("bad", "bad2"), 4);
+}
+
+/// `faulty --unscored-after 3 --bad-score-after 5` prints, at its 4th move, an `info` line
+/// without a score and no scored one, and at its 6th a score that cannot be read: fastchess's
+/// `No info line available to extract score` and `Could not extract score ...: Invalid score
+/// value: x`, on which fishtest's worker stops as on fastchess's.
+#[test]
+fn parity_a_move_without_a_readable_score() {
+    parity_exact("noscore", ("bad", "rnd"), 4);
 }

@@ -36,6 +36,8 @@ const KNOWN: &[&str] = &[
     "--illegal-pv-after",
     "--wrong-pv-after",
     "--claim-mate-after",
+    "--unscored-after",
+    "--bad-score-after",
 ];
 
 /// `blitz-arena engine --help` shows this: the flags, and how the arena rules each fault.
@@ -83,6 +85,12 @@ args = [\"--crash-after\", \"5\"]). N counts its moves within a game; combine fr
   --claim-mate-after N   at its move N+1 announces a mate in 1 (`info depth 1 score mate 1 pv
                          MOVE`): two such engines meeting make a compat run print fastchess's
                          `Sign mismatch in mate scores` after the second claim
+  --unscored-after N     at its move N+1 prints an `info` line without a score (`info depth 1
+                         nodes 1 pv MOVE`) and no scored one: a compat run prints fastchess's
+                         `No info line available to extract score`
+  --bad-score-after N    at its move N+1 prints a score that cannot be read (`info depth 1
+                         score cp x pv MOVE`): a compat run prints fastchess's `Could not
+                         extract score ...: Invalid score value: x`
   --seed N               seeds its random moves (0 = entropy)
 
 An illegal move (or 0000) that the opponent's watcher notices (always, unless
@@ -133,6 +141,10 @@ pub struct Flags {
     pub wrong_pv_after: Option<u64>,
     /// At move N+1, `score mate 1`, whatever the position.
     pub claim_mate_after: Option<u64>,
+    /// At move N+1, an `info` line without a score, and no scored one.
+    pub unscored_after: Option<u64>,
+    /// At move N+1, a score that cannot be read (`score cp x`).
+    pub bad_score_after: Option<u64>,
     /// Declares this many combo options of 64 values each before `uciok`: more than an
     /// arena should hold.
     pub declare_options: Option<u64>,
@@ -187,6 +199,8 @@ impl Flags {
                 "--illegal-pv-after" => f.illegal_pv_after = Some(n),
                 "--wrong-pv-after" => f.wrong_pv_after = Some(n),
                 "--claim-mate-after" => f.claim_mate_after = Some(n),
+                "--unscored-after" => f.unscored_after = Some(n),
+                "--bad-score-after" => f.bad_score_after = Some(n),
                 _ => f.slow_move_ms = Some(n),
             }
         }
@@ -268,8 +282,8 @@ impl Faulty {
         }
     }
 
-    /// The `info` lines of `--illegal-pv-after`, `--wrong-pv-after` and `--claim-mate-after`
-    /// at their move, for the move `m` it plays.
+    /// The `info` lines of `--illegal-pv-after`, `--wrong-pv-after`, `--claim-mate-after`,
+    /// `--unscored-after` and `--bad-score-after` at their move, for the move `m` it plays.
     fn bad_pvs(&self, game: &Game, moves: &[shakmaty::Move], m: shakmaty::Move, out: &Out) {
         let uci = game.uci(m);
         if self.at(self.flags.illegal_pv_after) {
@@ -286,6 +300,12 @@ impl Faulty {
         }
         if self.at(self.flags.claim_mate_after) {
             out.line(&format!("info depth 1 score mate 1 pv {uci}"));
+        }
+        if self.at(self.flags.unscored_after) {
+            out.line(&format!("info depth 1 nodes 1 pv {uci}"));
+        }
+        if self.at(self.flags.bad_score_after) {
+            out.line(&format!("info depth 1 score cp x pv {uci}"));
         }
     }
 
@@ -472,7 +492,8 @@ mod tests {
             "--seed 7 --crash-after 1 --hang-after=2 --ignore-stop-after 3 --slow-start 40 \
              --no-uciok --garbage --illegal-after 4 --null-after 5 --huge-line 100000 --slow-move-ms 60 --flood-info 9 \
              --reserve-ms 30 --say-think --declare-options 11 --short-mate-pv 6 \
-             --illegal-pv-after 1 --wrong-pv-after 2 --claim-mate-after 3",
+             --illegal-pv-after 1 --wrong-pv-after 2 --claim-mate-after 3 \
+             --unscored-after 4 --bad-score-after 5",
         )
         .expect("flags");
         assert_eq!(
@@ -499,6 +520,8 @@ mod tests {
                 illegal_pv_after: Some(1),
                 wrong_pv_after: Some(2),
                 claim_mate_after: Some(3),
+                unscored_after: Some(4),
+                bad_score_after: Some(5),
                 declare_options: Some(11),
             }
         );
@@ -579,6 +602,18 @@ mod tests {
             .is_ok());
         let (info, m) = info_and_move(&mut e, &game);
         assert_eq!(info, [format!("info depth 1 score mate 1 pv {m}")]);
+        assert_eq!(info_and_move(&mut e, &game).0, Vec::<String>::new());
+    }
+
+    #[test]
+    fn unscored_and_unreadable_scores_come_once_at_their_move() {
+        let game = Game::default();
+        let flags = flags("--unscored-after 0 --bad-score-after 1 --seed 4");
+        let mut e = Faulty::new(flags.expect("flags"));
+        let (info, m) = info_and_move(&mut e, &game);
+        assert_eq!(info, [format!("info depth 1 nodes 1 pv {m}")]);
+        let (info, m) = info_and_move(&mut e, &game);
+        assert_eq!(info, [format!("info depth 1 score cp x pv {m}")]);
         assert_eq!(info_and_move(&mut e, &game).0, Vec::<String>::new());
     }
 

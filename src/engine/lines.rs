@@ -13,6 +13,9 @@ pub enum Output<'a> {
     Text(&'a [u8]),
     /// An `info` line with a score: only the latest is kept, as the engine's search report.
     Report(&'a [u8]),
+    /// An `info` line without a score: never kept, only counted while the info log is on
+    /// (fastchess warns of a search that printed lines but no score).
+    Unscored,
     /// A line longer than `MAX_LINE`, dropped; `bestmove`: it began as a `bestmove` line.
     Overlong { bestmove: bool },
 }
@@ -27,12 +30,15 @@ impl Output<'_> {
 /// Classifies a complete line (without its newline). `info` lines are dropped before any
 /// parsing unless they carry a score: an engine prints dozens a move, and only the last
 /// scored one is ever read (for the PGN comment and score adjudication).
-fn classify(line: &[u8]) -> Option<Output<'_>> {
+fn classify(line: &[u8]) -> Output<'_> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.starts_with(b"info") {
-        return contains(line, b" score ").then_some(Output::Report(line));
+        if contains(line, b" score ") {
+            return Output::Report(line);
+        }
+        return Output::Unscored;
     }
-    Some(Output::Text(line))
+    Output::Text(line)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -51,7 +57,7 @@ pub struct Splitter {
 }
 
 impl Splitter {
-    /// Feeds `bytes` and calls `emit` for each complete line that the arena keeps. A line
+    /// Feeds `bytes` and calls `emit` for each complete line. A line
     /// that lies whole within `bytes` is classified in place, without a copy.
     pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Output<'_>)) {
         while !bytes.is_empty() {
@@ -80,14 +86,10 @@ impl Splitter {
                 };
                 emit(Output::Overlong { bestmove });
             } else if self.line.is_empty() {
-                if let Some(output) = classify(chunk) {
-                    emit(output);
-                }
+                emit(classify(chunk));
             } else {
                 self.line.extend_from_slice(chunk);
-                if let Some(output) = classify(&self.line) {
-                    emit(output);
-                }
+                emit(classify(&self.line));
             }
             self.line.clear();
             bytes = &bytes[i + 1..];
@@ -167,7 +169,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// What the splitter emits, owned: `Text`, `Report: ...` or `<overlong>`.
+    /// What the splitter emits, owned: `Text`, `Report: ...`, `<unscored>` or `<overlong>`.
     fn split(chunks: &[&[u8]]) -> Vec<String> {
         let mut splitter = Splitter::default();
         let mut out = Vec::new();
@@ -176,6 +178,7 @@ mod tests {
                 out.push(match o {
                     Output::Text(t) => Output::text(t),
                     Output::Report(t) => format!("Report: {}", Output::text(t)),
+                    Output::Unscored => "<unscored>".to_string(),
                     Output::Overlong { .. } => "<overlong>".to_string(),
                 })
             });
@@ -188,13 +191,14 @@ mod tests {
     }
 
     #[test]
-    fn info_lines_without_a_score_are_dropped_and_scored_ones_are_reports() {
+    fn info_lines_without_a_score_are_only_counted_and_scored_ones_are_reports() {
         assert_eq!(
             split(&[
                 b"info depth 1 score cp 5 pv e2e4\ninfo depth 2 currmove e2e4\nbestmove e2e4\n"
             ]),
             [
                 "Report: info depth 1 score cp 5 pv e2e4".to_string(),
+                text("<unscored>"),
                 text("bestmove e2e4")
             ]
         );
@@ -302,6 +306,8 @@ mod tests {
                 out.push(text);
             } else if line.windows(7).any(|w| w == b" score ") {
                 out.push(format!("Report: {text}"));
+            } else {
+                out.push("<unscored>".to_string());
             }
         }
         out

@@ -22,7 +22,7 @@ use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
 pub use pipes::{settle as settle_pipes, watched as engines_watched};
 use process::Line;
-pub use process::{ExitStatus, MemoryEngine, Process};
+pub use process::{ExitStatus, MemoryEngine, Process, SearchLines};
 pub use resources::{Shortage, FILES_PER_ENGINE, THREADS_PER_ENGINE};
 pub use seat::Seat;
 pub use uci::UciOption;
@@ -183,10 +183,14 @@ pub struct Engine {
     /// Its processes' CPU time and run-queue wait at each `go` and `bestmove` (none for an
     /// engine inside the arena's own process).
     cpu: Option<cpu::CpuMeter>,
-    /// Every scored `info` line is kept for the search it reports on (`-check-mate-pvs`).
+    /// Every `info` line is kept (scored) or counted (unscored) for the search it reports on
+    /// (a compat run's PV checks).
     logs_info: bool,
     /// Those of the search its last `bestmove` ended, until taken.
-    search_lines: Vec<String>,
+    search_lines: SearchLines,
+    /// Lines other than `info` and `bestmove` read during the current search, while the info
+    /// log is on.
+    other_lines: usize,
 }
 
 impl Engine {
@@ -237,7 +241,8 @@ impl Engine {
             ponder_move: None,
             ponders: false,
             logs_info: false,
-            search_lines: Vec::new(),
+            search_lines: SearchLines::default(),
+            other_lines: 0,
             closed_at: None,
             cpu: None,
         };
@@ -406,12 +411,8 @@ impl Engine {
             .expect("info slot lock")
             .take();
         if self.logs_info {
-            self.process
-                .info_log
-                .lines
-                .lock()
-                .expect("info log lock")
-                .clear();
+            *self.process.info_log.lines.lock().expect("info log lock") = SearchLines::default();
+            self.other_lines = 0;
         }
         let mut text = String::with_capacity(position.len() + go.len() + 2);
         text.push_str(position);
@@ -427,9 +428,9 @@ impl Engine {
         Ok(start)
     }
 
-    /// From now on every scored `info` line is kept for the search it reports on, and
-    /// [`Engine::take_search_lines`] hands over those of the last search (fastchess's
-    /// `-check-mate-pvs` checks each).
+    /// From now on every scored `info` line is kept for the search it reports on, the other
+    /// lines counted, and [`Engine::take_search_lines`] hands over those of the last search
+    /// (fastchess checks the PV of each, and warns of a search that printed no score).
     pub fn log_search_lines(&mut self) {
         self.logs_info = true;
         self.process
@@ -438,9 +439,9 @@ impl Engine {
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// The scored `info` lines of the search the last `bestmove` ended, in the order they
-    /// were read (empty unless [`Engine::log_search_lines`] was called).
-    pub fn take_search_lines(&mut self) -> Vec<String> {
+    /// The `info` lines of the search the last `bestmove` ended, the scored ones in the order
+    /// they were read (empty unless [`Engine::log_search_lines`] was called).
+    pub fn take_search_lines(&mut self) -> SearchLines {
         std::mem::take(&mut self.search_lines)
     }
 
@@ -481,6 +482,7 @@ impl Engine {
                         if self.logs_info {
                             let mut lines = self.process.info_log.lines.lock().expect("info log");
                             self.search_lines = std::mem::take(&mut *lines);
+                            self.search_lines.others += std::mem::take(&mut self.other_lines);
                         }
                         info.cpu = self.cpu.as_mut().and_then(cpu::CpuMeter::since_go);
                         // Kept only for an engine that may ponder: most never do, and
@@ -493,6 +495,10 @@ impl Engine {
                             at,
                             info,
                         };
+                    }
+                    // Any other line of the search counts among its lines (fastchess).
+                    if self.logs_info && self.go_at.is_none_or(|go| at >= go) {
+                        self.other_lines += 1;
                     }
                 }
                 // A `bestmove` line over the limit is a move that cannot be read: the clock
@@ -787,7 +793,11 @@ mod tests {
             engine.bestmove(go + Duration::from_secs(1)).await,
             Reply::BestMove { .. }
         ));
-        assert!(engine.take_search_lines().is_empty(), "not asked");
+        assert_eq!(
+            engine.take_search_lines(),
+            SearchLines::default(),
+            "not asked"
+        );
         engine.log_search_lines();
         peer.say("info depth 9 score cp 1 pv a2a3").await; // before the go: another search's
         let go = engine.go("position startpos", "go").await.unwrap();
@@ -799,14 +809,17 @@ mod tests {
             Reply::BestMove { info, .. } => assert_eq!(info.depth, Some(2)),
             other => panic!("{other:?}"),
         }
+        let lines = engine.take_search_lines();
         assert_eq!(
-            engine.take_search_lines(),
+            lines.scored,
             [
                 "info depth 1 score mate 2 pv e2e4",
                 "info depth 2 score cp 9 pv e2e4 e7e5"
             ]
         );
-        assert!(engine.take_search_lines().is_empty(), "taken");
+        // `info depth 2 currmove e2e4` and `info string x`; the bestmove makes five.
+        assert_eq!((lines.others, lines.count()), (2, 5));
+        assert_eq!(engine.take_search_lines(), SearchLines::default(), "taken");
     }
 
     #[tokio::test(start_paused = true)]

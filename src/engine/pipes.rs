@@ -225,11 +225,13 @@ pub fn watched() -> usize {
 /// A stdout item waiting for room in the queue, in order.
 enum Item {
     Line(Line),
-    /// The last of a run of scored `info` lines, kept once the lines read before it are
-    /// delivered, and the whole run while the info log is on.
+    /// The last of a run of scored `info` lines (if any was scored), kept once the lines read
+    /// before it are delivered, and while the info log is on the run's scored lines and the
+    /// count of its unscored ones.
     Report {
-        last: String,
+        last: Option<String>,
         all: Vec<String>,
+        unscored: usize,
     },
 }
 
@@ -257,8 +259,12 @@ impl Sink {
     /// Delivers `item`, or gives it back if the queue is full.
     fn deliver(&mut self, item: Item) -> Option<Item> {
         match item {
-            Item::Report { last, all } => {
-                self.reports.publish(last, all);
+            Item::Report {
+                last,
+                all,
+                unscored,
+            } => {
+                self.reports.publish(last, all, unscored);
                 None
             }
             Item::Line(line) => match self.tx.try_send(line) {
@@ -332,10 +338,11 @@ impl Pipes {
     fn split(&mut self, bytes: &[u8], at: Instant) {
         let sink = &mut self.sink;
         // Of a run of scored `info` lines only the last is kept: one copy per read at most
-        // (and one per line while the info log is on).
+        // (and one per line while the info log is on, which also counts the unscored ones).
         let mut report: Option<String> = None;
         let logging = sink.reports.logging();
         let mut all = Vec::new();
+        let mut unscored = 0;
         self.splitter.feed(bytes, |output| match output {
             Output::Report(bytes) => {
                 let kept = report.get_or_insert_with(String::new);
@@ -345,11 +352,18 @@ impl Pipes {
                     all.push(kept.clone());
                 }
             }
+            Output::Unscored => unscored += usize::from(logging),
             Output::Text(bytes) => {
-                // The report belongs to the search before this line (a `bestmove` reads it).
-                if let Some(last) = report.take() {
+                // The run of `info` lines belongs to the search before this line (a
+                // `bestmove` reads it).
+                if report.is_some() || unscored > 0 {
                     let all = std::mem::take(&mut all);
-                    sink.put(Item::Report { last, all });
+                    let unscored = std::mem::take(&mut unscored);
+                    sink.put(Item::Report {
+                        last: report.take(),
+                        all,
+                        unscored,
+                    });
                 }
                 let text = Output::text(bytes);
                 sink.put(Item::Line(Line::Text { text, at }));
@@ -358,8 +372,12 @@ impl Pipes {
                 sink.put(Item::Line(Line::Overlong { at, bestmove }));
             }
         });
-        if let Some(last) = report.take() {
-            sink.put(Item::Report { last, all });
+        if report.is_some() || unscored > 0 {
+            sink.put(Item::Report {
+                last: report,
+                all,
+                unscored,
+            });
         }
     }
 

@@ -49,12 +49,29 @@ pub enum Line {
 /// more than everything else the arena does per move.
 pub type InfoSlot = Arc<Mutex<Option<String>>>;
 
-/// Every scored `info` line, kept only while `on` (a compat run's `-check-mate-pvs`, which
-/// checks the PV of each): off, reading costs one atomic load per read more.
+/// Every scored `info` line, and a count of the unscored ones, kept only while `on` (a compat
+/// run, whose PV checks read each line): off, reading costs one atomic load per read more.
 #[derive(Debug, Default)]
 pub struct InfoLog {
     pub on: AtomicBool,
-    pub lines: Mutex<Vec<String>>,
+    pub lines: Mutex<SearchLines>,
+}
+
+/// The `info` lines an engine printed in one search, as the info log keeps them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchLines {
+    /// The scored ones, in the order they were read.
+    pub scored: Vec<String>,
+    /// How many other lines it printed before its `bestmove` (unscored `info` lines, and
+    /// any other text).
+    pub others: usize,
+}
+
+impl SearchLines {
+    /// Every line of the search, its `bestmove` included.
+    pub fn count(&self) -> usize {
+        self.scored.len() + self.others + 1
+    }
 }
 
 /// Where an engine's search reports go: the last one, and all of them while the log is on.
@@ -70,13 +87,17 @@ impl Reports {
         self.all.on.load(Ordering::Relaxed)
     }
 
-    /// A run of reports: the last kept as the search report, `all` appended to the log.
-    pub fn publish(&self, last: String, mut all: Vec<String>) {
-        if !all.is_empty() {
+    /// A run of `info` lines: the last scored one kept as the search report, the scored ones
+    /// and the count of unscored ones added to the log.
+    pub fn publish(&self, last: Option<String>, mut all: Vec<String>, unscored: usize) {
+        if !all.is_empty() || unscored > 0 {
             let mut lines = self.all.lines.lock().unwrap_or_else(|e| e.into_inner());
-            lines.append(&mut all);
+            lines.scored.append(&mut all);
+            lines.others += unscored;
         }
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+        if let Some(last) = last {
+            *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+        }
     }
 }
 
@@ -290,8 +311,9 @@ impl MemoryEngine {
                 } else {
                     Vec::new()
                 };
-                reports.publish(text, all);
+                reports.publish(Some(text), all, 0);
             }
+            Output::Unscored => reports.publish(None, Vec::new(), usize::from(logging)),
             Output::Text(text) => out.push(Line::Text {
                 text: Output::text(text),
                 at,

@@ -1065,7 +1065,10 @@ impl Game<'_> {
         text: &str,
         at: Instant,
     ) {
-        let lines = engines[side].engine().take_search_lines();
+        let search = engines[side].engine().take_search_lines();
+        // Before the PV checks, as fastchess reads the move's score first.
+        let score = pvcheck::score_warning(&search.scored, search.count(), &self.setup.names[side]);
+        let lines = search.scored;
         let history = self.referee.history();
         let before = &history[..history.len().saturating_sub(1)];
         let pos = self.referee.position();
@@ -1084,16 +1087,18 @@ impl Game<'_> {
         let signs = previous.as_deref().is_some_and(|p| {
             pvcheck::mate_score(p).is_some() && pvcheck::mate_score(report).is_some()
         });
-        if warnings.is_empty() && !signs {
+        if score.is_none() && warnings.is_empty() && !signs {
             return;
         }
         let name = &self.setup.names[side];
         let root = self.setup.opening.root_fen.as_deref();
         let mut moves = self.moves_played();
-        let mut out: Vec<String> = warnings
-            .iter()
-            .map(|(w, line)| pvcheck::report(w, name, line, root, &moves))
-            .collect();
+        let mut out: Vec<String> = score.into_iter().collect();
+        out.extend(
+            warnings
+                .iter()
+                .map(|(w, line)| pvcheck::report(w, name, line, root, &moves)),
+        );
         if let Some(previous) = previous.as_deref().filter(|_| signs) {
             moves.push(text);
             let them = pvcheck::Mover {

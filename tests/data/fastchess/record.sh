@@ -40,11 +40,12 @@ args() {
     illegalpv) echo "-engine cmd=$BA args=\"engine faulty --illegal-pv-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     wrongpv) echo "-engine cmd=$BA args=\"engine faulty --wrong-pv-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     matesign) echo "-engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 5\" name=bad -engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 2\" name=bad2 -each tc=10+0.1 -repeat -rounds 2 $common" ;;
+    noscore) echo "-engine cmd=$BA args=\"engine faulty --unscored-after 3 --bad-score-after 5 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign noscore}
 for case in $cases; do
     dir=$(mktemp -d)
     cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
