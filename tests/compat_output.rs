@@ -1328,3 +1328,57 @@ fn parity_mate_claimed_by_both_engines() {
 fn parity_a_move_without_a_readable_score() {
     parity_exact("noscore", ("bad", "rnd"), 4);
 }
+
+/// A compat run with `-games 1` tests its SPRT on the games' wins, draws and losses, as
+/// fastchess does; the folder it keeps (`-out`) says so, and `stats`, `merge` and report.html
+/// test it the same way: the LLR of the run's own summary.csv, not a pentanomial LLR of no
+/// pairs (which read 0.00, "continue", for a run that had accepted H1).
+#[test]
+fn stats_merge_and_report_test_a_compat_run_s_sprt_as_it_ran() {
+    let s = Scratch::new("compat-sprt-by-games");
+    std::fs::copy(
+        fastchess_data().join("openings.epd"),
+        s.path("openings.epd"),
+    )
+    .unwrap();
+    let mut args = recorded_command("gamesprt");
+    args.retain(|a| !a.starts_with("-pgnout") && !a.starts_with("file=games") && a != "-crc32");
+    args.retain(|a| a != "pgn=true");
+    args.extend(["-out", "kept"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    s.run_ok(&args);
+    let summary = std::fs::read_to_string(s.path("kept/summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "sprt_llr").unwrap();
+    let first = lines.next().unwrap().split(',').collect::<Vec<_>>();
+    assert_eq!(first[2], "New", "{summary}");
+    let llr: f64 = first[column].parse().unwrap();
+    assert!(llr >= 2.94, "the run accepted H1: {summary}");
+
+    let stats = stdout(&s.run_ok(&["stats", "kept"]));
+    assert!(
+        stats.contains(&format!("LLR {llr:+.2} over ")),
+        "stats, run's LLR {llr}:\n{stats}"
+    );
+    assert!(stats.contains("H1 accepted"), "{stats}");
+
+    s.run_ok(&["merge", "kept", "--out", "merged"]);
+    let merged = std::fs::read_to_string(s.path("merged/summary.csv")).unwrap();
+    let merged_first = merged
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .collect::<Vec<_>>();
+    assert_eq!(merged_first[column], first[column], "merge:\n{merged}");
+
+    s.run_ok(&["report", "kept", "--out", "again.html"]);
+    for page in ["kept/report.html", "again.html"] {
+        let html = std::fs::read_to_string(s.path(page)).unwrap();
+        let bx = &html[html.find(r#"id="overview""#).expect("the summary box")..];
+        let at = bx.find("data-llr=\"").unwrap() + "data-llr=\"".len();
+        let shown: f64 = bx[at..at + bx[at..].find('"').unwrap()].parse().unwrap();
+        assert!((shown - llr).abs() < 1e-3, "{page}: {shown} against {llr}");
+    }
+}

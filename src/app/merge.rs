@@ -61,7 +61,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     summary.with_phases(&tally.phases);
     let sprt = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
     if let (Some(sprt), Some(first)) = (sprt, names.first()) {
-        summary.with_sprt(&sprt, first, true);
+        summary.with_sprt(&sprt, first, !merged.sprt_by_games);
     }
     results.write_summary(&summary)?;
     html.write(&out, &tally)?;

@@ -28,6 +28,7 @@ pub fn plan_view(plan: &RunPlan) -> PlanView {
         ruleset: Some(plan.settings.ruleset),
         seed: Some(plan.seed),
         sprt: plan.sprt.clone(),
+        sprt_by_games: plan.sprt_by_games,
     }
 }
 

@@ -96,7 +96,7 @@ pub async fn tournament(
     let mut progress = progress(&plan, &args, planned, sprt)?;
     let closing = Closing {
         compat: progress.is_compat(),
-        sprt_pairs: progress.sprt_counts_pairs(),
+        sprt_pairs: !plan.sprt_by_games,
     };
     progress.resume_from(&previous.rows);
     let cpu_before = cpu_time();
@@ -458,7 +458,7 @@ fn output_settings(
     };
     let tc = plan.tc;
     tournament::OutputSettings {
-        penta: !plan.one_game_per_opening,
+        penta: !plan.sprt_by_games,
         format: args.output_format,
         rating_interval: args.rating_interval,
         score_interval: args.score_interval,
@@ -568,6 +568,8 @@ fn new_plan(
         openings_start: book.start,
         one_game_per_opening: args.one_game_per_opening,
         fastchess_order: args.fastchess_order,
+        sprt_by_games: args.one_game_per_opening
+            || args.output_format == report::compat_console::OutputFormat::Cutechess,
         opening_plies: book.plies,
         book_depth: book.depth,
         variant,

@@ -16,7 +16,8 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
     let mut tally = Tally::default();
     let mut phases_known = true;
     let mut named: Vec<String> = Vec::new();
-    let mut sprt: Option<(Sprt, String)> = None;
+    // The test, its first engine, and whether it counts pairs (else games), as the run did.
+    let mut sprt: Option<(Sprt, String, bool)> = None;
     for path in paths {
         let (part, complete) = read_results(path)?;
         // The run's plan, when there is one: for the order of the engines, the SPRT, and to say
@@ -41,7 +42,7 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
             named.extend(plan.engines.iter().map(|e| e.name.clone()));
             let test = plan.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
             if let (None, Some(test), Some(first)) = (&sprt, test, plan.engines.first()) {
-                sprt = Some((test, first.name.clone()));
+                sprt = Some((test, first.name.clone(), !plan.sprt_by_games));
             }
         }
     }
@@ -59,8 +60,8 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
     if phases_known {
         summary.with_phases(&tally.phases);
     }
-    if let Some((test, engine)) = &sprt {
-        summary.with_sprt(test, engine, true);
+    if let Some((test, engine, pairs)) = &sprt {
+        summary.with_sprt(test, engine, *pairs);
     }
     say!("{}", summary.to_text());
     if phases_known && !tally.injections.is_empty() {

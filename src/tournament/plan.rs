@@ -73,6 +73,11 @@ pub struct RunPlan {
     pub shard: Option<Shard>,
     /// `--sprt` as given (`elo0=0,elo1=5,alpha=0.05,beta=0.05`).
     pub sprt: Option<String>,
+    /// The SPRT counts the games' wins, draws and losses, not pairs of games: each opening is
+    /// played once (`--one-game-per-opening`), or the run prints cutechess's lines, where
+    /// fastchess tests its games so. `stats`, `merge` and report.html test as the run did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sprt_by_games: bool,
     /// `--tb`, `--tb-pieces`: the tables' folders and the most pieces adjudicated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tablebase: Option<crate::tablebase::TablebaseSpec>,
@@ -155,7 +160,10 @@ impl RunPlan {
             ("nodes/depth", a.limits != b.limits),
             ("time-margin", a.time_margin_ms != b.time_margin_ms),
             ("seed", a.seed != b.seed),
-            ("sprt", a.sprt != b.sprt),
+            (
+                "sprt",
+                a.sprt != b.sprt || a.sprt_by_games != b.sprt_by_games,
+            ),
         ];
         let names: Vec<&str> = differs
             .iter()

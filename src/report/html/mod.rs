@@ -59,6 +59,8 @@ pub struct PlanView {
     pub seed: Option<u64>,
     /// `--sprt` as given.
     pub sprt: Option<String>,
+    /// The SPRT counts games, not pairs (the plan's `sprt_by_games`).
+    pub sprt_by_games: bool,
 }
 
 /// What the report keeps of a run's games, added one at a time.
@@ -139,6 +141,7 @@ impl HtmlReport {
         };
         let sprt = plan.sprt.as_deref().and_then(|s| s.parse().ok());
         let mut report = HtmlReport::new(&title_of(&[dir.to_path_buf()]), engines, sprt);
+        report.series.by_games = plan.sprt_by_games;
         for name in &plan.engines {
             report.colour(name);
         }
@@ -162,6 +165,7 @@ impl HtmlReport {
                 ruleset: Some(record.ruleset),
                 seed: Some(record.seed),
                 sprt: None,
+                sprt_by_games: false,
             });
         }
         let colours = BySide::new(self.colour(&record.white), self.colour(&record.black));

@@ -74,7 +74,7 @@ pub fn render(report: &HtmlReport, tally: &Tally) -> String {
     let two = summary.engines.len() == 2 && !report.series.mixed;
     if report.sprt_given {
         if let Some(a) = &report.series.a {
-            summary.with_sprt(&report.series.sprt, a, true);
+            summary.with_sprt(&report.series.sprt, a, !report.series.by_games);
         }
     }
     let mut out =

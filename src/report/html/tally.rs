@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::event::{BySide, GameRecord, Side};
 use crate::report::csv::GameRow;
 use crate::report::stats::Wdl;
-use crate::report::Sprt;
+use crate::report::{Sprt, SprtCounts};
 
 /// Move numbers kept apart; later moves count in the last one.
 pub const MOVE_NUMBERS: usize = 80;
@@ -115,6 +115,8 @@ pub struct Series {
     pub a: Option<String>,
     pub b: Option<String>,
     pub sprt: Sprt,
+    /// The SPRT counts games, not pairs (the plan's `sprt_by_games`).
+    pub by_games: bool,
     wdl: [u32; 3],
     /// Pairs of games with one game counted: pair -> `a`'s points in it.
     open_pairs: HashMap<u64, f64>,
@@ -134,6 +136,7 @@ impl Series {
             a,
             b,
             sprt,
+            by_games: false,
             wdl: [0; 3],
             open_pairs: HashMap::new(),
             penta: [0; 5],
@@ -217,7 +220,11 @@ impl Series {
             elo: wdl.elo(),
             low,
             high,
-            llr: self.sprt.llr(self.penta),
+            llr: self.sprt.llr_counts(if self.by_games {
+                SprtCounts::Games([wdl.losses, wdl.draws, wdl.wins])
+            } else {
+                SprtCounts::Pairs(self.penta)
+            }),
         }
     }
 
