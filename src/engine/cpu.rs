@@ -1,6 +1,7 @@
 //! What an engine's processes get of the CPU while it thinks, read from the kernel at its
 //! `go` and at its `bestmove` (Linux), so that a move or a time loss can be marked starved
-//! when the machine, not the engine, was short of CPU (`CpuUse::starved`).
+//! when the machine, not the engine, was short of CPU (`CpuUse::starved`). An engine that
+//! waited idle since its last `bestmove` is not read at `go`: that reading serves.
 //!
 //! For each process of the engine:
 //! - the CPU time its threads ran: the process's CPU clock (`clock_gettime` on the clock
@@ -48,6 +49,9 @@ pub struct CpuMeter {
     pressure: Option<File>,
     /// The reading at the last `go` (or `ponderhit`).
     at_go: Option<Sample>,
+    /// The reading at the last `bestmove`, which stands for the next `go`'s when the engine
+    /// was idle in between.
+    at_bestmove: Option<Sample>,
 }
 
 struct ThreadFile {
@@ -82,6 +86,7 @@ impl CpuMeter {
             rescan: true,
             pressure: File::open("/proc/pressure/cpu").ok(),
             at_go: None,
+            at_bestmove: None,
         }
     }
 
@@ -94,6 +99,25 @@ impl CpuMeter {
             self.scan();
         }
         self.at_go = self.sample(rescan);
+        self.at_bestmove = None;
+    }
+
+    /// The engine was sent something that may set it working: the next `go` reads anew.
+    pub fn not_idle(&mut self) {
+        self.at_bestmove = None;
+    }
+
+    /// The engine is sent `go` after waiting idle since its last `bestmove` (it does not
+    /// ponder): its threads neither ran nor waited for a core in between, so the reading
+    /// taken at that `bestmove` is this one's, and no /proc file is read at `go` (half the
+    /// meter's cost a move; an engine that works on after its `bestmove` has that work
+    /// counted in its next move). Its threads are looked up anew, with a fresh reading, when
+    /// they came or went in the last search.
+    pub fn start_after_idle(&mut self) {
+        match self.at_bestmove.take() {
+            Some(reading) if !self.rescan => self.at_go = Some(reading),
+            _ => self.start(),
+        }
     }
 
     /// The engine's `bestmove` was read: what it got of the CPU since the last [`start`].
@@ -104,6 +128,7 @@ impl CpuMeter {
         let end = self.sample(start.pressure_us.is_some())?;
         let cpu = use_between(&start, &end);
         self.rescan = cpu.ended_us.is_some();
+        self.at_bestmove = Some(end);
         Some(cpu)
     }
 
@@ -283,6 +308,32 @@ fn number(text: &[u8]) -> Option<(u64, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_go_after_an_idle_wait_reads_nothing_and_any_other_command_makes_it_read() {
+        // This test's own process stands for the engine.
+        let mut meter = CpuMeter::new(std::process::id());
+        meter.start();
+        assert!(meter.since_go().is_some());
+        let at_bestmove = meter.at_bestmove.clone().expect("kept");
+        meter.start_after_idle();
+        assert_eq!(
+            meter.at_go.as_ref(),
+            Some(&at_bestmove),
+            "the bestmove's reading"
+        );
+        assert!(meter.since_go().is_some());
+        let at_bestmove = meter.at_bestmove.clone().expect("kept");
+        // Work until the process's CPU clock has moved on.
+        let clock = meter.members.as_ref().expect("found")[0].clock;
+        while clock_ns(clock).expect("a clock") <= at_bestmove.run_ns {
+            std::hint::black_box(0);
+        }
+        meter.not_idle();
+        meter.start_after_idle();
+        let at_go = meter.at_go.as_ref().expect("read");
+        assert!(at_go.run_ns > at_bestmove.run_ns, "a fresh reading");
+    }
 
     #[test]
     fn schedstat_and_pressure_lines_are_read() {

@@ -420,7 +420,12 @@ impl Engine {
         text.push_str(go);
         text.push('\n');
         if let Some(meter) = &mut self.cpu {
-            meter.start();
+            // An engine that may ponder has been searching since its last `bestmove`.
+            if self.ponders {
+                meter.start();
+            } else {
+                meter.start_after_idle();
+            }
         }
         let start = Instant::now();
         self.go_at = Some(start);
@@ -605,6 +610,11 @@ impl Engine {
     }
 
     async fn send(&mut self, text: &str) -> Result<(), EngineError> {
+        // Any command but `go` may set the engine working (`ucinewgame` clears its hash):
+        // it is no longer idle since its last `bestmove`.
+        if let Some(meter) = &mut self.cpu {
+            meter.not_idle();
+        }
         match self.process.write(text).await {
             Ok(()) => Ok(()),
             Err(_) => Err(self.exited("").await),
