@@ -324,6 +324,10 @@ pub struct RunArgs {
     /// Games in fastchess's order (`tournament::schedule`), for the fastchess command line.
     #[arg(skip)]
     pub fastchess_order: bool,
+    /// fastchess's `-report penta=false`: the results and the SPRT count games (wins, draws,
+    /// losses), not pairs.
+    #[arg(skip)]
+    pub trinomial: bool,
     /// fastchess's `-check-mate-pvs`: check the PV of every scored `info` line, printing
     /// fastchess's warnings (`pvcheck`); only with --output-format fastchess|cutechess.
     #[arg(skip)]

@@ -1214,7 +1214,7 @@ fn parity_incomplete_mating_pv() {
 }
 
 // Parity with fastchess's SPRT and its schedule with three engines (tests/data/fastchess:
-// `cutesprt`, `gamesprt`, `three`, `threeonce`).
+// `cutesprt`, `gamesprt`, `trinomial`, `trisprt`, `three`, `threeonce`).
 
 /// `-sprt` in `-output format=cutechess`: fastchess tests the games' wins, draws and losses
 /// there (no pentanomial counts in that format), so `greedy` against `random` stops after game
@@ -1264,6 +1264,26 @@ fn parity_one_game_per_round_sprt_stops_at_fastchess_game() {
     assert!(recorded.contains(block_and_decision), "{recorded}");
     assert_eq!(recorded.matches("Games: 40, Wins: 13,").count(), 2);
     assert!(!recorded.contains("Started game 41 "));
+}
+
+/// `-report penta=false` with two games an opening: fastchess prints the results block
+/// without `Ptnml`, its Elo and draw ratio on the games, and the rating interval counted in
+/// games; blitz-arena the same lines.
+#[test]
+fn parity_trinomial_report() {
+    let recorded = same_lines("trinomial");
+    assert!(!recorded.contains("Ptnml"), "{recorded}");
+    assert_eq!(recorded.matches("Results of New vs Base").count(), 6);
+}
+
+/// `-report penta=false` with an SPRT: fastchess tests the games' wins, draws and losses and
+/// stops after game 45 at LLR 2.98 (the pairs' LLR would not yet decide), as blitz-arena does.
+#[test]
+fn parity_trinomial_sprt_stops_at_fastchess_game() {
+    let recorded = same_lines("trisprt");
+    assert!(recorded.contains("LLR: 2.98 (101.2%) (-2.94, 2.94) [0.00, 50.00]\n"));
+    assert!(recorded.contains("SPRT ([0.00, 50.00]) completed - H1 was accepted\n"));
+    assert!(!recorded.contains("Started game 46 "));
 }
 
 /// `-repeat -rounds 2` with three engines: fastchess plays round by round, each pairing's two

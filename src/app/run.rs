@@ -569,6 +569,7 @@ fn new_plan(
         one_game_per_opening: args.one_game_per_opening,
         fastchess_order: args.fastchess_order,
         sprt_by_games: args.one_game_per_opening
+            || args.trinomial
             || args.output_format == report::compat_console::OutputFormat::Cutechess,
         opening_plies: book.plies,
         book_depth: book.depth,

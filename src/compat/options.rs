@@ -144,19 +144,18 @@ pub const OPTIONS: &[(&str, Handler)] = &[
         });
         Ok(())
     }),
-    ("report", |_, g| {
+    ("report", |b, g| {
         for (key, value) in g.pairs()? {
             match (key, value) {
-                ("penta", "true") => {}
-                ("penta", "false") => {
+                ("penta", "true") => b.run.trinomial = false,
+                // The results block without Ptnml, and the SPRT on games, as with -games 1.
+                ("penta", "false") => b.run.trinomial = true,
+                _ => {
                     return Err(at(
                         g,
-                        "trinomial results are not printed here: the results block counts pairs \
-                         (Ptnml); leave -report out, or give penta=true"
-                            .to_string(),
+                        format!("{key}={value}: expected penta=true or penta=false"),
                     ))
                 }
-                _ => return Err(at(g, format!("{key}={value}: expected penta=true"))),
             }
         }
         Ok(())

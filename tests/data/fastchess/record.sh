@@ -41,11 +41,13 @@ args() {
     wrongpv) echo "-engine cmd=$BA args=\"engine faulty --wrong-pv-after 3 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     matesign) echo "-engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 5\" name=bad -engine cmd=$BA args=\"engine faulty --claim-mate-after 3 --seed 2\" name=bad2 -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     noscore) echo "-engine cmd=$BA args=\"engine faulty --unscored-after 3 --bad-score-after 5 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
+    trinomial) echo "$new $base -each tc=10+0.1 -repeat -rounds 6 -ratinginterval 2 -report penta=false $common" ;;
+    trisprt) echo "-engine cmd=$BA args=\"engine greedy\" name=New option.Seed=6 $base -each tc=10+0.1 -repeat -rounds 30 -sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 -ratinginterval 4 -report penta=false $common" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign noscore}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign noscore trinomial trisprt}
 for case in $cases; do
     dir=$(mktemp -d)
     cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
