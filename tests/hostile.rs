@@ -575,6 +575,61 @@ fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_the_run() {
     s.assert_no_engines_left();
 }
 
+/// The pids of live processes whose command line is `sleep SECONDS`.
+fn sleepers(seconds: &str) -> Vec<i32> {
+    let wanted = format!("sleep\0{seconds}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            (cmdline == wanted.as_bytes()).then_some(pid)
+        })
+        .collect()
+}
+
+/// An orphan that leaves its engine's group and clears its environment (so it carries none of
+/// the run's marks, which the janitor kills by) becomes the arena's child, the arena being a
+/// subreaper, and the arena's sweep kills it: none is left once the run is over.
+#[test]
+fn an_orphan_without_the_run_s_mark_is_swept_by_the_arena() {
+    let s = Scratch::new("orphan-unmarked");
+    // A duration no other process sleeps: the test finds its orphan by it.
+    let nap = format!("3{:06}.5", std::process::id() % 1_000_000);
+    script(
+        &s,
+        "leaver",
+        &format!(
+            "(setsid env -i sleep {nap} </dev/null >/dev/null 2>&1 &)\n\
+             exec '{BIN}' engine random"
+        ),
+    );
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}[engines.leaver]\ncmd = \"{}\"\n",
+            s.path("leaver").display()
+        ),
+    );
+    let out = run_bounded(
+        &s,
+        &[
+            quick_gauntlet("instant", "leaver", "2"),
+            vec!["--out", "out"],
+        ]
+        .concat(),
+    );
+    let left = sleepers(&nap);
+    for &pid in &left {
+        // SAFETY: kill(2) on a process this test's engine started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(left.is_empty(), "the orphan outlived the arena: {left:?}");
+    s.assert_no_engines_left();
+}
+
 #[test]
 fn a_grandchild_that_leaves_its_engine_s_group_does_not_outlive_a_killed_arena() {
     let s = Scratch::new("setsid-kill");
