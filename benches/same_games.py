@@ -7,7 +7,7 @@ For checking that a change to the arena changed no result: run the same seeded g
 build before and the build after (engines whose moves do not depend on time: the built-in
 `random`/`instant` engines, Stockfish with --nodes), then compare. Compared, game by game (a
 run with concurrency above 1 writes games in the order they finish): events.jsonl without its
-times (every key ending in _us or _ms, `started`), games.pgn without its comments (the clock
+times (every key ending in _us or _ms, `started`, the instants a `detail` text quotes), games.pgn without its comments (the clock
 times) and date and time tags, games.csv without its time columns, its CPU-starvation columns
 (what the machine gave, not what was played) and with the times of its `injected` column
 dropped. Exit 0 when all three are the same, 1 otherwise.
@@ -19,11 +19,18 @@ import re
 import sys
 
 TIME_KEY = re.compile(r"(_us|_ms)$|^started$")
+# The instants a ruling's `detail` text quotes ("black flag fell at 10.501 s", "in 25 ms").
+TIME_TEXT = re.compile(r"-?\d+(\.\d+)? (s|ms)\b")
+
+
+def untimed_text(text):
+    return TIME_TEXT.sub("T", text)
 
 
 def untimed(value):
     if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if not TIME_KEY.search(k)}
+        return {k: untimed_text(v) if k == "detail" else untimed(v)
+                for k, v in value.items() if not TIME_KEY.search(k)}
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value
@@ -49,6 +56,7 @@ def rows(folder):
         for row in csv.DictReader(f):
             row = {k: v for k, v in row.items() if not re.search(r"_ms|^started$|starved", k)}
             row["injected"] = re.sub(r":\d+", "", row.get("injected", ""))
+            row["detail"] = untimed_text(row.get("detail", ""))
             found.append(row)
     return sorted(found, key=lambda r: int(r["game"]))
 

@@ -196,8 +196,8 @@ fn the_concurrency_table_has_a_row_per_level() {
     assert!(refused.contains("lower --concurrency to"), "{refused}");
 }
 
-/// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside, and
-/// finds runs of other games different.
+/// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside (the
+/// flags' instants in the rulings' text too), and finds runs of other games different.
 #[test]
 fn same_games_compares_results_modulo_timings() {
     let s = Scratch::new("same-games");
@@ -215,13 +215,16 @@ fn same_games_compares_results_modulo_timings() {
             "--engines",
             "engines.toml",
             "--tc",
-            "60s+0s",
+            "1s+0s",
             "--games",
             "4",
             "--concurrency",
             "2",
             "--inject-illegal",
             "0.05",
+            // Flags whose instants the rulings' `detail` quote, different in every run.
+            "--inject-flag",
+            "0.5",
             "--seed",
             seed,
             "--out",
@@ -246,6 +249,28 @@ fn same_games_compares_results_modulo_timings() {
     let text = String::from_utf8_lossy(&same.stdout);
     assert!(same.status.success(), "{text}");
     assert_eq!(text.matches(": same").count(), 3, "{text}");
+    // The same games with every instant a ruling quotes moved: still the same games.
+    std::fs::create_dir_all(s.path("moved")).unwrap();
+    let mut moved = 0;
+    for file in ["games.csv", "events.jsonl", "games.pgn"] {
+        let text = std::fs::read_to_string(s.path("a").join(file)).unwrap();
+        let at = |t: &str| t.find(" fell at ").map(|i| i + " fell at ".len());
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(i) = at(rest) {
+            let end = i + rest[i..].find(' ').unwrap();
+            out.push_str(&rest[..i]);
+            out.push_str("99.999");
+            rest = &rest[end..];
+            moved += 1;
+        }
+        out.push_str(rest);
+        std::fs::write(s.path("moved").join(file), out).unwrap();
+    }
+    assert!(moved > 0, "no flag fell in these games");
+    let same = compare("a", "moved");
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(same.status.success(), "{text}");
     let other = compare("a", "c");
     let text = String::from_utf8_lossy(&other.stdout);
     assert_eq!(other.status.code(), Some(1), "{text}");
