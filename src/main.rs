@@ -97,7 +97,13 @@ enum Job {
 fn in_runtime(job: Job) -> ExitCode {
     // An engine's descendant that leaves its group is adopted by the arena, and swept.
     blitz_arena::engine::reaper::enable();
-    let runtime = match tokio::runtime::Runtime::new() {
+    // The blocking pool runs only the reaper's sweeps, which take one lock each: two threads
+    // serve them, where the default 512 grew the arena's threads with the engines killed.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),
     };
