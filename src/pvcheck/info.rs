@@ -1,13 +1,13 @@
-//! An engine's `info` line as fastchess reads it for its PV checks: the words split on
-//! spaces, the last `score` the line gives (one that cannot be read is none), the bound,
-//! `multipv`, and the PV (the UCI moves after `pv`, up to the first word that is not one;
-//! nothing after the PV is read).
+//! An engine's `info` line as fastchess reads it for its PV checks and a move's score: the
+//! words split on spaces, the last `score` the line gives (or why it cannot be read), the
+//! bound, `multipv`, and the PV (the UCI moves after `pv`, up to the first word that is not
+//! one; nothing after the PV is read).
 
 /// What the checks read of an `info` line.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Info<'a> {
-    /// `score mate N`: N; `None` for a centipawn score, none, or one that cannot be read.
-    pub mate: Option<i64>,
+    /// The last `score` before the PV.
+    pub score: Score<'a>,
     /// `lowerbound` or `upperbound` was given.
     pub bound: bool,
     /// `multipv N` (the last given); `None` also when it cannot be read.
@@ -16,10 +16,35 @@ pub(super) struct Info<'a> {
     pub pv: Vec<&'a str>,
 }
 
+/// A line's score as fastchess reads it (its `parseInfo`): the type must be `cp` or `mate`
+/// and the value a 64-bit integer; otherwise why not, in fastchess's order of checks.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) enum Score<'a> {
+    /// No `score` word.
+    #[default]
+    Missing,
+    /// `score` without both a type and a value after it.
+    NoTypeOrValue,
+    /// A type other than `cp` or `mate`.
+    UnexpectedType,
+    /// A value that is no 64-bit integer.
+    InvalidValue(&'a str),
+    Cp(i64),
+    Mate(i64),
+}
+
 impl Info<'_> {
+    /// `score mate N`: N; `None` for a centipawn score, none, or one that cannot be read.
+    pub fn mate(&self) -> Option<i64> {
+        match self.score {
+            Score::Mate(n) => Some(n),
+            _ => None,
+        }
+    }
+
     /// An exact (not bound) mate score.
     pub fn exact_mate(&self) -> Option<i64> {
-        self.mate.filter(|_| !self.bound)
+        self.mate().filter(|_| !self.bound)
     }
 }
 
@@ -30,11 +55,18 @@ pub(super) fn parse(line: &str) -> Info<'_> {
         // The words a key reads are read again as keys (fastchess reads them in place).
         let mut ahead = words.clone();
         match word {
-            // A later score replaces an earlier one; one that cannot be read is no score.
+            // A later score replaces an earlier one, read or not.
             "score" => {
-                info.mate = match (ahead.next(), ahead.next()) {
-                    (Some("mate"), Some(n)) => n.parse::<i64>().ok(),
-                    _ => None,
+                info.score = match (ahead.next(), ahead.next()) {
+                    (Some(_), None) | (None, _) => Score::NoTypeOrValue,
+                    (Some(kind), Some(_)) if kind != "cp" && kind != "mate" => {
+                        Score::UnexpectedType
+                    }
+                    (Some(kind), Some(value)) => match value.parse::<i64>() {
+                        Err(_) => Score::InvalidValue(value),
+                        Ok(n) if kind == "mate" => Score::Mate(n),
+                        Ok(n) => Score::Cp(n),
+                    },
                 }
             }
             "multipv" => info.multipv = ahead.next().and_then(|n| n.parse().ok()),
@@ -93,5 +125,5 @@ pub fn last_info_line(lines: &[String]) -> Option<&str> {
 
 /// The exact-or-bound mate score of a search report, as fastchess reads a move's score.
 pub fn mate_score(line: &str) -> Option<i64> {
-    parse(line).mate
+    parse(line).mate()
 }

@@ -2,7 +2,7 @@
 //! recorded): a search that printed lines besides its `bestmove` but no scored `info` line it
 //! reads a score from, and a report whose score is not one.
 
-use super::info::last_info_line;
+use super::info::{last_info_line, parse, Score};
 
 /// fastchess's warning line for the score of `engine`'s search, whose scored `info` lines were
 /// `scored` among `lines` lines printed (its `bestmove` included): none when the score can be
@@ -22,29 +22,15 @@ pub fn score_warning(scored: &[String], lines: usize, engine: &str) -> Option<St
     ))
 }
 
-/// Why fastchess reads no score from `line`, if it reads none: the words are split on spaces,
-/// the last `score` before the PV decides, and its type must be `cp` or `mate` and its value a
-/// 64-bit integer.
+/// Why fastchess reads no score from `line`, if it reads none (its messages).
 fn score_error(line: &str) -> Option<String> {
-    let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
-    let mut error = Some("Element 'score' not found".to_string());
-    for (i, &word) in words.iter().enumerate() {
-        match word {
-            "pv" => break,
-            "score" if i + 2 >= words.len() => {
-                error = Some("Element 'score' has no type or value".to_string());
-            }
-            "score" if !matches!(words[i + 1], "cp" | "mate") => {
-                error = Some(format!("Unexpected score type: {line}"));
-            }
-            "score" if words[i + 2].parse::<i64>().is_err() => {
-                error = Some(format!("Invalid score value: {}", words[i + 2]));
-            }
-            "score" => error = None,
-            _ => {}
-        }
-    }
-    error
+    Some(match parse(line).score {
+        Score::Cp(_) | Score::Mate(_) => return None,
+        Score::Missing => "Element 'score' not found".to_string(),
+        Score::NoTypeOrValue => "Element 'score' has no type or value".to_string(),
+        Score::UnexpectedType => format!("Unexpected score type: {line}"),
+        Score::InvalidValue(value) => format!("Invalid score value: {value}"),
+    })
 }
 
 #[cfg(test)]
