@@ -25,6 +25,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
+use super::reaper::children;
 use crate::event::CpuUse;
 
 /// One process of the engine.
@@ -246,22 +247,6 @@ fn group_members(leader: libc::pid_t) -> Vec<Member> {
     members
 }
 
-/// The children of every thread of `pid` (`/proc/PID/task/TID/children`).
-fn children(pid: libc::pid_t) -> Vec<libc::pid_t> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|p| p.parse().ok())
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 /// A process's CPU time so far, in ns; `None` once it has gone.
 fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
     let mut ts = libc::timespec {
@@ -426,7 +411,8 @@ mod tests {
             .unwrap();
         // The wrapper has forked its child once /proc lists it.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while children(child.id() as i32).is_empty() && std::time::Instant::now() < deadline {
+        while children(child.id() as libc::pid_t).is_empty() && std::time::Instant::now() < deadline
+        {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let mut meter = CpuMeter::new(child.id());

@@ -53,7 +53,7 @@ pub fn sweep() {
     let engines = engines();
     let janitor = super::janitor::pid();
     for _ in 0..16 {
-        let orphans: Vec<libc::pid_t> = children()
+        let orphans: Vec<libc::pid_t> = children(std::process::id() as libc::pid_t)
             .into_iter()
             .filter(|pid| !engines.contains(pid) && Some(*pid) != janitor)
             .collect();
@@ -88,16 +88,16 @@ fn reap(pid: libc::pid_t) {
     }
 }
 
-/// The pids whose parent is this process: the children of each of its threads
-/// (`/proc/self/task/TID/children`; an orphan is adopted by one of the subreaper's threads).
-/// Reading the arena's own threads, not every process on the machine, keeps a sweep's cost
-/// the arena's whatever else runs: at the end of a run with 2,048 engines, each of their
-/// sweeps used to read every `/proc/PID/stat` there was.
-fn children() -> Vec<libc::pid_t> {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+/// The children of every thread of the process `pid`, from `/proc/PID/task/TID/children`.
+/// The sweep reads the arena's own (an orphan is adopted by one of the subreaper's threads):
+/// its threads, not every process on the machine, so a sweep costs the same whatever else
+/// runs (at the end of a run with 2,048 engines, each of their sweeps used to read every
+/// `/proc/PID/stat` there was).
+pub(super) fn children(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
-    let mut pids: Vec<libc::pid_t> = tasks
+    tasks
         .flatten()
         .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
         .flat_map(|text| {
@@ -105,8 +105,5 @@ fn children() -> Vec<libc::pid_t> {
                 .filter_map(|p| p.parse().ok())
                 .collect::<Vec<_>>()
         })
-        .collect();
-    pids.sort_unstable();
-    pids.dedup();
-    pids
+        .collect()
 }
