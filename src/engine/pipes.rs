@@ -225,14 +225,24 @@ pub fn watched() -> usize {
 /// A stdout item waiting for room in the queue, in order.
 enum Item {
     Line(Line),
-    /// The last of a run of scored `info` lines (if any was scored), kept once the lines read
-    /// before it are delivered, and while the info log is on the run's scored lines and the
-    /// count of its unscored ones.
-    Report {
-        last: Option<String>,
-        all: Vec<String>,
-        unscored: usize,
-    },
+    /// A run of `info` lines, published once the lines read before it are delivered.
+    Report(InfoRun),
+}
+
+/// A run of `info` lines read in a row: the last scored one (the search report), and while
+/// the info log is on every scored one and the count of the unscored ones.
+#[derive(Default)]
+struct InfoRun {
+    last: Option<String>,
+    all: Vec<String>,
+    unscored: usize,
+}
+
+impl InfoRun {
+    /// The run so far as an item to deliver, if it holds anything; the run starts anew.
+    fn take(&mut self) -> Option<Item> {
+        (self.last.is_some() || self.unscored > 0).then(|| Item::Report(std::mem::take(self)))
+    }
 }
 
 /// Where an engine's stdout goes.
@@ -259,12 +269,8 @@ impl Sink {
     /// Delivers `item`, or gives it back if the queue is full.
     fn deliver(&mut self, item: Item) -> Option<Item> {
         match item {
-            Item::Report {
-                last,
-                all,
-                unscored,
-            } => {
-                self.reports.publish(last, all, unscored);
+            Item::Report(run) => {
+                self.reports.publish(run.last, run.all, run.unscored);
                 None
             }
             Item::Line(line) => match self.tx.try_send(line) {
@@ -339,31 +345,23 @@ impl Pipes {
         let sink = &mut self.sink;
         // Of a run of scored `info` lines only the last is kept: one copy per read at most
         // (and one per line while the info log is on, which also counts the unscored ones).
-        let mut report: Option<String> = None;
+        let mut run = InfoRun::default();
         let logging = sink.reports.logging();
-        let mut all = Vec::new();
-        let mut unscored = 0;
         self.splitter.feed(bytes, |output| match output {
             Output::Report(bytes) => {
-                let kept = report.get_or_insert_with(String::new);
+                let kept = run.last.get_or_insert_with(String::new);
                 kept.clear();
                 kept.push_str(&String::from_utf8_lossy(bytes));
                 if logging {
-                    all.push(kept.clone());
+                    run.all.push(kept.clone());
                 }
             }
-            Output::Unscored => unscored += usize::from(logging),
+            Output::Unscored => run.unscored += usize::from(logging),
             Output::Text(bytes) => {
                 // The run of `info` lines belongs to the search before this line (a
                 // `bestmove` reads it).
-                if report.is_some() || unscored > 0 {
-                    let all = std::mem::take(&mut all);
-                    let unscored = std::mem::take(&mut unscored);
-                    sink.put(Item::Report {
-                        last: report.take(),
-                        all,
-                        unscored,
-                    });
+                if let Some(item) = run.take() {
+                    sink.put(item);
                 }
                 let text = Output::text(bytes);
                 sink.put(Item::Line(Line::Text { text, at }));
@@ -372,12 +370,8 @@ impl Pipes {
                 sink.put(Item::Line(Line::Overlong { at, bestmove }));
             }
         });
-        if report.is_some() || unscored > 0 {
-            sink.put(Item::Report {
-                last: report,
-                all,
-                unscored,
-            });
+        if let Some(item) = run.take() {
+            sink.put(item);
         }
     }
 
