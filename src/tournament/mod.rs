@@ -157,7 +157,7 @@ pub async fn run(
     let mut overhead = Overhead::default();
     let mut flag_latency = crate::report::latency::FlagLatency::default();
     let mut sprt_stop = None;
-    let pairs = progress.sprt_counts_pairs();
+    let pairs = !run.plan.sprt_by_games;
     let sprt_status = |rows: &[GameRow]| {
         run.sprt.as_ref().map(|sprt| {
             let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);

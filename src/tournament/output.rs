@@ -105,13 +105,6 @@ impl Progress {
         self
     }
 
-    /// Whether the SPRT counts pairs (pentanomial) rather than games (trinomial): fastchess
-    /// counts pairs only where each opening is played twice and its own format is printed
-    /// (its `report_penta`, turned off by `-output format=cutechess` and `-games 1`).
-    pub fn sprt_counts_pairs(&self) -> bool {
-        self.board.s.penta
-    }
-
     /// Whether stdout carries another tool's lines (the native summary then goes to stderr).
     pub fn is_compat(&self) -> bool {
         self.board.s.format != OutputFormat::Native

@@ -73,9 +73,11 @@ pub struct RunPlan {
     pub shard: Option<Shard>,
     /// `--sprt` as given (`elo0=0,elo1=5,alpha=0.05,beta=0.05`).
     pub sprt: Option<String>,
-    /// The SPRT counts the games' wins, draws and losses, not pairs of games: each opening is
-    /// played once (`--one-game-per-opening`), or the run prints cutechess's lines, where
-    /// fastchess tests its games so. `stats`, `merge` and report.html test as the run did.
+    /// The SPRT (and the results block) counts the games' wins, draws and losses, not pairs
+    /// of games: each opening is played once (`--one-game-per-opening`), or the run is
+    /// fastchess's with `-output format=cutechess` or `-report penta=false`, where fastchess
+    /// counts games (its `report_penta` off). The run, `stats`, `merge` and report.html all
+    /// read it from here.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sprt_by_games: bool,
     /// `--tb`, `--tb-pieces`: the tables' folders and the most pieces adjudicated.
