@@ -8,75 +8,18 @@
 //! already asked about). A handful of blocked positions cost chasolver millions of
 //! instructions each (its static analysis), a thousand times an ordinary move.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
+use shakmaty::Chess;
 
-use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
-
-/// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
-/// move, the castling rights and the legal en passant square. Equal keys, equal answers.
-/// shakmaty's legal moves are a function of the same four (`legal_memo`).
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(super) struct Key {
-    board: Board,
-    turn: Color,
-    castling: Bitboard,
-    ep: Option<Square>,
-}
-
-impl Key {
-    pub(super) fn of(pos: &Chess) -> Key {
-        Key {
-            board: pos.board().clone(),
-            turn: pos.turn(),
-            castling: pos.castles().castling_rights(),
-            ep: pos.ep_square(EnPassantMode::Legal),
-        }
-    }
-}
+use super::memo::PositionMemo;
 
 /// Forgotten all at once past this many positions (about 10 MB).
 const CAPACITY: usize = 100_000;
 
-type Memo = HashMap<Key, bool, BuildHasherDefault<Mix>>;
-
 /// The process's memo.
 static MEMO: DeadMemo = DeadMemo::new();
 
-/// Answers of the test by position (a `HashMap` cannot be built in a `static`: created on
-/// first use).
-struct DeadMemo(Mutex<Option<Memo>>);
-
-/// A multiply-rotate hash of the key's words (the one rustc uses for its own tables): the
-/// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
-/// from games, not from an adversary.
-#[derive(Default)]
-pub(super) struct Mix(u64);
-
-impl Hasher for Mix {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_u8(&mut self, word: u8) {
-        self.write_u64(u64::from(word));
-    }
-
-    fn write_usize(&mut self, word: usize) {
-        self.write_u64(word as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// Answers of the test by position.
+struct DeadMemo(PositionMemo<bool>);
 
 /// `test(pos)`, remembered: asked once per distinct position while the memo holds it.
 pub fn remembered(pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
@@ -85,28 +28,11 @@ pub fn remembered(pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
 
 impl DeadMemo {
     const fn new() -> DeadMemo {
-        DeadMemo(Mutex::new(None))
+        DeadMemo(PositionMemo::new(CAPACITY))
     }
 
     fn remembered(&self, pos: &Chess, test: impl FnOnce(&Chess) -> bool) -> bool {
-        let key = Key::of(pos);
-        if let Some(&dead) = self.lock().as_ref().and_then(|memo| memo.get(&key)) {
-            return dead;
-        }
-        // Asked without the lock: another game's thread never waits for this test.
-        let dead = test(pos);
-        let mut memo = self.lock();
-        let memo = memo.get_or_insert_with(Memo::default);
-        if memo.len() >= CAPACITY {
-            memo.clear();
-        }
-        memo.insert(key, dead);
-        dead
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Memo>> {
-        // The memo holds only finished answers: a thread that panicked left it consistent.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.read(pos, test, |&dead| dead)
     }
 }
 

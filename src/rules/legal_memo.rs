@@ -5,29 +5,23 @@
 //! stalemate tests and the next move's check). A finished game is ruled again from its
 //! events: once under its own ruleset (the invariant that it gets the same ruling), and, for
 //! the games `report.html` shows, under every ruleset: seven times the same positions. The
-//! moves are a pure function of the position (`dead_memo::Key`: the pieces, the side to
+//! moves are a pure function of the position (`memo::Key`: the pieces, the side to
 //! move, the castling rights and the legal en passant square), so remembering them changes no
 //! ruling; a re-ruling copies them instead of generating them again.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-use std::sync::Mutex;
-
 use shakmaty::{Chess, Move, Position};
 
-use super::dead_memo::{Key, Mix};
+use super::memo::PositionMemo;
 
 /// Forgotten all at once past this many positions (a few MB: a position holds about 30
 /// moves): the games being played and the one being ruled again fit many times over.
 const CAPACITY: usize = 16_384;
 
-type Memo = HashMap<Key, Box<[Move]>, BuildHasherDefault<Mix>>;
-
 /// The process's memo.
 static MEMO: LegalMemo = LegalMemo::new();
 
-/// Legal moves by position (created on first use).
-struct LegalMemo(Mutex<Option<Memo>>);
+/// Legal moves by position.
+struct LegalMemo(PositionMemo<Box<[Move]>>);
 
 /// Appends `pos`'s legal moves to `out`, in shakmaty's order, generated once per distinct
 /// position while the memo holds it.
@@ -37,7 +31,7 @@ pub fn legal_moves(pos: &Chess, out: &mut Vec<Move>) {
 
 impl LegalMemo {
     const fn new() -> LegalMemo {
-        LegalMemo(Mutex::new(None))
+        LegalMemo(PositionMemo::new(CAPACITY))
     }
 
     fn legal_moves(
@@ -46,24 +40,8 @@ impl LegalMemo {
         out: &mut Vec<Move>,
         generate: impl FnOnce(&Chess) -> Box<[Move]>,
     ) {
-        let key = Key::of(pos);
-        if let Some(moves) = self.lock().as_ref().and_then(|memo| memo.get(&key)) {
-            out.extend_from_slice(moves);
-            return;
-        }
-        let moves = generate(pos);
-        out.extend_from_slice(&moves);
-        let mut memo = self.lock();
-        let memo = memo.get_or_insert_with(Memo::default);
-        if memo.len() >= CAPACITY {
-            memo.clear();
-        }
-        memo.insert(key, moves);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Memo>> {
-        // The memo holds only finished lists: a thread that panicked left it consistent.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.0
+            .read(pos, generate, |moves| out.extend_from_slice(moves));
     }
 }
 

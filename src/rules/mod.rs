@@ -5,6 +5,7 @@ mod dead_memo;
 pub mod illegal;
 mod legal_memo;
 mod material;
+mod memo;
 mod referee;
 #[cfg(test)]
 mod referee_tests;

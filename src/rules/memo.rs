@@ -1,0 +1,108 @@
+//! A memo by position, shared by every game and every re-ruling in the process: the
+//! mechanism behind the dead-position memo (`dead_memo`) and the legal-move memo
+//! (`legal_memo`). What it remembers must be a pure function of the position's [`Key`], so
+//! remembering it changes no ruling.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Mutex, MutexGuard};
+
+use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
+
+/// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
+/// move, the castling rights and the legal en passant square. Equal keys, equal answers;
+/// shakmaty's legal moves are a function of the same four.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    board: Board,
+    turn: Color,
+    castling: Bitboard,
+    ep: Option<Square>,
+}
+
+impl Key {
+    fn of(pos: &Chess) -> Key {
+        Key {
+            board: pos.board().clone(),
+            turn: pos.turn(),
+            castling: pos.castles().castling_rights(),
+            ep: pos.ep_square(EnPassantMode::Legal),
+        }
+    }
+}
+
+/// A multiply-rotate hash of the key's words (the one rustc uses for its own tables): the
+/// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
+/// from games, not from an adversary.
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u8(&mut self, word: u8) {
+        self.write_u64(u64::from(word));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map<V> = HashMap<Key, V, BuildHasherDefault<Mix>>;
+
+/// Values by position, forgotten all at once past `capacity` positions (a `HashMap` cannot be
+/// built in a `static`: created on first use).
+pub(super) struct PositionMemo<V> {
+    map: Mutex<Option<Map<V>>>,
+    capacity: usize,
+}
+
+impl<V> PositionMemo<V> {
+    pub(super) const fn new(capacity: usize) -> PositionMemo<V> {
+        PositionMemo {
+            map: Mutex::new(None),
+            capacity,
+        }
+    }
+
+    /// `pos`'s value, as `read` reads it: `make(pos)` once per distinct position while the
+    /// memo holds it. `make` runs without the lock: another game's thread never waits for it.
+    pub(super) fn read<R>(
+        &self,
+        pos: &Chess,
+        make: impl FnOnce(&Chess) -> V,
+        read: impl FnOnce(&V) -> R,
+    ) -> R {
+        let key = Key::of(pos);
+        if let Some(value) = self.lock().as_ref().and_then(|map| map.get(&key)) {
+            return read(value);
+        }
+        let value = make(pos);
+        let answer = read(&value);
+        let mut map = self.lock();
+        let map = map.get_or_insert_with(Map::default);
+        if map.len() >= self.capacity {
+            map.clear();
+        }
+        map.insert(key, value);
+        answer
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Map<V>>> {
+        // The memo holds only finished values: a thread that panicked left it consistent.
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
