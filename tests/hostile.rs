@@ -329,6 +329,18 @@ fn script(s: &Scratch, name: &str, body: &str) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The engine `name`, the script `body`, in engines.toml beside the built-in engines.
+fn script_engine(s: &Scratch, name: &str, body: &str) {
+    script(s, name, body);
+    s.write(
+        "engines.toml",
+        &format!(
+            "{ENGINES}[engines.{name}]\ncmd = \"{}\"\n",
+            s.path(name).display()
+        ),
+    );
+}
+
 /// Whether a spreadsheet would take `cell` for a formula (OWASP's list of starts), a plain
 /// number aside.
 fn formula_like(cell: &str) -> bool {
@@ -495,19 +507,12 @@ fn a_control_character_in_an_engine_name_is_refused_from_every_path() {
     assert!(line.contains("esc.epd:1"), "{line}");
     assert!(!s.path("o2").exists());
     // The `id name` an engine reports.
-    script(
+    script_engine(
         &s,
         "evil",
         "while read -r line; do case \"$line\" in\n\
          uci) printf 'id name evil\\033]0;pwned\\007\\nuciok\\n';;\n\
          isready) echo readyok;;\n quit) exit 0;;\n esac; done",
-    );
-    s.write(
-        "engines.toml",
-        &format!(
-            "{ENGINES}[engines.evil]\ncmd = \"{}\"\n",
-            s.path("evil").display()
-        ),
     );
     let out = run_bounded(&s, &["check", "evil"]);
     let all = stderr(&out) + &stdout(&out);
@@ -521,19 +526,12 @@ fn a_control_character_in_an_engine_name_is_refused_from_every_path() {
 /// leave its process group, one still its child (`setsid sleep`, holding the engine's pipes),
 /// one orphaned at once (by a subshell that exits).
 fn escaper(s: &Scratch) {
-    script(
+    script_engine(
         s,
         "escaper",
         &format!(
             "setsid sleep 300 &\n(setsid sleep 301 </dev/null >/dev/null 2>&1 &)\n\
              exec '{BIN}' engine random"
-        ),
-    );
-    s.write(
-        "engines.toml",
-        &format!(
-            "{ENGINES}[engines.escaper]\ncmd = \"{}\"\n",
-            s.path("escaper").display()
         ),
     );
 }
@@ -597,19 +595,12 @@ fn an_orphan_without_the_run_s_mark_is_swept_by_the_arena() {
     let s = Scratch::new("orphan-unmarked");
     // A duration no other process sleeps: the test finds its orphan by it.
     let nap = format!("3{:06}.5", std::process::id() % 1_000_000);
-    script(
+    script_engine(
         &s,
         "leaver",
         &format!(
             "(setsid env -i sleep {nap} </dev/null >/dev/null 2>&1 &)\n\
              exec '{BIN}' engine random"
-        ),
-    );
-    s.write(
-        "engines.toml",
-        &format!(
-            "{ENGINES}[engines.leaver]\ncmd = \"{}\"\n",
-            s.path("leaver").display()
         ),
     );
     let out = run_bounded(
@@ -738,7 +729,7 @@ fn a_full_disk_at_the_start_leaves_the_folder_resumable_or_absent() {
 #[test]
 fn a_bestmove_line_over_the_limit_is_ruled_as_such_not_as_a_stall() {
     let s = Scratch::new("huge-bestmove");
-    script(
+    script_engine(
         &s,
         "huge",
         "while read -r line; do case \"$line\" in\n\
@@ -746,13 +737,6 @@ fn a_bestmove_line_over_the_limit_is_ruled_as_such_not_as_a_stall() {
          isready) echo readyok;;\n\
          go*) printf 'bestmove '; head -c 10000000 /dev/zero | tr '\\0' a; echo;;\n\
          quit) exit 0;;\n esac; done",
-    );
-    s.write(
-        "engines.toml",
-        &format!(
-            "{ENGINES}[engines.huge]\ncmd = \"{}\"\n",
-            s.path("huge").display()
-        ),
     );
     let out = run_bounded(
         &s,
