@@ -236,11 +236,11 @@ pub fn spawn(
     }
     // The run's mark, for the janitor to find what leaves the group should the arena die.
     janitor::mark(&mut command);
-    let mut engines = reaper::engines();
+    let spawning = reaper::spawning();
     let mut child = command.spawn()?;
-    engines.push(child.id() as libc::pid_t);
+    spawning.register(child.id() as libc::pid_t);
     janitor::watch(child.id() as libc::pid_t);
-    drop(engines);
+    drop(spawning);
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
@@ -433,8 +433,10 @@ impl Process {
         }
         reaper::gone(child.id() as libc::pid_t);
         self.child = None;
-        // What left the group is killed and reaped off the runtime (it reads /proc).
-        let _ = tokio::task::spawn_blocking(reaper::sweep).await;
+        // What left the group is killed and reaped off the runtime (it reads /proc), by a
+        // sweep that starts after this kill (one sweep serves every kill that waited for it).
+        let ticket = reaper::ticket();
+        let _ = tokio::task::spawn_blocking(move || reaper::sweep_since(ticket)).await;
     }
 }
 
