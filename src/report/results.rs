@@ -47,7 +47,7 @@ impl Rendered {
 /// count of `benches/overhead.py --only instructions` finds the record's JSON under this name.
 #[inline(never)]
 fn events_line(record: &GameRecord) -> anyhow::Result<String> {
-    let mut json = serde_json::to_string(record).context("cannot serialise the game record")?;
+    let mut json = super::events_json::line(record).context("cannot serialise the game record")?;
     json.push('\n');
     Ok(json)
 }
