@@ -20,10 +20,9 @@ pub fn digits(mut n: u64, buf: &mut [u8; MAX_DIGITS]) -> &[u8] {
 
 /// Appends `n` in decimal to `out`.
 pub fn push(out: &mut String, n: u64) {
-    let mut buf = [0u8; MAX_DIGITS];
-    // One push of the ASCII digits, not one `char` push each (a `char` push costs a UTF-8
-    // encoding and a capacity check).
-    out.push_str(std::str::from_utf8(digits(n, &mut buf)).expect("ASCII digits"));
+    // itoa writes two digits a step from a table, and hands back a `str` that needs no UTF-8
+    // check (a `char` push a digit cost about 200 instructions a number under callgrind).
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 #[cfg(test)]

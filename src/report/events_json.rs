@@ -212,16 +212,9 @@ impl<'o> Fields<'o> {
     }
 }
 
-/// A whole number as serde_json writes it.
+/// A whole number as serde_json writes it (serde_json uses itoa too).
 fn push_int(out: &mut String, n: impl Into<i128>) {
-    let n: i128 = n.into();
-    if n < 0 {
-        out.push('-');
-    }
-    match u64::try_from(n.unsigned_abs()) {
-        Ok(n) => crate::decimal::push(out, n),
-        Err(_) => out.push_str(&n.unsigned_abs().to_string()),
-    }
+    out.push_str(itoa::Buffer::new().format(n.into()));
 }
 
 /// A JSON string as serde_json escapes it: `"` and `\` with a backslash, the control

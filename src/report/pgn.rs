@@ -192,7 +192,9 @@ fn push_move(
 ) {
     push_notes(atoms, notes);
     push_number(atoms, p, side);
-    atoms.push(san_plus(p, m).to_string());
+    let mut san = String::with_capacity(8);
+    san_plus(p, m).append_to_string(&mut san);
+    atoms.push(san);
     push_clocks(atoms, clock_us, think_us);
 }
 
@@ -224,11 +226,13 @@ fn push_notes(atoms: &mut Vec<String>, notes: &mut Vec<Note>) {
 
 /// `12.` or `12...`: a black move always carries its number, since it follows a comment.
 fn push_number(atoms: &mut Vec<String>, p: &Chess, side: Side) {
-    let number = p.fullmoves().get();
-    atoms.push(match side {
-        Side::White => format!("{number}."),
-        Side::Black => format!("{number}..."),
+    let mut text = String::with_capacity(8);
+    crate::decimal::push(&mut text, u64::from(p.fullmoves().get()));
+    text.push_str(match side {
+        Side::White => ".",
+        Side::Black => "...",
     });
+    atoms.push(text);
 }
 
 /// The clock comment after a move, as one atom so that no line starts inside it.
