@@ -6,9 +6,10 @@
 //! adopted by init and outlive the run. So the arena makes itself a child subreaper (Linux,
 //! `PR_SET_CHILD_SUBREAPER`): an orphan among an engine's descendants becomes the arena's
 //! child. The arena's only children are its engines and the janitor; any other child is such
-//! an orphan, and [`sweep`] kills it (its group too) and reaps it. The sweep runs after each
-//! engine is killed (it also reaps the killed group's members, zombies adopted the same way)
-//! and once more as the arena exits. Were the arena killed with SIGKILL, the janitor kills
+//! an orphan, and [`sweep`] kills it (its group too) and reaps it. A sweep runs after each
+//! engine is killed (it also reaps the killed group's members, zombies adopted the same way;
+//! the kills that wait while a sweep runs share the next one) and once more as the arena
+//! exits. Were the arena killed with SIGKILL, the janitor kills
 //! what carries the run's mark in its environment (see `janitor`).
 
 use std::collections::HashSet;
