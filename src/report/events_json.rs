@@ -2,8 +2,9 @@
 //! the two events every move records (`go` and `move`) written straight into the line. serde
 //! writes each key and each string through `serde_json`'s escaper and its writer, several
 //! calls a key; those two events were three quarters of the line's cost (about 4,000
-//! instructions a move, `benches/overhead.py --only instructions`). Every other event, and the
-//! record's fields before its events, still go through serde.
+//! instructions a move, `benches/overhead.py --only instructions`). Every other event, the
+//! record's fields before its events and the move's text still go through serde_json, into
+//! the same buffer.
 
 use serde::Serialize;
 
@@ -11,19 +12,19 @@ use crate::event::{CpuUse, Event, GameRecord, OpeningRecord, Score, SearchInfo, 
 use crate::rules::Ruleset;
 use crate::timecontrol::TimeControl;
 
-/// `serde_json::to_string(record)`, newline not included.
-pub fn line(record: &GameRecord) -> serde_json::Result<String> {
-    let mut out = serde_json::to_string(&Head::of(record))?;
-    out.reserve(record.events.len() * 96 + 16);
+/// `serde_json::to_vec(record)`, newline not included.
+pub fn line(record: &GameRecord) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(256 + record.events.len() * 96);
+    serde_json::to_writer(&mut out, &Head::of(record))?;
     out.pop(); // the head's closing brace: the events follow as its last field
-    out.push_str(",\"events\":[");
+    out.extend_from_slice(b",\"events\":[");
     for (i, event) in record.events.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
         push_event(&mut out, event)?;
     }
-    out.push_str("]}");
+    out.extend_from_slice(b"]}");
     Ok(out)
 }
 
@@ -77,7 +78,7 @@ impl Head<'_> {
     }
 }
 
-fn push_event(out: &mut String, event: &Event) -> serde_json::Result<()> {
+fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
     match event {
         Event::Go {
             t_us,
@@ -85,15 +86,15 @@ fn push_event(out: &mut String, event: &Event) -> serde_json::Result<()> {
             clock_us,
             ponderhit,
         } => {
-            out.push_str("{\"event\":\"go\",\"t_us\":");
+            out.extend_from_slice(b"{\"event\":\"go\",\"t_us\":");
             push_int(out, *t_us);
             push_side(out, *side);
-            out.push_str(",\"clock_us\":");
+            out.extend_from_slice(b",\"clock_us\":");
             push_int(out, *clock_us);
             if *ponderhit {
-                out.push_str(",\"ponderhit\":true");
+                out.extend_from_slice(b",\"ponderhit\":true");
             }
-            out.push('}');
+            out.push(b'}');
         }
         Event::Move {
             t_us,
@@ -103,35 +104,35 @@ fn push_event(out: &mut String, event: &Event) -> serde_json::Result<()> {
             clock_us,
             info,
         } => {
-            out.push_str("{\"event\":\"move\",\"t_us\":");
+            out.extend_from_slice(b"{\"event\":\"move\",\"t_us\":");
             push_int(out, *t_us);
             push_side(out, *side);
-            out.push_str(",\"uci\":");
-            push_string(out, uci);
-            out.push_str(",\"think_us\":");
+            out.extend_from_slice(b",\"uci\":");
+            serde_json::to_writer(&mut *out, uci)?;
+            out.extend_from_slice(b",\"think_us\":");
             push_int(out, *think_us);
-            out.push_str(",\"clock_us\":");
+            out.extend_from_slice(b",\"clock_us\":");
             push_int(out, *clock_us);
             if *info != SearchInfo::default() {
-                out.push_str(",\"info\":");
+                out.extend_from_slice(b",\"info\":");
                 push_info(out, info);
             }
-            out.push('}');
+            out.push(b'}');
         }
-        other => out.push_str(&serde_json::to_string(other)?),
+        other => serde_json::to_writer(&mut *out, other)?,
     }
     Ok(())
 }
 
-fn push_side(out: &mut String, side: Side) {
-    out.push_str(match side {
-        Side::White => ",\"side\":\"white\"",
-        Side::Black => ",\"side\":\"black\"",
+fn push_side(out: &mut Vec<u8>, side: Side) {
+    out.extend_from_slice(match side {
+        Side::White => b",\"side\":\"white\"",
+        Side::Black => b",\"side\":\"black\"",
     });
 }
 
 /// `SearchInfo` as serde writes it: only the fields that are present, in its order.
-fn push_info(out: &mut String, info: &SearchInfo) {
+fn push_info(out: &mut Vec<u8>, info: &SearchInfo) {
     let SearchInfo {
         score,
         depth,
@@ -142,13 +143,13 @@ fn push_info(out: &mut String, info: &SearchInfo) {
     } = info;
     let mut fields = Fields::new(out);
     if let Some(score) = score {
-        let (key, value) = match score {
-            Score::Cp(cp) => ("{\"cp\":", cp),
-            Score::Mate(n) => ("{\"mate\":", n),
+        let (key, value): (&[u8], _) = match score {
+            Score::Cp(cp) => (b"{\"cp\":", cp),
+            Score::Mate(n) => (b"{\"mate\":", n),
         };
-        fields.key("score").push_str(key);
-        push_int(fields.out, i64::from(*value));
-        fields.out.push('}');
+        fields.key("score").extend_from_slice(key);
+        push_int(fields.out, *value);
+        fields.out.push(b'}');
     }
     fields.number("depth", depth.map(i128::from));
     fields.number("nodes", nodes.map(i128::from));
@@ -161,7 +162,7 @@ fn push_info(out: &mut String, info: &SearchInfo) {
     fields.close();
 }
 
-fn push_cpu(out: &mut String, cpu: &CpuUse) {
+fn push_cpu(out: &mut Vec<u8>, cpu: &CpuUse) {
     let CpuUse {
         run_us,
         wait_us,
@@ -178,25 +179,25 @@ fn push_cpu(out: &mut String, cpu: &CpuUse) {
 
 /// A JSON object written field by field, commas between.
 struct Fields<'o> {
-    out: &'o mut String,
+    out: &'o mut Vec<u8>,
     first: bool,
 }
 
 impl<'o> Fields<'o> {
-    fn new(out: &'o mut String) -> Fields<'o> {
-        out.push('{');
+    fn new(out: &'o mut Vec<u8>) -> Fields<'o> {
+        out.push(b'{');
         Fields { out, first: true }
     }
 
     /// Writes `"name":` (after a comma unless it is the first field); the value follows.
-    fn key(&mut self, name: &str) -> &mut String {
+    fn key(&mut self, name: &str) -> &mut Vec<u8> {
         if !self.first {
-            self.out.push(',');
+            self.out.push(b',');
         }
         self.first = false;
-        self.out.push('"');
-        self.out.push_str(name);
-        self.out.push_str("\":");
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"\":");
         self.out
     }
 
@@ -208,46 +209,13 @@ impl<'o> Fields<'o> {
     }
 
     fn close(self) {
-        self.out.push('}');
+        self.out.push(b'}');
     }
 }
 
 /// A whole number as serde_json writes it (serde_json uses itoa too).
-fn push_int(out: &mut String, n: impl Into<i128>) {
-    out.push_str(itoa::Buffer::new().format(n.into()));
-}
-
-/// A JSON string as serde_json escapes it: `"` and `\` with a backslash, the control
-/// characters that have a short escape with it, every other control character as `\u00XX` in
-/// lowercase hexadecimal; everything else as it is.
-fn push_string(out: &mut String, s: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, byte) in s.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
+fn push_int(out: &mut Vec<u8>, n: impl Into<i128>) {
+    out.extend_from_slice(itoa::Buffer::new().format(n.into()).as_bytes());
 }
 
 #[cfg(test)]
@@ -364,22 +332,25 @@ mod tests {
                 black_clock_us: number(&mut rng),
             });
             let record = record(events);
-            assert_eq!(
-                line(&record).unwrap(),
-                serde_json::to_string(&record).unwrap()
-            );
+            assert_eq!(line(&record).unwrap(), serde_json::to_vec(&record).unwrap());
         }
         assert_eq!(
             line(&record(vec![])).unwrap(),
-            serde_json::to_string(&record(vec![])).unwrap()
+            serde_json::to_vec(&record(vec![])).unwrap()
         );
     }
 
     #[test]
     fn every_control_character_is_escaped_as_serde_escapes_it() {
         let all: String = (0u8..0x80).map(char::from).collect();
-        let mut ours = String::new();
-        push_string(&mut ours, &all);
-        assert_eq!(ours, serde_json::to_string(&all).unwrap());
+        let record = record(vec![Event::Move {
+            t_us: 1,
+            side: Side::White,
+            uci: all,
+            think_us: 1,
+            clock_us: 1,
+            info: SearchInfo::default(),
+        }]);
+        assert_eq!(line(&record).unwrap(), serde_json::to_vec(&record).unwrap());
     }
 }

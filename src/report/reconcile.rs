@@ -302,7 +302,7 @@ impl Rewrite {
     }
 
     fn write(&mut self, game: &Rendered) -> anyhow::Result<()> {
-        self.put(0, game.json.as_bytes())?;
+        self.put(0, &game.json)?;
         self.put(1, game.pgn.as_bytes())?;
         self.pgn_len += game.pgn.len() as u64;
         self.put(2, &game.csv)

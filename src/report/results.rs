@@ -25,7 +25,7 @@ pub struct Rendered {
     pub row: GameRow,
     pub pgn: String,
     /// The `events.jsonl` line and the `games.csv` line, newlines included.
-    pub(super) json: String,
+    pub(super) json: Vec<u8>,
     pub(super) csv: Vec<u8>,
 }
 
@@ -46,9 +46,9 @@ impl Rendered {
 /// A game's line of `events.jsonl`, newline included. Never inlined, so that the instruction
 /// count of `benches/overhead.py --only instructions` finds the record's JSON under this name.
 #[inline(never)]
-fn events_line(record: &GameRecord) -> anyhow::Result<String> {
+fn events_line(record: &GameRecord) -> anyhow::Result<Vec<u8>> {
     let mut json = super::events_json::line(record).context("cannot serialise the game record")?;
-    json.push('\n');
+    json.push(b'\n');
     Ok(json)
 }
 
@@ -126,7 +126,7 @@ impl ResultsDir {
     /// Appends a game already rendered to every file of the folder.
     pub fn write(&mut self, rendered: &Rendered) -> anyhow::Result<()> {
         for (file, name, bytes) in [
-            (&mut self.jsonl, EVENTS_JSONL, rendered.json.as_bytes()),
+            (&mut self.jsonl, EVENTS_JSONL, rendered.json.as_slice()),
             (&mut self.pgn, GAMES_PGN, rendered.pgn.as_bytes()),
             (&mut self.csv, GAMES_CSV, rendered.csv.as_slice()),
         ] {
