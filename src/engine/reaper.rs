@@ -9,8 +9,8 @@
 //! an orphan, and [`sweep`] kills it (its group too) and reaps it. A sweep runs after each
 //! engine is killed (it also reaps the killed group's members, zombies adopted the same way;
 //! the kills that wait while a sweep runs share the next one) and once more as the arena
-//! exits. Were the arena killed with SIGKILL, the janitor kills
-//! what carries the run's mark in its environment (see `janitor`).
+//! exits. Were the arena killed with SIGKILL, the janitor kills what carries the run's mark
+//! in its environment (see `janitor`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,7 +46,9 @@ pub fn enable() {
 /// Held across an engine's spawn: its pid goes on the list with [`Spawning::register`]
 /// before the guard is dropped, so that a sweep never takes a child just forked for its
 /// orphan.
-pub struct Spawning(#[allow(dead_code)] RwLockReadGuard<'static, ()>);
+pub struct Spawning {
+    _held: RwLockReadGuard<'static, ()>,
+}
 
 impl Spawning {
     /// The engine `pid` is alive: on the list.
@@ -57,7 +59,9 @@ impl Spawning {
 
 /// Taken before an engine is forked (see [`Spawning`]).
 pub fn spawning() -> Spawning {
-    Spawning(SPAWNING.read().unwrap_or_else(|e| e.into_inner()))
+    Spawning {
+        _held: SPAWNING.read().unwrap_or_else(|e| e.into_inner()),
+    }
 }
 
 fn engines() -> MutexGuard<'static, Vec<libc::pid_t>> {
