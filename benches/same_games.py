@@ -7,10 +7,10 @@ For checking that a change to the arena changed no result: run the same seeded g
 build before and the build after (engines whose moves do not depend on time: the built-in
 `random`/`instant` engines, Stockfish with --nodes), then compare. Compared, game by game (a
 run with concurrency above 1 writes games in the order they finish): events.jsonl without its
-times (every key ending in _us or _ms, `started`, the instants a `detail` text quotes), games.pgn without its comments (the clock
-times) and date and time tags, games.csv without its time columns, its CPU-starvation columns
-(what the machine gave, not what was played) and with the times of its `injected` column
-dropped. Exit 0 when all three are the same, 1 otherwise.
+times (every key ending in _us or _ms, `started`, the instants a `detail` text quotes),
+games.pgn without its comments (the clock times) and date and time tags, games.csv without its
+time columns, its CPU-starvation columns (what the machine gave, not what was played) and with
+the times of its `injected` column dropped. Exit 0 when all three are the same, 1 otherwise.
 """
 import csv
 import json
