@@ -141,3 +141,55 @@ fn engines_started_and_killed_leave_no_open_file() {
         );
     });
 }
+
+/// A game with a thread of its own (a lane: `--concurrency` at most the cores) reads its
+/// engines on that thread: the I/O thread holds none of them, a move comes through stamped
+/// between the `go` and the reading of it, and engines started and killed (or dropped) 300
+/// times leave the open files where they were.
+#[test]
+fn engines_read_on_the_game_s_own_thread_leave_no_open_file() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let config = instant();
+    let lane = std::thread::spawn(move || {
+        engine::read_on_this_thread();
+        runtime().block_on(async {
+            let mut first = Engine::start(&config, patient()).await.unwrap();
+            engine::settle_pipes();
+            assert_eq!(engine::engines_watched(), 0, "the I/O thread holds it");
+            let sent = first.go("position startpos", "go movetime 1").await.unwrap();
+            let far = tokio::time::Instant::now() + Duration::from_secs(300);
+            match first.bestmove(far).await {
+                engine::Reply::BestMove { text, at, .. } => {
+                    assert!(!text.is_empty());
+                    assert!(at >= sent && at <= tokio::time::Instant::now());
+                }
+                other => panic!("no move: {other:?}"),
+            }
+            first.kill().await;
+            // The first engine opens what stays open for the run.
+            let files = count("/proc/self/fd");
+            for round in 0..300 {
+                let engine = Engine::start(&config, patient()).await.unwrap();
+                if round % 2 == 0 {
+                    engine.kill().await;
+                } else {
+                    drop(engine);
+                }
+            }
+            assert_eq!(engine::engines_watched(), 0);
+            // A dropped engine's reader ends when the runtime next runs it.
+            for _ in 0..1000 {
+                if count("/proc/self/fd") <= files {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(
+                count("/proc/self/fd"),
+                files,
+                "open files after 300 engines"
+            );
+        });
+    });
+    lane.join().unwrap();
+}

@@ -20,7 +20,7 @@ use tokio::time::{sleep_until, Instant};
 use crate::event::SearchInfo;
 use crate::settings::{EngineConfig, Launch};
 pub use lines::MAX_LINE;
-pub use pipes::{settle as settle_pipes, watched as engines_watched};
+pub use pipes::{read_on_this_thread, settle as settle_pipes, watched as engines_watched};
 use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process, SearchLines};
 pub use resources::{Shortage, FILES_PER_ENGINE, THREADS_PER_ENGINE};

@@ -1,5 +1,6 @@
 //! One thread reads every engine's stdout and stderr, however many engines run: the arena's
-//! threads do not grow with its engines.
+//! threads do not grow with its engines. (A game that has a thread of its own reads its
+//! engines on that thread instead: `direct`.)
 //!
 //! The pipes are non-blocking and registered with one epoll set when the engine is spawned.
 //! Each `epoll_wait` hands the thread every pipe that has output, and each of those is read
@@ -25,6 +26,10 @@ use tokio::time::Instant;
 
 use super::lines::{Output, Splitter};
 use super::process::{Line, Reports, StderrTail, LINE_QUEUE};
+
+mod direct;
+
+pub use direct::read_on_this_thread;
 
 /// The epoll data of the thread's own wake-up eventfd (engines' are `token << 1 | stderr`).
 const WAKE: u64 = u64::MAX;
@@ -128,14 +133,31 @@ impl Shared {
 }
 
 /// The game's side of an engine's pipes: dropping it closes them.
-pub struct Watch {
+pub enum Watch {
+    /// Read by the I/O thread.
+    Thread(ThreadWatch),
+    /// Read by a task on the game's own thread (`direct`); held for its `Drop`.
+    Task { _reader: direct::TaskWatch },
+}
+
+impl Watch {
+    /// The game has taken a line; `queued` counts those left.
+    pub fn taken(&self, queued: impl FnOnce() -> usize) {
+        if let Watch::Thread(watch) = self {
+            watch.taken(queued);
+        }
+    }
+}
+
+/// An engine's pipes as the I/O thread holds them, seen from the game.
+pub struct ThreadWatch {
     token: u64,
     /// The thread stopped reading the engine because its queue was full.
     paused: Arc<AtomicBool>,
     shared: &'static Shared,
 }
 
-impl Watch {
+impl ThreadWatch {
     /// The game has taken a line; `queued` counts those left. Once the queue is half empty,
     /// a paused engine is read again (half: a flood costs a wake-up per half queue, not per
     /// line).
@@ -149,7 +171,7 @@ impl Watch {
     }
 }
 
-impl Drop for Watch {
+impl Drop for ThreadWatch {
     fn drop(&mut self) {
         self.shared.request(Request::Close(self.token));
     }
@@ -164,7 +186,6 @@ pub(super) fn watch(
     reports: Reports,
     tail: StderrTail,
 ) -> io::Result<Watch> {
-    let shared = shared()?;
     for fd in [&stdout, &stderr] {
         // SAFETY: fcntl on descriptors this function owns.
         unsafe {
@@ -176,9 +197,7 @@ pub(super) fn watch(
             ))?;
         }
     }
-    let token = shared.next_token.fetch_add(1, Ordering::Relaxed);
     let paused = Arc::new(AtomicBool::new(false));
-    let (out, err) = (stdout.as_raw_fd(), stderr.as_raw_fd());
     let pipes = Pipes {
         stdout: Some(stdout),
         stderr: Some(stderr),
@@ -193,17 +212,26 @@ pub(super) fn watch(
         paused: Arc::clone(&paused),
         tail,
     };
+    if direct::on_this_thread() {
+        return direct::watch(pipes).map(|reader| Watch::Task { _reader: reader });
+    }
+    let shared = shared()?;
+    let token = shared.next_token.fetch_add(1, Ordering::Relaxed);
+    let (out, err) = (
+        pipes.stdout.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+        pipes.stderr.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+    );
     // The thread owns the pipes from here; they are in its table before it can see them
     // ready, or it skips them until they are (they stay ready: level-triggered).
     shared.request(Request::Watch(Box::new(pipes), token));
-    let watch = Watch {
+    let watch = ThreadWatch {
         token,
         paused,
         shared,
     };
     control(&shared.epoll, libc::EPOLL_CTL_ADD, out, token << 1)?;
     control(&shared.epoll, libc::EPOLL_CTL_ADD, err, token << 1 | 1)?;
-    Ok(watch)
+    Ok(Watch::Thread(watch))
 }
 
 /// Waits until the I/O thread has carried out every request made before (tests: the pipes

@@ -1,0 +1,124 @@
+//! An engine read on the game's own thread: where a lane of the tournament plays one game
+//! (`tournament::lanes`), its engines' pipes are read by a task on that lane, so a move wakes
+//! one thread, not the I/O thread and then the game's.
+//!
+//! The stamp is as exact as the I/O thread's: the lane has nothing else to do while its
+//! engines think, so the task reads a line as soon as the kernel wakes the lane, and stamps it
+//! the instant `read` returns. A flood stays on the flooding engine's own lane: the task reads
+//! 64 KiB at a time and waits for room in the line queue, so the engine blocks on its pipe.
+
+use std::cell::Cell;
+use std::io;
+use std::os::fd::OwnedFd;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::{read, Item, Pipes, READ};
+use crate::engine::process::{Line, StderrTail};
+
+thread_local! {
+    static DIRECT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Engines started on this thread from now on are read by a task on its runtime, not by the
+/// I/O thread. For a thread that runs one game at a time on a single-threaded runtime.
+pub fn read_on_this_thread() {
+    DIRECT.with(|direct| direct.set(true));
+}
+
+pub(super) fn on_this_thread() -> bool {
+    DIRECT.with(Cell::get)
+}
+
+/// The game's side of a task reading an engine: dropping it ends the task and closes the pipes.
+pub struct TaskWatch {
+    task: JoinHandle<()>,
+    tail: StderrTail,
+}
+
+impl Drop for TaskWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+        self.tail.lock().unwrap_or_else(|e| e.into_inner()).close();
+    }
+}
+
+/// Starts the task that reads `pipes` on the current runtime.
+pub(super) fn watch(mut pipes: Pipes) -> io::Result<TaskWatch> {
+    let stdout = pipes.stdout.take().expect("stdout");
+    let stderr = pipes.stderr.take().expect("stderr");
+    let stdout = register(stdout)?;
+    let stderr = register(stderr)?;
+    let tail = std::sync::Arc::clone(&pipes.tail);
+    let task = tokio::spawn(read_engine(pipes, stdout, stderr));
+    Ok(TaskWatch { task, tail })
+}
+
+fn register(fd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
+    // SAFETY: an `OwnedFd` is open and stays the same descriptor until the `AsyncFd` drops it.
+    unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.map_err(io::Error::from)
+}
+
+/// Reads both pipes to their end (or until the game drops its side).
+async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd<OwnedFd>) {
+    let mut buf = vec![0u8; READ];
+    let (mut out_open, mut err_open) = (true, true);
+    while out_open || err_open {
+        tokio::select! {
+            ready = stdout.readable(), if out_open => {
+                let Ok(mut ready) = ready else {
+                    out_open = false;
+                    continue;
+                };
+                let Some(n) = read(ready.get_inner(), &mut buf) else {
+                    ready.clear_ready();
+                    continue;
+                };
+                let at = Instant::now();
+                // A read shorter than asked for emptied the pipe: the next write wakes the
+                // runtime again (an epoll edge).
+                if n < buf.len() {
+                    ready.clear_ready();
+                }
+                if n == 0 {
+                    pipes.sink.put(Item::Line(Line::Eof { at }));
+                    out_open = false;
+                } else {
+                    pipes.split(&buf[..n], at);
+                }
+                // Backpressure: the engine waits on its pipe while the game's queue is full.
+                while !pipes.sink.flush() {
+                    if pipes.sink.tx.reserve().await.is_err() {
+                        pipes.sink.gone = true;
+                    }
+                }
+                if pipes.sink.gone {
+                    out_open = false;
+                }
+            }
+            ready = stderr.readable(), if err_open => {
+                let Ok(mut ready) = ready else {
+                    err_open = false;
+                    continue;
+                };
+                let Some(n) = read(ready.get_inner(), &mut buf) else {
+                    ready.clear_ready();
+                    continue;
+                };
+                if n < buf.len() {
+                    ready.clear_ready();
+                }
+                let mut tail = pipes.tail.lock().unwrap_or_else(|e| e.into_inner());
+                if n > 0 {
+                    tail.feed(&buf[..n]);
+                } else {
+                    tail.close();
+                    err_open = false;
+                }
+            }
+        }
+    }
+}
