@@ -2,6 +2,7 @@
 //! writer that appends every finished game to the results folder the moment it ends.
 
 pub mod capacity;
+mod lanes;
 pub mod output;
 pub mod plan;
 pub mod schedule;
@@ -150,7 +151,7 @@ pub async fn run(
     let next = Arc::new(AtomicUsize::new(0));
     let stop_taking = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Report>(64);
-    let handles = start_workers(&run, &next, &stop_taking, tx, &cancel);
+    let workers = start_workers(&run, &next, &stop_taking, tx, &cancel)?;
 
     let mut tally = previous;
     tally.rows.reserve(run.schedule.len());
@@ -230,7 +231,7 @@ pub async fn run(
             }
         }
     }
-    for handle in handles {
+    for handle in workers.handles {
         handle.await?;
     }
     if let (Some(html), false) = (&mut html, tally.rows.is_empty()) {
@@ -250,29 +251,53 @@ pub async fn run(
     })
 }
 
+/// The workers' tasks, and the lanes they run on when they have one each.
+struct Workers {
+    handles: Vec<tokio::task::JoinHandle<()>>,
+    /// Kept until every worker has finished.
+    _lanes: Option<lanes::Lanes>,
+}
+
 /// Starts the workers, as many as games may be played at once (and no more than there are
-/// games), each taking the next game of the schedule until none is left or `stop_taking`.
+/// games), each taking the next game of the schedule until none is left or `stop_taking`. When
+/// they fit the cores each has a thread of its own (`lanes`); an error when those threads
+/// cannot be had.
 fn start_workers(
     run: &Arc<Run>,
     next: &Arc<AtomicUsize>,
     stop_taking: &Arc<AtomicBool>,
     tx: mpsc::Sender<Report>,
     cancel: &watch::Receiver<bool>,
-) -> Vec<tokio::task::JoinHandle<()>> {
+) -> anyhow::Result<Workers> {
     let workers = run.plan.concurrency.clamp(1, run.schedule.len().max(1));
     let squeeze = capacity::squeeze_at();
-    (0..workers)
-        .map(|_| {
-            tokio::spawn(worker(
+    let lanes = if lanes::one_each(workers) {
+        let lanes = lanes::Lanes::start(workers)
+            .map_err(|e| anyhow::anyhow!("cannot start a thread for each game: {e}"))?;
+        Some(lanes)
+    } else {
+        None
+    };
+    let handles = (0..workers)
+        .map(|index| {
+            let worker = worker(
                 squeeze,
                 Arc::clone(run),
                 Arc::clone(next),
                 Arc::clone(stop_taking),
                 tx.clone(),
                 cancel.clone(),
-            ))
+            );
+            match &lanes {
+                Some(lanes) => lanes.spawn(index, worker),
+                None => tokio::spawn(worker),
+            }
         })
-        .collect()
+        .collect();
+    Ok(Workers {
+        handles,
+        _lanes: lanes,
+    })
 }
 
 /// Appends a finished game to the results (through the test hook's tampering when it is
