@@ -156,7 +156,10 @@ fn engines_read_on_the_game_s_own_thread_leave_no_open_file() {
             let mut first = Engine::start(&config, patient()).await.unwrap();
             engine::settle_pipes();
             assert_eq!(engine::engines_watched(), 0, "the I/O thread holds it");
-            let sent = first.go("position startpos", "go movetime 1").await.unwrap();
+            let sent = first
+                .go("position startpos", "go movetime 1")
+                .await
+                .unwrap();
             let far = tokio::time::Instant::now() + Duration::from_secs(300);
             match first.bestmove(far).await {
                 engine::Reply::BestMove { text, at, .. } => {

@@ -101,9 +101,8 @@ fn minimax_never_loses_on_time_at_three_seconds() {
     }
 }
 
-/// Games at once: twice the machine's cores, so the floods and the calm games compete for CPU.
-fn twice_the_cores() -> usize {
-    2 * std::thread::available_parallelism().map_or(2, |n| n.get())
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, and two
@@ -114,10 +113,23 @@ fn twice_the_cores() -> usize {
 /// percentile, and calm engines lost on time.) The arena's delay per move (charged thinking
 /// time less the engine's own, which it reports) is printed. A calm engine moves 50 ms before
 /// its flag, so this needs the machine's cores: on a loaded machine (load average 2.5 on two
-/// cores) one run in three lost a game on time.
+/// cores) one run in three lost a game on time. Twice the cores in games at once share the one
+/// I/O thread; as many as the cores each read their engines on a thread of their own.
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn a_flooding_engine_costs_no_other_engine_its_time() {
+    flood_soak(2 * cores());
+}
+
+/// The same with a thread for each game (`--concurrency` the cores): a flood is read on its
+/// own game's thread.
+#[test]
+#[ignore = "soak: .ci/run runs it alone"]
+fn a_flooding_engine_on_its_own_thread_costs_no_other_engine_its_time() {
+    flood_soak(cores());
+}
+
+fn flood_soak(concurrency: usize) {
     let s = Scratch::new("flood");
     s.write(
         "engines.toml",
@@ -138,7 +150,7 @@ args = ["--flood-info", "100000", "--seed", "4"]
 tc = "60s+0"
 "#,
     );
-    let concurrency = twice_the_cores().to_string();
+    let concurrency = concurrency.to_string();
     let out = s.run(&[
         "gauntlet",
         "calm",
