@@ -801,9 +801,7 @@ impl Game<'_> {
         }
         let event = match self.referee.check_move(&text) {
             MoveCheck::Legal(m) => {
-                let uci = m
-                    .to_uci(self.referee.position().castles().mode())
-                    .to_string();
+                let uci = crate::rules::uci_text(self.referee.position(), m);
                 Event::Move {
                     t_us,
                     side,

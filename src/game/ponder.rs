@@ -73,9 +73,7 @@ impl Game<'_> {
         let MoveCheck::Legal(m) = self.referee.check_move(&offered) else {
             return;
         };
-        let mv = m
-            .to_uci(self.referee.position().castles().mode())
-            .to_string();
+        let mv = crate::rules::uci_text(self.referee.position(), m);
         let mut after = self.referee.position().clone();
         after.play_unchecked(m);
         let mut position = self.position.clone();

@@ -491,7 +491,7 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
-        self.last_move = Some(m.to_uci(self.pos.castles().mode()).to_string());
+        self.last_move = Some(uci_text(&self.pos, m));
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
         if irreversible {
@@ -867,11 +867,7 @@ impl Referee {
                 };
                 if self.pos.is_legal(m) {
                     let mover = self.turn();
-                    return self.on_move(
-                        mover,
-                        &m.to_uci(self.pos.castles().mode()).to_string(),
-                        None,
-                    );
+                    return self.on_move(mover, &uci_text(&self.pos, m), None);
                 }
                 Verdict::Continue
             }
@@ -1551,6 +1547,15 @@ impl Referee {
 /// An instant of the game in seconds, for details: `1.000 s`.
 fn secs(us: i64) -> String {
     format!("{:.3} s", us as f64 / 1e6)
+}
+
+/// A move of `pos` in UCI notation, as the engines are sent it (castling as `pos` plays it:
+/// king to the rook's square in Chess960). Written straight into the string: through `Display`
+/// each character went through the formatter, several hundred instructions a move.
+pub fn uci_text(pos: &Chess, m: Move) -> String {
+    let mut text = String::with_capacity(5);
+    m.to_uci(pos.castles().mode()).append_to_string(&mut text);
+    text
 }
 
 /// Parses `text` as a UCI move and checks it is legal in `pos`; the error says why not.
