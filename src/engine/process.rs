@@ -581,6 +581,17 @@ mod tests {
 
     #[tokio::test]
     async fn a_stderr_flood_without_newlines_keeps_a_bounded_tail() {
+        stderr_flood().await;
+    }
+
+    /// The same, read by a task on the game's own thread (a lane).
+    #[tokio::test]
+    async fn a_stderr_flood_read_on_the_game_s_thread_keeps_a_bounded_tail() {
+        super::pipes::read_on_this_thread();
+        stderr_flood().await;
+    }
+
+    async fn stderr_flood() {
         let mut process = spawn(
             Path::new("/bin/sh"),
             &[
@@ -608,6 +619,18 @@ mod tests {
     /// in order, once the game reads them, then the end of file.
     #[tokio::test]
     async fn a_full_queue_pauses_the_engine_and_loses_no_line() {
+        full_queue().await;
+    }
+
+    /// The same, read by a task on the game's own thread (a lane): it waits for room in the
+    /// queue, and the engine waits on its pipe.
+    #[tokio::test]
+    async fn a_full_queue_read_on_the_game_s_thread_pauses_the_engine_and_loses_no_line() {
+        super::pipes::read_on_this_thread();
+        full_queue().await;
+    }
+
+    async fn full_queue() {
         let mut process = spawn(
             Path::new("/bin/sh"),
             &["-c".into(), "seq 1 200000; echo done >&2".into()],
