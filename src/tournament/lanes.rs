@@ -17,8 +17,9 @@ use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-/// Lanes that run until dropped; dropping them ends their threads (after their tasks: a lane
-/// is dropped once its worker has finished).
+/// Lanes that run until dropped. Dropping them ends their threads and waits for them: a task
+/// still on a lane (a worker of a run that stopped on an error) is dropped with its runtime,
+/// and its engines killed, before the arena goes on to exit.
 pub struct Lanes {
     lanes: Vec<Lane>,
 }
@@ -26,7 +27,8 @@ pub struct Lanes {
 struct Lane {
     handle: Handle,
     /// Dropped to end the lane: its thread returns and drops its runtime.
-    _stop: oneshot::Sender<()>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Lanes {
@@ -58,7 +60,7 @@ impl Lane {
             .build()?;
         let handle = runtime.handle().clone();
         let (stop, stopped) = oneshot::channel::<()>();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("game-lane".into())
             .spawn(move || {
                 crate::engine::read_on_this_thread();
@@ -68,8 +70,22 @@ impl Lane {
             })?;
         Ok(Lane {
             handle,
-            _stop: stop,
+            stop: Some(stop),
+            thread: Some(thread),
         })
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        for lane in &mut self.lanes {
+            lane.stop.take();
+        }
+        for lane in &mut self.lanes {
+            if let Some(thread) = lane.thread.take() {
+                let _ = thread.join();
+            }
+        }
     }
 }
 
@@ -100,5 +116,35 @@ mod tests {
             assert_ne!(thread, here);
             assert_eq!(name.as_deref(), Some("game-lane"));
         }
+    }
+
+    /// What a lane still holds when the lanes are dropped (a worker of a run that stopped on
+    /// an error, and its engines) is dropped before the drop returns.
+    #[test]
+    fn dropping_the_lanes_drops_what_they_still_run() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+
+        struct Held(Arc<AtomicBool>);
+        impl Drop for Held {
+            fn drop(&mut self) {
+                // Slow to go, as an engine that is killed and reaped.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+
+        let dropped = Arc::new(AtomicBool::new(false));
+        let lanes = Lanes::start(1).unwrap();
+        let held = Held(Arc::clone(&dropped));
+        let (started, on_lane) = std::sync::mpsc::channel();
+        let _task = lanes.spawn(0, async move {
+            let _held = held;
+            started.send(()).unwrap();
+            std::future::pending::<()>().await;
+        });
+        on_lane.recv().unwrap();
+        drop(lanes);
+        assert!(dropped.load(Ordering::SeqCst));
     }
 }
