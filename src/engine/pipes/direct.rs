@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::io;
 use std::os::fd::OwnedFd;
 
-use tokio::io::unix::AsyncFd;
+use tokio::io::unix::{AsyncFd, AsyncFdReadyGuard};
 use tokio::io::Interest;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -69,20 +69,10 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
     while out_open || err_open {
         tokio::select! {
             ready = stdout.readable(), if out_open => {
-                let Ok(mut ready) = ready else {
-                    out_open = false;
-                    continue;
-                };
-                let Some(n) = read(ready.get_inner(), &mut buf) else {
-                    ready.clear_ready();
+                let Some(n) = read_ready(ready, &mut buf) else {
                     continue;
                 };
                 let at = Instant::now();
-                // A read shorter than asked for emptied the pipe: the next write wakes the
-                // runtime again (an epoll edge).
-                if n < buf.len() {
-                    ready.clear_ready();
-                }
                 if n == 0 {
                     pipes.sink.put(Item::Line(Line::Eof { at }));
                     out_open = false;
@@ -100,17 +90,9 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
                 }
             }
             ready = stderr.readable(), if err_open => {
-                let Ok(mut ready) = ready else {
-                    err_open = false;
+                let Some(n) = read_ready(ready, &mut buf) else {
                     continue;
                 };
-                let Some(n) = read(ready.get_inner(), &mut buf) else {
-                    ready.clear_ready();
-                    continue;
-                };
-                if n < buf.len() {
-                    ready.clear_ready();
-                }
                 let mut tail = pipes.tail.lock().unwrap_or_else(|e| e.into_inner());
                 if n > 0 {
                     tail.feed(&buf[..n]);
@@ -121,4 +103,19 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
             }
         }
     }
+}
+
+/// One read of a pipe the runtime found readable: `Some(n)` bytes (0 at its end, on an error,
+/// or when the runtime is shutting down), `None` when nothing was there after all.
+fn read_ready(ready: io::Result<AsyncFdReadyGuard<'_, OwnedFd>>, buf: &mut [u8]) -> Option<usize> {
+    let Ok(mut ready) = ready else {
+        return Some(0);
+    };
+    let n = read(ready.get_inner(), buf);
+    // Nothing there, or a read shorter than asked for, which emptied the pipe: the next write
+    // wakes the runtime again (an epoll edge).
+    if n.is_none_or(|n| n < buf.len()) {
+        ready.clear_ready();
+    }
+    n
 }
