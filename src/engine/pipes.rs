@@ -197,6 +197,7 @@ pub(super) fn watch(
             ))?;
         }
     }
+    let (out, err) = (stdout.as_raw_fd(), stderr.as_raw_fd());
     let paused = Arc::new(AtomicBool::new(false));
     let pipes = Pipes {
         stdout: Some(stdout),
@@ -217,10 +218,6 @@ pub(super) fn watch(
     }
     let shared = shared()?;
     let token = shared.next_token.fetch_add(1, Ordering::Relaxed);
-    let (out, err) = (
-        pipes.stdout.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-        pipes.stderr.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-    );
     // The thread owns the pipes from here; they are in its table before it can see them
     // ready, or it skips them until they are (they stay ready: level-triggered).
     shared.request(Request::Watch(Box::new(pipes), token));
