@@ -71,6 +71,18 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// Starts an engine and ends it, 300 times: killed, or dropped as a cancelled game drops it.
+async fn start_and_end_300(config: &EngineConfig) {
+    for round in 0..300 {
+        let engine = Engine::start(config, patient()).await.unwrap();
+        if round % 2 == 0 {
+            engine.kill().await;
+        } else {
+            drop(engine);
+        }
+    }
+}
+
 /// 200 engines at once, each through its UCI handshake: the arena holds as many threads as
 /// with one (each engine used to cost it two reader threads).
 #[test]
@@ -124,14 +136,7 @@ fn engines_started_and_killed_leave_no_open_file() {
             .await;
         engine::settle_pipes();
         let files = count("/proc/self/fd");
-        for round in 0..300 {
-            let engine = Engine::start(&config, patient()).await.unwrap();
-            if round % 2 == 0 {
-                engine.kill().await;
-            } else {
-                drop(engine);
-            }
-        }
+        start_and_end_300(&config).await;
         engine::settle_pipes();
         assert_eq!(engine::engines_watched(), 0);
         assert_eq!(
@@ -171,14 +176,7 @@ fn engines_read_on_the_game_s_own_thread_leave_no_open_file() {
             first.kill().await;
             // The first engine opens what stays open for the run.
             let files = count("/proc/self/fd");
-            for round in 0..300 {
-                let engine = Engine::start(&config, patient()).await.unwrap();
-                if round % 2 == 0 {
-                    engine.kill().await;
-                } else {
-                    drop(engine);
-                }
-            }
+            start_and_end_300(&config).await;
             assert_eq!(engine::engines_watched(), 0);
             // A dropped engine's reader ends when the runtime next runs it.
             for _ in 0..1000 {
