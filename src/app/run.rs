@@ -257,10 +257,11 @@ fn announce(
         },
     );
 
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if let Some(warning) =
-        tournament::oversubscribed(&plan.engines, plan.concurrency.min(planned), cores)
-    {
+    if let Some(warning) = tournament::oversubscribed(
+        &plan.engines,
+        plan.concurrency.min(planned),
+        tournament::cores(),
+    ) {
         note!("{warning}");
     }
 }
@@ -513,11 +514,10 @@ fn new_plan(
         None => None,
     };
     let openings_digest = openings.as_deref().map(plan::digest).transpose()?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let concurrency = args
         .concurrency
         .or(table.concurrency)
-        .unwrap_or(cpus)
+        .unwrap_or_else(tournament::cores)
         .min(limits::CONCURRENCY.max);
     let shard = args.shard.or(table.shard);
     let given_out = args.out.clone().or_else(|| table.out.clone());

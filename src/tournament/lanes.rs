@@ -91,7 +91,7 @@ impl Drop for Lanes {
 
 /// Whether `workers` games at once get a lane each: when they fit the cores.
 pub fn one_each(workers: usize) -> bool {
-    workers <= std::thread::available_parallelism().map_or(1, usize::from)
+    workers <= super::cores()
 }
 
 #[cfg(test)]

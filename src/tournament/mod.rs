@@ -25,7 +25,7 @@ use crate::report::{sprt_counts, GameRow, Rendered, ResultsDir, Sprt, SprtStatus
 pub use output::{OutputSettings, Progress};
 pub use plan::RunPlan;
 pub use schedule::{Format, Pairing};
-pub use threads::oversubscribed;
+pub use threads::{cores, oversubscribed};
 
 /// Everything a run needs, validated.
 pub struct Run {

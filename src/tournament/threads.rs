@@ -1,5 +1,10 @@
 //! Whether the engine threads a run thinks with fit the cores there are.
 
+/// The CPUs this process may run on (1 when the system cannot say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// The run's warning when more engine threads may think at once than the machine has cores
 /// (`None` when they fit). In a game one engine thinks at a time, so a game needs the threads
 /// of its thinking engine (the UCI `Threads` option the roster sets, 1 without it); with
