@@ -13,7 +13,6 @@
 //! as assumed.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use shakmaty::Chess;
 
@@ -86,6 +85,61 @@ fn penalty_text(side: Side, add_us: i64, rule: &str, retake: bool, promoted: boo
     }
 }
 
+/// The events still to feed: the record's own, borrowed where they lie (a game's events are
+/// never copied), behind the ones put back or supplied. `End` is the old ruling, never fed.
+struct Queue<'a> {
+    /// Put in front, the first to feed last.
+    front: Vec<Cow<'a, Event>>,
+    /// The record's events not reached yet.
+    rest: &'a [Event],
+}
+
+impl<'a> Queue<'a> {
+    fn of(events: &'a [Event]) -> Queue<'a> {
+        Queue {
+            front: Vec::new(),
+            rest: events,
+        }
+    }
+
+    fn recorded(&self) -> impl Iterator<Item = &'a Event> {
+        self.rest.iter().filter(|e| !matches!(e, Event::End { .. }))
+    }
+
+    fn front(&self) -> Option<&Event> {
+        match self.front.last() {
+            Some(e) => Some(e),
+            None => self.recorded().next(),
+        }
+    }
+
+    fn pop_front(&mut self) -> Option<Cow<'a, Event>> {
+        if let Some(e) = self.front.pop() {
+            return Some(e);
+        }
+        while let [first, rest @ ..] = self.rest {
+            self.rest = rest;
+            if !matches!(first, Event::End { .. }) {
+                return Some(Cow::Borrowed(first));
+            }
+        }
+        None
+    }
+
+    fn push_front(&mut self, event: Cow<'a, Event>) {
+        self.front.push(event);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.front().is_none()
+    }
+
+    /// Every event still to feed, in order.
+    fn iter(&self) -> impl Iterator<Item = &Event> {
+        self.front.iter().rev().map(|e| &**e).chain(self.recorded())
+    }
+}
+
 /// One game replayed under another ruleset.
 struct Replay<'a> {
     referee: Referee,
@@ -93,7 +147,7 @@ struct Replay<'a> {
     watchers: &'a Watchers,
     /// The recorded events not fed yet (borrowed from the record), with the supplied ones in
     /// front.
-    queue: VecDeque<Cow<'a, Event>>,
+    queue: Queue<'a>,
     assumed: Vec<String>,
     /// An illegal move the new referee waits to hear the opponent's watcher about.
     pending_illegal: Option<Side>,
@@ -114,7 +168,7 @@ struct Replay<'a> {
 impl Replay<'_> {
     /// The next event to feed.
     fn front(&self) -> Option<&Event> {
-        self.queue.front().map(|e| &**e)
+        self.queue.front()
     }
 
     /// "the game would have gone on: WHY; the record ends here", or, where the record goes
@@ -133,7 +187,7 @@ impl Replay<'_> {
     /// Whether a notice or a claim of `what` by `by` is recorded later.
     fn noticed_later(&self, by: Side, what: Claimable) -> bool {
         self.queue.iter().any(|e| {
-            matches!(&**e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
+            matches!(e, Event::Notice { by: b, what: w, .. } | Event::Claim { by: b, what: w, .. }
                 if *b == by && *w == what)
         })
     }
@@ -228,12 +282,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
         watchers,
         verdicts: Verdicts::default(),
         held: None,
-        queue: record
-            .events
-            .iter()
-            .filter(|e| !matches!(e, Event::End { .. }))
-            .map(Cow::Borrowed)
-            .collect(),
+        queue: Queue::of(&record.events),
         assumed: Vec::new(),
         pending_illegal: None,
         skip_claim: None,
