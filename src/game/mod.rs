@@ -403,7 +403,7 @@ impl Game<'_> {
         // WBCA 17, USCF 16, FIDE 7.5.2) goes to the engines too. A `Move` is sent by the
         // caller; an illegal move that stands rebuilds the position from its FEN.
         if !carries_its_move && self.referee.plies() > plies {
-            if let Some(uci) = self.referee.last_move().map(str::to_string) {
+            if let Some(uci) = self.referee.last_move() {
                 self.position.push(&uci);
             }
         }

@@ -10,6 +10,7 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 
@@ -249,8 +250,9 @@ pub struct Referee {
     /// When the last `Move` event was completed (µs), for the details.
     last_move_us: i64,
     ending: Option<Ending>,
-    /// The last move played on the board (UCI), whatever event carried it.
-    last_move: Option<String>,
+    /// The last move played on the board, whatever event carried it (written out in UCI
+    /// only when asked for).
+    last_move: Option<UciMove>,
     /// A fallen flag is being ruled at a tablebase adjudication, not at a watcher's claim:
     /// what the tables said (for the detail).
     tablebase_call: Option<String>,
@@ -334,8 +336,12 @@ impl Referee {
     /// The last move played on the board, in UCI: the engines must be told a move the rules
     /// played without a `Move` event (a pawn sent without its piece becoming a queen, WBCA 17,
     /// USCF 16, FIDE 7.5.2).
-    pub fn last_move(&self) -> Option<&str> {
-        self.last_move.as_deref()
+    pub fn last_move(&self) -> Option<String> {
+        self.last_move.as_ref().map(|m| {
+            let mut text = String::with_capacity(5);
+            m.append_to_string(&mut text);
+            text
+        })
     }
 
     pub fn ending(&self) -> Option<&Ending> {
@@ -491,7 +497,7 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
-        self.last_move = Some(uci_text(&self.pos, m));
+        self.last_move = Some(m.to_uci(self.pos.castles().mode()));
         let irreversible = self.pos.is_irreversible(m);
         self.pos.play_unchecked(m);
         if irreversible {
@@ -590,19 +596,25 @@ impl Referee {
         if !self.legal_known {
             return None;
         }
-        let Ok(shakmaty::uci::UciMove::Normal {
+        let Ok(UciMove::Normal {
             from,
             to,
             promotion,
-        }) = shakmaty::uci::UciMove::from_ascii(uci.trim().as_bytes())
+        }) = UciMove::from_ascii(uci.trim().as_bytes())
         else {
             return None;
         };
-        self.legal.iter().copied().find(|m| {
-            m.role() != Role::King
-                && m.from() == Some(from)
-                && m.to() == to
-                && m.promotion() == promotion
+        // One match a move, not four accessors each matching again.
+        self.legal.iter().copied().find(|m| match *m {
+            Move::Normal {
+                role,
+                from: f,
+                to: t,
+                promotion: p,
+                ..
+            } => f == from && t == to && p == promotion && role != Role::King,
+            Move::EnPassant { from: f, to: t } => f == from && t == to && promotion.is_none(),
+            Move::Castle { .. } | Move::Put { .. } => false,
         })
     }
 

@@ -50,7 +50,7 @@ fn the_last_move_is_the_one_on_the_board() {
     );
     assert_eq!(referee.last_move(), None);
     assert_eq!(referee.apply(&mv(Side::White, "e2e4")), Verdict::Continue);
-    assert_eq!(referee.last_move(), Some("e2e4"));
+    assert_eq!(referee.last_move().as_deref(), Some("e2e4"));
     // WBCA 17: a pawn sent to the last rank without its piece becomes a queen; the engines
     // must be told the move the rules played.
     let mut referee = referee_wbca_promotion();
@@ -64,7 +64,7 @@ fn the_last_move_is_the_one_on_the_board() {
         kind: Some(IllegalKind::NoPromotion),
     });
     assert_eq!(verdict, Verdict::Continue);
-    assert_eq!(referee.last_move(), Some("a7a8q"));
+    assert_eq!(referee.last_move().as_deref(), Some("a7a8q"));
 }
 
 fn referee_wbca_promotion() -> Referee {
