@@ -104,7 +104,7 @@ pub fn game_pgn(record: &GameRecord) -> String {
     }
 
     // Sized once: grown a push at a time, the text was copied a dozen times a game.
-    let movetext: usize = body.atoms.iter().map(|atom| atom.len() + 1).sum();
+    let movetext = body.atoms.text.len() + body.atoms.ends.len();
     let mut out = String::with_capacity(1024 + movetext);
     for (name, value) in tags {
         out.push('[');
@@ -181,7 +181,7 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
 
 /// Writes one move with its clock comment, after the notes gathered before it.
 fn push_move(
-    atoms: &mut Vec<String>,
+    atoms: &mut Atoms,
     notes: &mut Vec<Note>,
     p: &mut Chess,
     side: Side,
@@ -191,9 +191,8 @@ fn push_move(
 ) {
     push_notes(atoms, notes);
     push_number(atoms, p, side);
-    let mut san = String::with_capacity(8);
-    san_plus(p, m).append_to_string(&mut san);
-    atoms.push(san);
+    let san = san_plus(p, m);
+    atoms.push_with(|text| san.append_to_string(text));
     push_clocks(atoms, clock_us, think_us);
 }
 
@@ -216,7 +215,7 @@ pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
 }
 
 /// The notes gathered since the last move, as one comment.
-fn push_notes(atoms: &mut Vec<String>, notes: &mut Vec<Note>) {
+fn push_notes(atoms: &mut Atoms, notes: &mut Vec<Note>) {
     if !notes.is_empty() {
         let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
         push_comment(atoms, &text.join("; "));
@@ -224,41 +223,43 @@ fn push_notes(atoms: &mut Vec<String>, notes: &mut Vec<Note>) {
 }
 
 /// `12.` or `12...`: a black move always carries its number, since it follows a comment.
-fn push_number(atoms: &mut Vec<String>, p: &Chess, side: Side) {
-    let mut text = String::with_capacity(8);
-    crate::decimal::push(&mut text, u64::from(p.fullmoves().get()));
-    text.push_str(match side {
-        Side::White => ".",
-        Side::Black => "...",
+fn push_number(atoms: &mut Atoms, p: &Chess, side: Side) {
+    atoms.push_with(|text| {
+        crate::decimal::push(text, u64::from(p.fullmoves().get()));
+        text.push_str(match side {
+            Side::White => ".",
+            Side::Black => "...",
+        });
     });
-    atoms.push(text);
 }
 
 /// The clock comment after a move, as one atom so that no line starts inside it.
 /// Written digit by digit: `format!` here was a tenth of the arena's work per move.
-fn push_clocks(atoms: &mut Vec<String>, clock_us: i64, think_us: i64) {
-    let mut text = String::with_capacity(40);
-    text.push_str("{[%clk ");
-    write_clock(&mut text, clock_us);
-    text.push_str("] [%emt ");
-    write_clock(&mut text, think_us);
-    text.push_str("]}");
-    atoms.push(text);
+fn push_clocks(atoms: &mut Atoms, clock_us: i64, think_us: i64) {
+    atoms.push_with(|text| {
+        text.push_str("{[%clk ");
+        write_clock(text, clock_us);
+        text.push_str("] [%emt ");
+        write_clock(text, think_us);
+        text.push_str("]}");
+    });
 }
 
 /// A move whose search was starved of CPU says so in its clock comment:
 /// `{[%clk 0:00:01.2] [%emt 0:00:00.31] starved of CPU: 40 ms of CPU in 310 ms, ...}`.
 /// The words are atoms of their own, so that lines still break at 80 columns.
-fn note_starved(atoms: &mut Vec<String>, cpu: Option<CpuUse>, think_us: i64) {
+fn note_starved(atoms: &mut Atoms, cpu: Option<CpuUse>, think_us: i64) {
     let Some(cpu) = cpu.filter(|c| c.starved(think_us)) else {
         return;
     };
-    let Some(clocks) = atoms.last_mut().filter(|a| a.ends_with('}')) else {
+    if !atoms.last().is_some_and(|a| a.ends_with('}')) {
         return;
-    };
-    clocks.pop();
+    }
+    atoms.pop_last_char();
     let text = format!("starved of CPU: {}}}", cpu.describe(think_us));
-    atoms.extend(text.split(' ').map(str::to_string));
+    for word in text.split(' ') {
+        atoms.push(word);
+    }
 }
 
 /// For a time loss whose last move was starved of CPU: `white's last move was starved of
@@ -297,7 +298,7 @@ const NO_FIT: &str =
 
 /// The movetext as unbreakable atoms, plus what the tags need.
 struct Body {
-    atoms: Vec<String>,
+    atoms: Atoms,
     plies: u32,
     result: &'static str,
 }
@@ -333,7 +334,7 @@ enum Stood {
 /// Writes an illegal move that stood as the move it became, when PGN can express it and the
 /// position after it is one a PGN reader can go on from; else says how the game went on.
 fn write_stood(
-    atoms: &mut Vec<String>,
+    atoms: &mut Atoms,
     notes: &mut Vec<Note>,
     p: &mut Chess,
     illegal: &Pending,
@@ -366,7 +367,7 @@ fn write_stood(
     if checked.kind == IllegalKind::NoMove && readable {
         push_notes(atoms, notes);
         push_number(atoms, p, side);
-        atoms.push("--".to_string());
+        atoms.push("--");
         push_clocks(atoms, clock_us, think_us);
         *p = after;
         return Stood::Written;
@@ -415,7 +416,7 @@ fn movetext(record: &GameRecord, start: &Start) -> Body {
 
 /// The movetext being written, event by event.
 struct Movetext {
-    atoms: Vec<String>,
+    atoms: Atoms,
     plies: u32,
     /// The position the moves are played on; `None` once PGN can follow the game no more.
     pos: Option<Chess>,
@@ -430,7 +431,7 @@ struct Movetext {
 impl Movetext {
     fn new(start: &Start) -> Movetext {
         Movetext {
-            atoms: Vec::new(),
+            atoms: Atoms::default(),
             plies: 0,
             pos: start.pos.clone(),
             notes: start
@@ -575,7 +576,7 @@ impl Movetext {
             }
         };
         push_comment(&mut self.atoms, &parts.join("; "));
-        self.atoms.push(result.to_string());
+        self.atoms.push(result);
         Body {
             atoms: self.atoms,
             plies: self.plies,
@@ -700,7 +701,7 @@ fn injection_text(side: Side, what: &Injection) -> String {
 }
 
 /// A free-text comment as atoms (its words), the braces attached to the first and last word.
-fn push_comment(atoms: &mut Vec<String>, text: &str) {
+fn push_comment(atoms: &mut Atoms, text: &str) {
     let clean = clean_comment(text);
     let mut words: Vec<String> = Vec::new();
     for word in clean.split_whitespace() {
@@ -716,7 +717,9 @@ fn push_comment(atoms: &mut Vec<String>, text: &str) {
     let last = words.len() - 1;
     words[0].insert(0, '{');
     words[last].push('}');
-    atoms.extend(words);
+    for word in &words {
+        atoms.push(word);
+    }
 }
 
 /// Comment text (engine output among it) that cannot end the comment early, be taken for a
@@ -738,13 +741,61 @@ fn clean_comment(text: &str) -> String {
     out
 }
 
+/// The movetext's unbreakable pieces (a move number, a SAN, a clock comment, a comment's
+/// word), kept end to end in one string: a string each was three allocations a move.
+#[derive(Default)]
+struct Atoms {
+    text: String,
+    /// Where each atom ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Atoms {
+    fn push(&mut self, atom: &str) {
+        self.push_with(|text| text.push_str(atom));
+    }
+
+    /// An atom written by `write` at the end of the text.
+    fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.text);
+        self.ends.push(self.text.len());
+    }
+
+    fn last(&self) -> Option<&str> {
+        let end = *self.ends.last()?;
+        Some(&self.text[self.start_of_last()..end])
+    }
+
+    fn start_of_last(&self) -> usize {
+        match self.ends.len() {
+            0 | 1 => 0,
+            n => self.ends[n - 2],
+        }
+    }
+
+    /// Drops the last atom's last character.
+    fn pop_last_char(&mut self) {
+        if self.last().is_some_and(|a| !a.is_empty()) {
+            let c = self.text.pop().expect("the last atom is not empty");
+            *self.ends.last_mut().expect("an atom") -= c.len_utf8();
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.text[start..end])
+    }
+}
+
 /// Appends the atoms to `out`, joined with single spaces into lines of at most `MAX_LINE`
 /// columns, each ended by a newline.
-fn wrap_into(out: &mut String, atoms: &[String]) {
+fn wrap_into(out: &mut String, atoms: &Atoms) {
     // The line's length in characters, kept as it grows (counting it again for every atom
     // cost more than the SAN).
     let mut width = 0;
-    for atom in atoms {
+    for atom in atoms.iter() {
         let atom_width = atom.chars().count();
         if width == 0 {
             out.push_str(atom);
@@ -868,6 +919,26 @@ pub(crate) mod tests {
     use crate::event::{BySide, GameResult, OpeningRecord, SearchInfo, Termination};
     use crate::rules::Ruleset;
     use shakmaty::san::San;
+
+    #[test]
+    fn atoms_are_kept_end_to_end_and_wrap_as_separate_words() {
+        let mut atoms = Atoms::default();
+        assert_eq!(atoms.last(), None);
+        atoms.push("1.");
+        atoms.push_with(|t| t.push_str("e4"));
+        atoms.push("{[%clk 0:05:00.0]}");
+        assert_eq!(atoms.last(), Some("{[%clk 0:05:00.0]}"));
+        // The starved note reopens the clock comment: its brace goes, the others stay.
+        atoms.pop_last_char();
+        atoms.push("starvé}");
+        let all: Vec<&str> = atoms.iter().collect();
+        assert_eq!(all, ["1.", "e4", "{[%clk 0:05:00.0]", "starvé}"]);
+        atoms.pop_last_char();
+        assert_eq!(atoms.last(), Some("starvé"));
+        let mut out = String::new();
+        wrap_into(&mut out, &atoms);
+        assert_eq!(out, "1. e4 {[%clk 0:05:00.0] starvé\n");
+    }
 
     #[test]
     fn san_plus_writes_every_move_as_shakmaty_does() {
