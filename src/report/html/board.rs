@@ -96,7 +96,7 @@ pub fn replay(record: &GameRecord) -> Replay {
             }
         }
     }
-    out.start = pos.board().to_string();
+    out.start = board_text(&pos);
     let mut clocks = start_clocks_us;
     let mut pending: Option<Pending> = None;
     for event in &record.events {
@@ -129,7 +129,7 @@ pub fn replay(record: &GameRecord) -> Replay {
                             Ok((after, text)) => {
                                 pos = after;
                                 out.plies.push(Ply {
-                                    board: pos.board().to_string(),
+                                    board: board_text(&pos),
                                     text,
                                     t_us: *t_us,
                                     clocks_us: clocks,
@@ -155,8 +155,12 @@ pub fn replay(record: &GameRecord) -> Replay {
                 };
                 let san = san_plus(&mut pos, m);
                 out.plies.push(Ply {
-                    board: pos.board().to_string(),
-                    text: san.to_string(),
+                    board: board_text(&pos),
+                    text: {
+                        let mut text = String::with_capacity(8);
+                        san.append_to_string(&mut text);
+                        text
+                    },
                     t_us: *t_us,
                     clocks_us: clocks,
                 });
@@ -165,6 +169,14 @@ pub fn replay(record: &GameRecord) -> Replay {
         }
     }
     out
+}
+
+/// The board part of `pos`'s FEN, written straight into the string (through `Display` each
+/// character went through the formatter).
+fn board_text(pos: &Chess) -> String {
+    let mut text = String::with_capacity(72);
+    pos.board().board_fen().append_to_string(&mut text);
+    text
 }
 
 /// A clock for the board: `4:59.3`, `-0:01.2`.
