@@ -499,12 +499,18 @@ impl Referee {
         self.legal_known = false;
         self.last_move = Some(m.to_uci(self.pos.castles().mode()));
         let irreversible = self.pos.is_irreversible(m);
+        // The key after the move from the key before it (the last of `history`), where
+        // shakmaty can update it (not around en passant, castling rights or king moves).
+        let updated = self
+            .history
+            .last()
+            .and_then(|&key| self.pos.update_zobrist_hash(key, m, EnPassantMode::Legal));
         self.pos.play_unchecked(m);
         if irreversible {
             self.history.clear();
             self.checks.clear();
         }
-        let key = self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+        let key = updated.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
         if !self.history.is_empty() {
             self.checks.push(self.pos.is_check());
         }

@@ -234,3 +234,52 @@ fn a_flag_always_loses_when_asked_whatever_the_material() {
     assert_eq!(rule(true), (GameResult::BlackWins, Termination::Flag));
     assert_eq!(rule(false), (GameResult::Draw, Termination::Flag));
 }
+
+#[test]
+fn the_repetition_key_kept_move_by_move_is_the_positions_own() {
+    // The key after a move is updated from the one before it where shakmaty can; it must
+    // be the key of the position itself, through captures, promotions, castling and en
+    // passant. Seeded random games, each move checked against the key computed afresh.
+    use shakmaty::{EnPassantMode, Position};
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let (mut plies, mut incremental) = (0, 0);
+    for _ in 0..200 {
+        let mut referee = referee(
+            Ruleset::Fide,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        );
+        for _ in 0..300 {
+            let pos: Chess = referee.position().clone();
+            let moves = pos.legal_moves();
+            let m = moves[next(moves.len())];
+            let side = Side::from(pos.turn());
+            incremental += usize::from(
+                pos.update_zobrist_hash::<shakmaty::zobrist::Zobrist64>(
+                    pos.zobrist_hash(EnPassantMode::Legal),
+                    m,
+                    EnPassantMode::Legal,
+                )
+                .is_some(),
+            );
+            let text = super::uci_text(&pos, m);
+            let verdict = referee.apply(&mv(side, &text));
+            plies += 1;
+            let key = referee.position().zobrist_hash(EnPassantMode::Legal);
+            assert_eq!(referee.history().last(), Some(&key), "after {text}");
+            if !matches!(verdict, Verdict::Continue) {
+                break;
+            }
+        }
+    }
+    // Most moves take the incremental path, and many do not.
+    assert!(
+        incremental > plies / 2 && incremental < plies,
+        "{incremental} of {plies}"
+    );
+}
