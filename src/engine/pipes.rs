@@ -261,11 +261,29 @@ struct InfoRun {
     last: Option<String>,
     all: Vec<String>,
     unscored: usize,
+    /// The bytes of the last scored line so far, made text once, when the run is delivered.
+    last_bytes: Option<Vec<u8>>,
 }
 
 impl InfoRun {
+    /// Keeps `line` as the run's last scored line (and, while the info log is on, among all).
+    fn scored(&mut self, line: &[u8], logging: bool) {
+        let kept = self.last_bytes.get_or_insert_with(Vec::new);
+        kept.clear();
+        kept.extend_from_slice(line);
+        if logging {
+            self.all.push(String::from_utf8_lossy(line).into_owned());
+        }
+    }
+
     /// The run so far as an item to deliver, if it holds anything; the run starts anew.
     fn take(&mut self) -> Option<Item> {
+        if let Some(bytes) = self.last_bytes.take() {
+            self.last = Some(match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            });
+        }
         (self.last.is_some() || self.unscored > 0).then(|| Item::Report(std::mem::take(self)))
     }
 }
@@ -373,14 +391,7 @@ impl Pipes {
         let mut run = InfoRun::default();
         let logging = sink.reports.logging();
         self.splitter.feed(bytes, |output| match output {
-            Output::Report(bytes) => {
-                let kept = run.last.get_or_insert_with(String::new);
-                kept.clear();
-                kept.push_str(&String::from_utf8_lossy(bytes));
-                if logging {
-                    run.all.push(kept.clone());
-                }
-            }
+            Output::Report(bytes) => run.scored(bytes, logging),
             Output::Unscored => run.unscored += usize::from(logging),
             Output::Text(bytes) => {
                 // The run of `info` lines belongs to the search before this line (a
