@@ -138,6 +138,7 @@ fn the_instruction_count_names_the_parts_it_finds() {
     let all = count("all of the arena process");
     for part in [
         "&nbsp;&nbsp;the live referee",
+        "the engines' output, read and split on the game's thread",
         "the dead-position test (every caller)",
         "&nbsp;&nbsp;its re-rulings under every ruleset",
         "&nbsp;&nbsp;the PGN",
