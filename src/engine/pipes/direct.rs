@@ -10,6 +10,7 @@
 use std::cell::Cell;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::task::Poll;
 
 use tokio::io::unix::{AsyncFd, AsyncFdReadyGuard};
 use tokio::io::Interest;
@@ -62,13 +63,39 @@ fn register(fd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
     unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.map_err(io::Error::from)
 }
 
+/// Which pipe the runtime found readable.
+enum Ready<'a> {
+    Stdout(io::Result<AsyncFdReadyGuard<'a, OwnedFd>>),
+    Stderr(io::Result<AsyncFdReadyGuard<'a, OwnedFd>>),
+}
+
 /// Reads both pipes to their end (or until the game drops its side).
+///
+/// The pipes are polled for readiness directly, stdout first: each keeps one waker in the
+/// runtime's slot for it, where a `readable()` future each, raced in a `select!`, joined and
+/// left the runtime's list of waiters at every read (a third of the reader's work a read).
+/// A flood on stderr cannot hold stdout back, and stdout is read only as the game takes its
+/// lines, so stderr is read whenever stdout has nothing.
 async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd<OwnedFd>) {
     let mut buf = vec![0u8; READ];
     let (mut out_open, mut err_open) = (true, true);
     while out_open || err_open {
-        tokio::select! {
-            ready = stdout.readable(), if out_open => {
+        let ready = std::future::poll_fn(|cx| {
+            if out_open {
+                if let Poll::Ready(ready) = stdout.poll_read_ready(cx) {
+                    return Poll::Ready(Ready::Stdout(ready));
+                }
+            }
+            if err_open {
+                if let Poll::Ready(ready) = stderr.poll_read_ready(cx) {
+                    return Poll::Ready(Ready::Stderr(ready));
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        match ready {
+            Ready::Stdout(ready) => {
                 let Some(n) = read_ready(ready, &mut buf) else {
                     continue;
                 };
@@ -89,7 +116,7 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
                     out_open = false;
                 }
             }
-            ready = stderr.readable(), if err_open => {
+            Ready::Stderr(ready) => {
                 let Some(n) = read_ready(ready, &mut buf) else {
                     continue;
                 };
