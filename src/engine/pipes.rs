@@ -258,32 +258,25 @@ enum Item {
 /// the info log is on every scored one and the count of the unscored ones.
 #[derive(Default)]
 struct InfoRun {
-    last: Option<String>,
+    /// The last scored line's bytes (made text once, as the run is delivered).
+    last: Option<Vec<u8>>,
     all: Vec<String>,
     unscored: usize,
-    /// The bytes of the last scored line so far, made text once, when the run is delivered.
-    last_bytes: Option<Vec<u8>>,
 }
 
 impl InfoRun {
     /// Keeps `line` as the run's last scored line (and, while the info log is on, among all).
     fn scored(&mut self, line: &[u8], logging: bool) {
-        let kept = self.last_bytes.get_or_insert_with(Vec::new);
+        let kept = self.last.get_or_insert_with(Vec::new);
         kept.clear();
         kept.extend_from_slice(line);
         if logging {
-            self.all.push(String::from_utf8_lossy(line).into_owned());
+            self.all.push(Output::text(line));
         }
     }
 
     /// The run so far as an item to deliver, if it holds anything; the run starts anew.
     fn take(&mut self) -> Option<Item> {
-        if let Some(bytes) = self.last_bytes.take() {
-            self.last = Some(match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            });
-        }
         (self.last.is_some() || self.unscored > 0).then(|| Item::Report(std::mem::take(self)))
     }
 }
@@ -313,7 +306,8 @@ impl Sink {
     fn deliver(&mut self, item: Item) -> Option<Item> {
         match item {
             Item::Report(run) => {
-                self.reports.publish(run.last, run.all, run.unscored);
+                let last = run.last.as_deref().map(Output::text);
+                self.reports.publish(last, run.all, run.unscored);
                 None
             }
             Item::Line(line) => match self.tx.try_send(line) {
