@@ -337,11 +337,7 @@ impl Referee {
     /// played without a `Move` event (a pawn sent without its piece becoming a queen, WBCA 17,
     /// USCF 16, FIDE 7.5.2).
     pub fn last_move(&self) -> Option<String> {
-        self.last_move.as_ref().map(|m| {
-            let mut text = String::with_capacity(5);
-            m.append_to_string(&mut text);
-            text
-        })
+        self.last_move.as_ref().map(uci_string)
     }
 
     pub fn ending(&self) -> Option<&Ending> {
@@ -1571,8 +1567,12 @@ fn secs(us: i64) -> String {
 /// king to the rook's square in Chess960). Written straight into the string: through `Display`
 /// each character went through the formatter, several hundred instructions a move.
 pub fn uci_text(pos: &Chess, m: Move) -> String {
+    uci_string(&m.to_uci(pos.castles().mode()))
+}
+
+fn uci_string(m: &UciMove) -> String {
     let mut text = String::with_capacity(5);
-    m.to_uci(pos.castles().mode()).append_to_string(&mut text);
+    m.append_to_string(&mut text);
     text
 }
 
