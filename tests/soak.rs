@@ -101,10 +101,6 @@ fn minimax_never_loses_on_time_at_three_seconds() {
     }
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
 /// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, and two
 /// calm engines that think until their own clock shows 50 ms left: at twice the cores in games
 /// at once, no calm engine may lose on time, in its games against a flooder or against the
@@ -118,7 +114,7 @@ fn cores() -> usize {
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn a_flooding_engine_costs_no_other_engine_its_time() {
-    flood_soak(2 * cores());
+    flood_soak(2 * blitz_arena::tournament::cores());
 }
 
 /// The same with a thread for each game (`--concurrency` the cores): a flood is read on its
@@ -126,7 +122,7 @@ fn a_flooding_engine_costs_no_other_engine_its_time() {
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn a_flooding_engine_on_its_own_thread_costs_no_other_engine_its_time() {
-    flood_soak(cores());
+    flood_soak(blitz_arena::tournament::cores());
 }
 
 fn flood_soak(concurrency: usize) {
