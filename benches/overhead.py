@@ -347,7 +347,7 @@ PARTS = [
     ("  the live referee", "blitz_arena::game::Game::record"),
     ("the engines' output, read and split on the game's thread",
      "blitz_arena::engine::pipes::direct::read_engine::{{closure}}"),
-    ("the dead-position test (every caller)", "blitz_arena::rules::material::is_dead"),
+    ("the dead-position test (every caller)", "blitz_arena::rules::material::is_dead_given"),
     ("  chasolver itself", "chasolver::is_unwinnable_fast"),
     ("report.html", "blitz_arena::report::html::HtmlReport::add"),
     ("  its re-rulings under every ruleset", "blitz_arena::game::rerule::rerule"),

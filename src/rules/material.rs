@@ -1,7 +1,7 @@
 //! Mating material: whether a side "could still win" (docs/rulesets.md, "mating
 //! material"), per ruleset.
 
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Position, Role};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role};
 
 use super::Ruleset;
 
@@ -56,9 +56,18 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 /// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
 /// may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
+    is_dead_given(ruleset, pos, &pos.legal_moves())
+}
+
+/// [`is_dead`], given `pos`'s legal moves (the referee has them). Most positions are shown
+/// alive by a shuffle of two pieces without asking chasolver (`shuffle`: the same answer).
+pub(super) fn is_dead_given(ruleset: Ruleset, pos: &Chess, legal: &[Move]) -> bool {
     match ruleset {
         Ruleset::Fide | Ruleset::Generic | Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => {
             super::dead_memo::remembered(pos, |pos| {
+                if super::shuffle::proves_alive(pos, legal) {
+                    return false;
+                }
                 let Some(board) = chess_board(pos) else {
                     return false;
                 };

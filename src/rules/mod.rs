@@ -9,6 +9,7 @@ mod memo;
 mod referee;
 #[cfg(test)]
 mod referee_tests;
+mod shuffle;
 #[cfg(test)]
 mod test_position;
 #[cfg(test)]

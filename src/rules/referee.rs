@@ -16,7 +16,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 
 use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
-use super::material::{can_mate, is_dead, MatingChance};
+use super::material::{can_mate, is_dead_given, MatingChance};
 use super::Ruleset;
 use crate::event::{
     BySide, Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination,
@@ -566,7 +566,7 @@ impl Referee {
                 String::new(),
             ));
         }
-        if is_dead(ruleset, &self.pos) {
+        if is_dead_given(ruleset, &self.pos, &self.legal) {
             return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,
