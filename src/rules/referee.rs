@@ -590,10 +590,11 @@ impl Referee {
         None
     }
 
-    /// The move `uci` names, when it is one of the known legal moves of a piece other than the
-    /// king: then `illegal::check` would find it `Legal` too (`UciMove::to_move` reads a
-    /// non-king move's squares and promotion unambiguously; a king move may be a castling,
-    /// which is left to `check`).
+    /// The move `uci` names, when it is one of the known legal moves other than castling: then
+    /// `illegal::check` would find it `Legal` too. `UciMove::to_move` reads a move's squares
+    /// and promotion as that move; it reads a king's move as castling only onto its own
+    /// castling rook (a square no legal king move reaches) or two squares along from e1 or
+    /// e8 (a king's legal move is one square), so castling is left to `check`.
     fn known_legal(&self, uci: &str) -> Option<Move> {
         if !self.legal_known {
             return None;
@@ -609,12 +610,11 @@ impl Referee {
         // One match a move, not four accessors each matching again.
         self.legal.iter().copied().find(|m| match *m {
             Move::Normal {
-                role,
                 from: f,
                 to: t,
                 promotion: p,
                 ..
-            } => f == from && t == to && p == promotion && role != Role::King,
+            } => f == from && t == to && p == promotion,
             Move::EnPassant { from: f, to: t } => f == from && t == to && promotion.is_none(),
             Move::Castle { .. } | Move::Put { .. } => false,
         })
