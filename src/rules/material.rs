@@ -48,10 +48,10 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 
 /// Whether neither side can mate any more (a dead position, FIDE 5.2.2), beyond the trivial
 /// material draws that shakmaty's `is_insufficient_material` already knows. `online` applies
-/// lichess's rule to both sides; every other ruleset asks chasolver's fast unwinnability test
-/// for both sides (some 17,000 instructions a position, millions for a few blocked ones; it
-/// runs after every move, remembered per position by `dead_memo`; a position it cannot decide
-/// plays on). Every ruleset rules a dead position a draw (docs/rulesets.md): FIDE
+/// lichess's rule to both sides; every other ruleset has chasolver's fast unwinnability test's
+/// answer for both sides (after every move, remembered per position by `dead_memo`; a position
+/// it cannot decide plays on): from the shuffle proof of `shuffle` when it applies (about 2,000
+/// instructions), else from chasolver (some 30,000, millions for a few blocked positions). Every ruleset rules a dead position a draw (docs/rulesets.md): FIDE
 /// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
 /// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
 /// may win a claim, not whether the game is dead.)

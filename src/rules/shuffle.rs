@@ -13,15 +13,17 @@
 //!    phase is gated by this count).
 //!
 //! None can hold when the side to move has two legal moves or more (not 1), the winner's
-//! material is sufficient and its pawns are not blocked in that measure (not 3, and not 2 at
-//! the start of a line), and there is a shuffle: a quiet move of a piece that is not a pawn by
-//! the side to move, a quiet move of a piece by the other side, and both moves back, each
-//! legal in turn. Quiet moves capture nothing and promote nothing, so the material stays as it
-//! was on every ply; the shuffle ends on the pieces it started from, with the same side to
-//! move, so it can be played again for as many plies as the search looks; and the first move
-//! is legal at every return (a move that is not castling nor en passant is legal or not by the
-//! pieces and the side to move alone), so no line position lacks a move (not 2). The search
-//! looks for the existence of one such line, so its order of moves does not matter.
+//! material is sufficient and its pawns are not blocked in that measure (not 3), and there is
+//! a line of quiet moves that can go on for ever (not 2): a shuffle (a quiet move of a piece
+//! that is not a pawn by the side to move, a quiet move of such a piece by the other side, and
+//! both moves back, each legal in turn), from the position or, when the side to move is in
+//! check, after one quiet move out of check. Quiet moves capture nothing and promote nothing,
+//! so the material stays as it was on every ply; a shuffle ends on the pieces it started from,
+//! with the same side to move, so it can be played again for as many plies as the search
+//! looks, and each of its moves is legal whenever its turn comes round (a move that is neither
+//! castling nor en passant is legal or not by the pieces and the side to move alone), so no
+//! position of the line lacks a move. The search asks only whether one such line exists, so
+//! the order in which it tries moves does not matter.
 //!
 //! chasolver answers for one intended winner at a time (black's question on the board
 //! mirrored); a position is dead only when it answers "unwinnable" for both, so a proof for
