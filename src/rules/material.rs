@@ -48,32 +48,39 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 
 /// Whether neither side can mate any more (a dead position, FIDE 5.2.2), beyond the trivial
 /// material draws that shakmaty's `is_insufficient_material` already knows. `online` applies
-/// lichess's rule to both sides; every other ruleset has chasolver's fast unwinnability test's
-/// answer for both sides (after every move, remembered per position by `dead_memo`; a position
-/// it cannot decide plays on): from the shuffle proof of `shuffle` when it applies (about 2,000
-/// instructions), else from chasolver (some 30,000, millions for a few blocked positions). Every ruleset rules a dead position a draw (docs/rulesets.md): FIDE
-/// 5.2.2, G§2 ("insufficient material to checkmate"), and the ordinary Laws that H2, WBCA and
-/// USCF 8 keep. (The static mating-material tables of WBCA 7c.1 and USCF 7c decide only who
-/// may win a claim, not whether the game is dead.)
+/// lichess's rule to both sides; every other ruleset has the answer of chasolver's fast
+/// unwinnability test for both sides (after every move, remembered per position by
+/// `position_facts`; a position it cannot decide plays on): from the shuffle proof of
+/// `shuffle` where it applies (about 2,000 instructions), else from chasolver (some 30,000,
+/// millions for a few blocked positions). Every ruleset rules a dead position a draw
+/// (docs/rulesets.md): FIDE 5.2.2, G§2 ("insufficient material to checkmate"), and the
+/// ordinary Laws that H2, WBCA and USCF 8 keep. (The static mating-material tables of WBCA
+/// 7c.1 and USCF 7c decide only who may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
-    is_dead_given(ruleset, pos, &pos.legal_moves())
+    is_dead_given(ruleset, pos, &pos.legal_moves(), None)
 }
 
-/// [`is_dead`], given `pos`'s legal moves (the referee has them). Most positions are shown
-/// alive by a shuffle of two pieces without asking chasolver (`shuffle`: the same answer).
-pub(super) fn is_dead_given(ruleset: Ruleset, pos: &Chess, legal: &[Move]) -> bool {
+/// [`is_dead`], given `pos`'s legal moves and the test's answer if `position_facts` remembers
+/// it (the referee has both). A new answer is remembered there. Most positions are shown alive
+/// by a shuffle of two pieces without asking chasolver (`shuffle`: the same answer).
+pub(super) fn is_dead_given(
+    ruleset: Ruleset,
+    pos: &Chess,
+    legal: &[Move],
+    remembered: Option<bool>,
+) -> bool {
     match ruleset {
         Ruleset::Fide | Ruleset::Generic | Ruleset::House | Ruleset::Wbca | Ruleset::Uscf => {
-            super::dead_memo::remembered(pos, |pos| {
-                if super::shuffle::proves_alive(pos, legal) {
-                    return false;
-                }
-                let Some(board) = chess_board(pos) else {
-                    return false;
-                };
-                chasolver::is_unwinnable_fast(&board, chess::Color::White)
-                    && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
-            })
+            if let Some(dead) = remembered {
+                return dead;
+            }
+            let dead = !super::shuffle::proves_alive(pos, legal)
+                && chess_board(pos).is_some_and(|board| {
+                    chasolver::is_unwinnable_fast(&board, chess::Color::White)
+                        && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
+                });
+            super::position_facts::remember_dead(pos, dead);
+            dead
         }
         Ruleset::Online => {
             !lichess_can_win(pos, Color::White) && !lichess_can_win(pos, Color::Black)

@@ -1,6 +1,6 @@
 //! A memo by position, shared by every game and every re-ruling in the process: the
-//! mechanism behind the dead-position memo (`dead_memo`) and the legal-move memo
-//! (`legal_memo`). What it remembers must be a pure function of the position's [`Key`], so
+//! mechanism behind the memo of each position's legal moves and dead-position answer
+//! (`position_facts`). What it remembers must be a pure function of the position's [`Key`], so
 //! remembering it changes no ruling.
 
 use std::collections::HashMap;
@@ -99,6 +99,17 @@ impl<V> PositionMemo<V> {
         }
         map.insert(key, value);
         answer
+    }
+
+    /// Changes `pos`'s value with `change`, if the memo holds it.
+    pub(super) fn update(&self, pos: &Chess, change: impl FnOnce(&mut V)) {
+        if let Some(value) = self
+            .lock()
+            .as_mut()
+            .and_then(|map| map.get_mut(&Key::of(pos)))
+        {
+            change(value);
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<Map<V>>> {

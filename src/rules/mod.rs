@@ -1,11 +1,10 @@
 //! The arbiter: rulesets, mating material, and the referee that rules a game from its events.
 
 mod cite;
-mod dead_memo;
 pub mod illegal;
-mod legal_memo;
 mod material;
 mod memo;
+mod position_facts;
 mod referee;
 #[cfg(test)]
 mod referee_tests;

@@ -540,7 +540,7 @@ impl Referee {
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
         self.legal.clear();
-        super::legal_memo::legal_moves(&self.pos, &mut self.legal);
+        let dead = super::position_facts::legal_moves(&self.pos, &mut self.legal);
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
         // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
@@ -566,7 +566,7 @@ impl Referee {
                 String::new(),
             ));
         }
-        if is_dead_given(ruleset, &self.pos, &self.legal) {
+        if is_dead_given(ruleset, &self.pos, &self.legal, dead) {
             return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,

@@ -1,0 +1,129 @@
+//! What the referee asks of every position, remembered by position and shared by every game
+//! and every re-ruling in the process: its legal moves and, once asked, whether it is dead
+//! (FIDE 5.2.2).
+//!
+//! The referee generates a position's legal moves once after each move (for the mate and
+//! stalemate tests and the next move's check), then asks the dead-position test. A finished
+//! game is ruled again from its events: once under its own ruleset (the invariant that it gets
+//! the same ruling), and, for the games `report.html` shows, under every ruleset: seven times
+//! the same positions, each answered by one lookup. Both answers are pure functions of the
+//! position (`memo::Key`: the pieces, the side to move, the castling rights and the legal en
+//! passant square), so remembering them changes no ruling. A few blocked positions cost
+//! chasolver millions of instructions each; a game that repeats positions asks it once.
+
+use shakmaty::{Chess, Move, Position};
+
+use super::memo::PositionMemo;
+
+/// Forgotten all at once past this many positions (a few MB: a position holds about 30
+/// moves): the games being played and the ones being ruled again fit many times over.
+const CAPACITY: usize = 16_384;
+
+/// The process's memo.
+static MEMO: FactsMemo = FactsMemo::new();
+
+/// A position's facts.
+struct Facts {
+    /// In shakmaty's order.
+    legal: Box<[Move]>,
+    /// The dead-position test's answer, once asked.
+    dead: Option<bool>,
+}
+
+struct FactsMemo(PositionMemo<Facts>);
+
+/// Appends `pos`'s legal moves to `out`, in shakmaty's order, generated once per distinct
+/// position while the memo holds it; returns the dead-position test's answer if it was asked
+/// before.
+pub fn legal_moves(pos: &Chess, out: &mut Vec<Move>) -> Option<bool> {
+    MEMO.legal_moves(pos, out, |pos| pos.legal_moves().into_iter().collect())
+}
+
+/// Remembers the dead-position test's answer for `pos` beside its legal moves (forgotten with
+/// them).
+pub fn remember_dead(pos: &Chess, dead: bool) {
+    MEMO.0.update(pos, |facts| facts.dead = Some(dead));
+}
+
+impl FactsMemo {
+    const fn new() -> FactsMemo {
+        FactsMemo(PositionMemo::new(CAPACITY))
+    }
+
+    fn legal_moves(
+        &self,
+        pos: &Chess,
+        out: &mut Vec<Move>,
+        generate: impl FnOnce(&Chess) -> Box<[Move]>,
+    ) -> Option<bool> {
+        self.0.read(
+            pos,
+            |pos| Facts {
+                legal: generate(pos),
+                dead: None,
+            },
+            |facts| {
+                out.extend_from_slice(&facts.legal);
+                facts.dead
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::test_position::position as pos;
+
+    fn generated(memo: &FactsMemo, p: &Chess, asked: &mut usize) -> (Vec<Move>, Option<bool>) {
+        let mut out = Vec::new();
+        let dead = memo.legal_moves(p, &mut out, |p| {
+            *asked += 1;
+            p.legal_moves().into_iter().collect()
+        });
+        (out, dead)
+    }
+
+    #[test]
+    fn a_position_is_generated_once_and_its_moves_kept_in_order() {
+        let memo = FactsMemo::new();
+        let p = pos("r3k2r/ppp2ppp/2n2q2/3pP3/8/8/PPP2PPP/R3K2R w KQkq d6 0 9");
+        let mut asked = 0;
+        let (first, _) = generated(&memo, &p, &mut asked);
+        let (again, _) = generated(&memo, &p, &mut asked);
+        assert_eq!(asked, 1);
+        let shakmaty: Vec<Move> = p.legal_moves().into_iter().collect();
+        assert_eq!(first, shakmaty);
+        assert_eq!(again, shakmaty);
+        // The same pieces without the en passant capture or the castling rights are other
+        // positions, with other moves.
+        for other in [
+            "r3k2r/ppp2ppp/2n2q2/3pP3/8/8/PPP2PPP/R3K2R w KQkq - 0 9",
+            "r3k2r/ppp2ppp/2n2q2/3pP3/8/8/PPP2PPP/R3K2R w kq d6 0 9",
+        ] {
+            let p = pos(other);
+            let (moves, _) = generated(&memo, &p, &mut asked);
+            assert_eq!(moves, p.legal_moves().into_iter().collect::<Vec<_>>());
+        }
+        assert_eq!(asked, 3);
+    }
+
+    #[test]
+    fn the_dead_answer_is_kept_beside_the_moves_of_its_own_position() {
+        let memo = FactsMemo::new();
+        let white = pos("8/8/3k4/8/8/2NK4/8/7R w - - 0 1");
+        let black = pos("8/8/3k4/8/8/2NK4/8/7R b - - 0 1");
+        let mut asked = 0;
+        // Not asked yet.
+        assert_eq!(generated(&memo, &white, &mut asked).1, None);
+        memo.0.update(&white, |facts| facts.dead = Some(false));
+        assert_eq!(generated(&memo, &white, &mut asked).1, Some(false));
+        // The same pieces with the other side to move are another position.
+        assert_eq!(generated(&memo, &black, &mut asked).1, None);
+        // A position the memo does not hold is not added by its answer.
+        let other = pos("8/8/3k4/8/8/2NK4/8/6R1 w - - 0 1");
+        memo.0.update(&other, |facts| facts.dead = Some(true));
+        assert_eq!(generated(&memo, &other, &mut asked).1, None);
+        assert_eq!(asked, 3);
+    }
+}
