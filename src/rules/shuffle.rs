@@ -10,10 +10,13 @@
 //!    `insufficient` below) or a position without a legal move that is not the loser mated;
 //! 3. the pawn structure is blocked, as it measures it: at least `max(1, pawns / 2 - 2)` of
 //!    the winner's pawns with an enemy pawn or the enemy king straight in front (every later
-//!    phase is gated by this count).
+//!    phase is gated by this count), and either only pawns and bishops are left besides the
+//!    kings (a deeper search) or every pawn has an enemy pawn on its file, as it measures it
+//!    (its static analysis and the phases after it).
 //!
 //! None can hold when the side to move has two legal moves or more (not 1), the winner's
-//! material is sufficient and its pawns are not blocked in that measure (not 3), and there is
+//! material is sufficient and its pawns are not blocked in that measure, or a knight, rook or
+//! queen is on the board and a pawn stands alone on its file (not 3), and there is
 //! a line of quiet moves that can go on for ever (not 2): a shuffle (a quiet move of a piece
 //! that is not a pawn by the side to move, a quiet move of such a piece by the other side, and
 //! both moves back, each legal in turn), from the position or, when the side to move is in
@@ -31,7 +34,7 @@
 //! en passant, the two moves whose legality depends on more than the pieces (and the two on
 //! which chasolver's `chess` crate and shakmaty could differ in Chess960).
 
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Rank, Role};
 
 /// How many first moves, and replies to each, are tried before the proof gives up and the
 /// position goes to chasolver (a shuffle is almost always found at the first try).
@@ -41,7 +44,8 @@ const TRIES: usize = 4;
 /// at least. `legal` holds `pos`'s legal moves. `false` proves nothing: ask chasolver.
 pub(super) fn proves_alive(pos: &Chess, legal: &[Move]) -> bool {
     let board = pos.board();
-    let provable = |winner| !insufficient(board, winner) && !blocked(board, winner);
+    let open = || lonely_pawns(board) && !only_pawns_and_bishops(board);
+    let provable = |winner| !insufficient(board, winner) && (!blocked(board, winner) || open());
     if legal.len() < 2 || !(provable(Color::White) || provable(Color::Black)) {
         return false;
     }
@@ -95,6 +99,25 @@ fn blocked(board: &Board, winner: Color) -> bool {
     let blocked = (in_front & stoppers).count_ones();
     let total = board.pawns().count() as i32;
     blocked >= (total / 2 - 2).max(1) as u32
+}
+
+/// chasolver's `has_lonely_pawns`: the files of white's pawns (but those on the seventh rank)
+/// are not the files of black's pawns (but those on the second). The same on the mirrored
+/// board: the two sets trade places.
+fn lonely_pawns(board: &Board) -> bool {
+    let files = |pawns: Bitboard| {
+        pawns
+            .into_iter()
+            .fold(0u8, |f, sq| f | 1 << sq.file() as u8)
+    };
+    let white = board.pawns() & board.white() & !Bitboard::from_rank(Rank::Seventh);
+    let black = board.pawns() & board.black() & !Bitboard::from_rank(Rank::Second);
+    files(white) != files(black)
+}
+
+/// chasolver's `only_pawns_and_bishops`: no knight, rook or queen on the board.
+fn only_pawns_and_bishops(board: &Board) -> bool {
+    (board.knights() | board.rooks() | board.queens()).is_empty()
 }
 
 /// A line of quiet moves that can go on for ever: a shuffle from `pos`, or, when the side to
@@ -239,8 +262,9 @@ mod tests {
                 if proves_alive(&p, &legal) {
                     proved += 1;
                     let board = p.board();
+                    let open = lonely_pawns(board) && !only_pawns_and_bishops(board);
                     for winner in [Color::White, Color::Black] {
-                        if !insufficient(board, winner) && !blocked(board, winner) {
+                        if !insufficient(board, winner) && (!blocked(board, winner) || open) {
                             assert!(
                                 !chasolver_unwinnable(&p, winner),
                                 "{winner:?} in {}",
@@ -256,8 +280,8 @@ mod tests {
             }
         }
         assert!(positions > 20_000, "{positions}");
-        // The rest are mostly endgames with a blocked pawn pair, left to chasolver.
-        assert!(proved * 10 > positions * 7, "{proved} of {positions}");
+        // The rest are mostly endgames with every pawn blocked or opposed, left to chasolver.
+        assert!(proved * 10 > positions * 9, "{proved} of {positions}");
     }
 
     /// The replica of chasolver's material test agrees with chasolver on material alone.
@@ -317,6 +341,29 @@ mod tests {
         // An open middlegame is proved alive.
         let open = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9");
         assert!(proves(&open));
+    }
+
+    /// A blocked structure is still proved alive when a knight, rook or queen is on the board
+    /// and a pawn has no enemy pawn on its file (chasolver's later phases do not run); not
+    /// when every pawn is opposed, nor with only pawns and bishops.
+    #[test]
+    fn a_blocked_pair_with_a_lone_pawn_and_a_rook_is_proved_alive() {
+        // e4/e5 blocked; white's a-pawn alone on its file; rooks.
+        let open = pos("r3k3/8/8/4p3/P3P3/8/8/R3K3 w - - 0 1");
+        assert!(blocked(open.board(), Color::White));
+        assert!(lonely_pawns(open.board()));
+        assert!(proves(&open));
+        assert!(!chasolver_unwinnable(&open, Color::White));
+        // Every pawn opposed: left to chasolver.
+        let opposed = pos("r3k3/p7/8/4p3/P3P3/8/8/R3K3 w - - 0 1");
+        assert!(!lonely_pawns(opposed.board()));
+        assert!(!proves(&opposed));
+        // Only pawns and bishops: left to chasolver.
+        let bishops = pos("2b1k3/8/8/4p3/P3P3/8/8/2B1K3 w - - 0 1");
+        assert!(!proves(&bishops));
+        // A white pawn on the seventh rank and a black one on the second do not count.
+        let seventh = pos("4k3/P7/8/4p3/4P3/8/p7/R3K3 w - - 0 1");
+        assert!(!lonely_pawns(seventh.board()));
     }
 
     /// One blocked pawn counts once few pawns are left (`max(1, pawns / 2 - 2)`), and black's
