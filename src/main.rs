@@ -205,8 +205,8 @@ async fn native(command: Command, cancel: watch::Receiver<bool>) -> anyhow::Resu
 }
 
 /// Waits for SIGINT, SIGTERM or SIGHUP (a closed terminal), then asks the run to stop; a
-/// second signal exits at once (the engines die with the arena: they carry a parent-death
-/// signal).
+/// second signal exits at once (the engines die with the arena: the janitor kills their
+/// groups).
 async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
     let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),

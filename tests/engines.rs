@@ -184,8 +184,8 @@ fn a_wrapped_engine_is_gone_after_sigterm() {
     common::assert_no_leftovers(&s);
 }
 
-/// `kill -9` gives the arena no chance to clean up: the engines' parent-death signal takes the
-/// wrappers, and the janitor takes the wrappers' children.
+/// `kill -9` gives the arena no chance to clean up: the janitor kills the engines' groups, the
+/// wrappers and the wrappers' children.
 #[test]
 fn a_wrapped_engine_is_gone_after_the_arena_is_killed() {
     let s = Scratch::new("wrapped-kill");

@@ -3,8 +3,9 @@
 //!
 //! Each engine runs in its own process group, and the arena kills the whole group when it
 //! stops an engine, so an engine started through a wrapper script that does not `exec` goes
-//! with its wrapper. The parent-death signal set on each engine reaches only the direct child;
-//! the janitor covers its descendants. It holds the read end of a pipe whose only write end is
+//! with its wrapper. Should the arena die, the janitor kills those groups: the engines and
+//! their descendants. (Only if the janitor cannot be started is each engine given a
+//! parent-death signal instead, which reaches the direct child alone.) It holds the read end of a pipe whose only write end is
 //! the arena's: the arena writes each engine group's id as the engine starts and its negation
 //! as the group is killed; end of file on the pipe means the arena is gone, and the janitor
 //! kills every group still listed, then exits.
@@ -43,6 +44,12 @@ fn janitor() -> Option<&'static Mutex<Janitor>> {
     JANITOR
         .get_or_init(|| start().ok().map(Mutex::new))
         .as_ref()
+}
+
+/// Whether the janitor runs (started on first use): then it kills every engine group should
+/// the arena die, and engines need no parent-death signal.
+pub fn runs() -> bool {
+    janitor().is_some()
 }
 
 /// The janitor's pid, if it runs.

@@ -9,6 +9,7 @@ mod process;
 pub mod reaper;
 mod resources;
 mod seat;
+mod spawner;
 pub mod uci;
 
 use std::path::PathBuf;
@@ -203,13 +204,12 @@ impl Engine {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let process =
-            process::spawn(&program, &args, config.dir.as_deref(), &env).map_err(|source| {
-                EngineError::Spawn {
-                    name: config.name.clone(),
-                    program: program.display().to_string(),
-                    source,
-                }
+        let process = process::spawn(&program, &args, config.dir.as_deref(), &env)
+            .await
+            .map_err(|source| EngineError::Spawn {
+                name: config.name.clone(),
+                program: program.display().to_string(),
+                source,
             })?;
         // On any error below the engine is dropped, which kills its group and reaps it.
         let mut engine = Engine::connect(&config.name, process, timeouts, &config.options).await?;

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::lines::{Output, Splitter, Tail};
-use super::{janitor, pipes, reaper};
+use super::{janitor, pipes, reaper, spawner};
 
 /// How many lines may wait unread before the I/O thread stops reading the engine (it then
 /// blocks on its own output: a flood cannot grow the arena's memory).
@@ -198,9 +198,9 @@ fn signal_name(signal: i32) -> &'static str {
 
 /// Spawns `program` directly (never through a shell), in its own process group (a Ctrl-C at
 /// the terminal reaches only the arena, and stopping the engine kills everything it started),
-/// with a parent-death signal so it dies with the arena even if the arena is killed with
-/// SIGKILL, and listed with the janitor, which kills its group in that case.
-pub fn spawn(
+/// listed with the janitor, which kills its group even if the arena is killed with SIGKILL.
+/// The process is started on the spawner thread (`spawner`), off the runtime.
+pub async fn spawn(
     program: &Path,
     args: &[String],
     dir: Option<&Path>,
@@ -217,30 +217,9 @@ pub fn spawn(
     if let Some(dir) = dir {
         command.current_dir(dir);
     }
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: between fork and exec only async-signal-safe calls are made (prctl, getppid,
-    // _exit), and no memory is allocated.
-    unsafe {
-        command.pre_exec(move || {
-            // Linux: SIGKILL this child when the thread that spawned it dies. Engines are
-            // spawned from the runtime's worker threads, which live as long as the arena.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect.
-            if libc::getppid() != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-    // The run's mark, for the janitor to find what leaves the group should the arena die.
-    janitor::mark(&mut command);
-    let spawning = reaper::spawning();
-    let mut child = command.spawn()?;
-    spawning.register(child.id() as libc::pid_t);
-    janitor::watch(child.id() as libc::pid_t);
-    drop(spawning);
+    let mut child = spawner::on_spawner(move || start(command).map(Started::new))
+        .await?
+        .take();
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
@@ -279,6 +258,68 @@ pub fn spawn(
         stderr_tail,
         child: Some(child),
     })
+}
+
+/// An engine just started, on its way back to the game that asked for it: killed as a group
+/// and reaped if that game is gone before it arrives (its start was cancelled).
+struct Started(Option<Child>);
+
+impl Started {
+    fn new(child: Child) -> Started {
+        Started(Some(child))
+    }
+
+    fn take(mut self) -> Child {
+        self.0.take().expect("taken once")
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            kill_group(&mut child);
+        }
+    }
+}
+
+/// Starts `command` as an engine, with its pid on the reaper's list before any sweep can see
+/// it and its group listed with the janitor, which kills the group should the arena die
+/// (`kill -9` included). Runs on the spawner thread.
+///
+/// Started so, the standard library uses `posix_spawn` (a `vfork`: nothing of the arena's
+/// memory is copied). Only when the janitor could not be started is the engine given a Linux
+/// parent-death signal instead, which needs a step between `fork` and `exec`: a full `fork`,
+/// whose copy of the arena's page tables, and every write the arena's threads make while the
+/// child has not yet run `exec`, cost more than the rest of starting an engine at 1,024 games
+/// at once (docs/performance.md).
+fn start(mut command: std::process::Command) -> std::io::Result<Child> {
+    if !janitor::runs() {
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec only async-signal-safe calls are made (prctl,
+        // getppid, _exit), and no memory is allocated.
+        unsafe {
+            command.pre_exec(move || {
+                // Linux: SIGKILL this child when the thread that spawned it dies: the spawner
+                // thread, which lives as long as the arena.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have died before prctl took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    // The run's mark, for the janitor to find what leaves the group should the arena die.
+    janitor::mark(&mut command);
+    let spawning = reaper::spawning();
+    let child = command.spawn()?;
+    spawning.register(child.id() as libc::pid_t);
+    janitor::watch(child.id() as libc::pid_t);
+    drop(spawning);
+    Ok(child)
 }
 
 /// The other end of an in-memory engine: what the arena wrote, line by line, and a way to
@@ -507,6 +548,7 @@ mod tests {
             None,
             &[],
         )
+        .await
         .unwrap();
         let mut got = Vec::new();
         while let Some(line) = process.lines.recv().await {
@@ -536,6 +578,7 @@ mod tests {
             None,
             &[],
         )
+        .await
         .unwrap();
         let status = process.exit_status(Duration::from_secs(5)).await.unwrap();
         assert_eq!(status, ExitStatus::Signal(libc::SIGSEGV));
@@ -553,6 +596,7 @@ mod tests {
             None,
             &[],
         )
+        .await
         .unwrap();
         let grandchild: i32 = match process.lines.recv().await {
             Some(Line::Text { text, .. }) => text.trim().parse().unwrap(),
@@ -573,7 +617,9 @@ mod tests {
 
     #[tokio::test]
     async fn dropping_a_process_kills_and_reaps_it_at_once() {
-        let process = spawn(Path::new("/bin/sleep"), &["1000".into()], None, &[]).unwrap();
+        let process = spawn(Path::new("/bin/sleep"), &["1000".into()], None, &[])
+            .await
+            .unwrap();
         let pid = process.child.as_ref().unwrap().id() as i32;
         drop(process);
         assert!(!alive(pid), "no zombie is left for init");
@@ -601,6 +647,7 @@ mod tests {
             None,
             &[],
         )
+        .await
         .unwrap();
         while let Some(line) = process.lines.recv().await {
             if matches!(line, Line::Eof { .. }) {
@@ -637,6 +684,7 @@ mod tests {
             None,
             &[],
         )
+        .await
         .unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while process.lines.rx.len() < LINE_QUEUE {
@@ -671,6 +719,35 @@ mod tests {
     }
 
     /// Whether `pid` exists and is not a zombie.
+    /// A start whose game is gone before the engine arrives (its future dropped, as a
+    /// cancelled run drops it) does not leave the engine running.
+    #[tokio::test]
+    async fn an_engine_started_for_a_game_that_is_gone_is_killed() {
+        let pid = Arc::new(Mutex::new(None));
+        let seen = Arc::clone(&pid);
+        let starting = spawner::on_spawner(move || {
+            let mut command = std::process::Command::new("/bin/sleep");
+            command.arg("1000").process_group(0);
+            let child = start(command)?;
+            *seen.lock().unwrap() = Some(child.id() as i32);
+            // The game gives up meanwhile.
+            std::thread::sleep(Duration::from_millis(300));
+            Ok(Started::new(child))
+        });
+        assert!(tokio::time::timeout(Duration::from_millis(50), starting)
+            .await
+            .is_err());
+        for _ in 0..500 {
+            if let Some(pid) = *pid.lock().unwrap() {
+                if !alive(pid) {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the engine of a start given up is still running");
+    }
+
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
             Ok(stat) => !stat
