@@ -14,13 +14,13 @@
 //!    kings (a deeper search) or every pawn has an enemy pawn on its file, as it measures it
 //!    (its static analysis and the phases after it).
 //!
-//! None can hold when the side to move has two legal moves or more (not 1), the winner's
-//! material is sufficient and its pawns are not blocked in that measure, or a knight, rook or
-//! queen is on the board and a pawn stands alone on its file (not 3), and there is
-//! a line of quiet moves that can go on for ever (not 2): a shuffle (a quiet move of a piece
-//! that is not a pawn by the side to move, a quiet move of such a piece by the other side, and
-//! both moves back, each legal in turn), from the position or, when the side to move is in
-//! check, after one quiet move out of check. Quiet moves capture nothing and promote nothing,
+//! None can hold when the side to move has two legal moves or more besides castling (not 1),
+//! the winner's material is sufficient and its pawns are not blocked in that measure, or a
+//! knight, rook or queen is on the board and a pawn stands alone on its file (not 3), and
+//! there is a line of quiet moves that can go on for ever (not 2): a shuffle (a quiet move of
+//! a piece that is not a pawn by the side to move, a quiet move of such a piece by the other
+//! side, and both moves back, each legal in turn), from the position or, when the side to move
+//! is in check, after one quiet move out of check. Quiet moves capture nothing and promote nothing,
 //! so the material stays as it was on every ply; a shuffle ends on the pieces it started from,
 //! with the same side to move, so it can be played again for as many plies as the search
 //! looks, and each of its moves is legal whenever its turn comes round (a move that is neither
@@ -46,7 +46,9 @@ pub(super) fn proves_alive(pos: &Chess, legal: &[Move]) -> bool {
     let board = pos.board();
     let open = || lonely_pawns(board) && !only_pawns_and_bishops(board);
     let provable = |winner| !insufficient(board, winner) && (!blocked(board, winner) || open());
-    if legal.len() < 2 || !(provable(Color::White) || provable(Color::Black)) {
+    // Two moves besides castling: chasolver's `chess` crate may not see a Chess960 castling.
+    let choices = legal.iter().filter(|m| !m.is_castle()).nth(1).is_some();
+    if !choices || !(provable(Color::White) || provable(Color::Black)) {
         return false;
     }
     shuffle_exists(pos, legal)
