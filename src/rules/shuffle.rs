@@ -126,34 +126,30 @@ fn only_pawns_and_bishops(board: &Board) -> bool {
 /// move is in check (a piece that leaves, or blocks, cannot go back), a quiet move out of
 /// check and a shuffle from there.
 fn shuffle_exists(pos: &Chess, legal: &[Move]) -> bool {
-    if shuffle_from(pos, legal) {
+    let quiet = || legal.iter().copied().filter(is_quiet_piece_move);
+    if shuffle_from(pos, quiet()) {
         return true;
     }
     if !pos.is_check() {
         return false;
     }
-    legal
-        .iter()
-        .filter(|m| is_quiet_piece_move(m))
-        .take(TRIES)
-        .any(|first| {
-            let mut after = pos.clone();
-            after.play_unchecked(*first);
-            shuffle_from(&after, &after.legal_moves())
-        })
+    quiet().take(TRIES).any(|first| {
+        let mut after = pos.clone();
+        after.play_unchecked(first);
+        shuffle_from(&after, legal_quiet_piece_moves(&after))
+    })
 }
 
-/// A quiet move of a piece that is not a pawn by each side, then both moves back, each legal
-/// in turn.
-fn shuffle_from(pos: &Chess, legal: &[Move]) -> bool {
-    for first in legal.iter().filter(|m| is_quiet_piece_move(m)).take(TRIES) {
+/// A quiet move of a piece that is not a pawn by each side (the side to move's among
+/// `firsts`, its legal ones), then both moves back, each legal in turn.
+fn shuffle_from(pos: &Chess, firsts: impl Iterator<Item = Move>) -> bool {
+    for first in firsts.take(TRIES) {
         let mut after_first = pos.clone();
-        after_first.play_unchecked(*first);
-        let replies = quiet_piece_moves(&after_first).filter(|m| after_first.is_legal(*m));
-        for reply in replies.take(TRIES) {
+        after_first.play_unchecked(first);
+        let first_back = back(&first);
+        for reply in legal_quiet_piece_moves(&after_first).take(TRIES) {
             let mut after_reply = after_first.clone();
             after_reply.play_unchecked(reply);
-            let first_back = back(first);
             if !after_reply.is_legal(first_back) {
                 continue;
             }
@@ -164,6 +160,11 @@ fn shuffle_from(pos: &Chess, legal: &[Move]) -> bool {
         }
     }
     false
+}
+
+/// The side to move's legal quiet moves of pieces that are not pawns.
+fn legal_quiet_piece_moves(pos: &Chess) -> impl Iterator<Item = Move> + '_ {
+    quiet_piece_moves(pos).filter(|m| pos.is_legal(*m))
 }
 
 /// The side to move's quiet moves of pieces that are not pawns, legal or not (fewer
