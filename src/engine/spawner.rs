@@ -12,19 +12,20 @@
 //! forked the engine.
 
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use tokio::sync::oneshot;
 
 type Job = Box<dyn FnOnce() + Send>;
 
 /// The thread's queue, or why it could not be had.
-static SPAWNER: OnceLock<Result<Mutex<mpsc::Sender<Job>>, String>> = OnceLock::new();
+static SPAWNER: OnceLock<Result<mpsc::Sender<Job>, String>> = OnceLock::new();
 
 /// Runs `start` on the spawner thread and waits for its answer without blocking the runtime.
 pub async fn on_spawner<T: Send + 'static>(
     start: impl FnOnce() -> std::io::Result<T> + Send + 'static,
 ) -> std::io::Result<T> {
+    let stopped = || std::io::Error::other("the thread that starts engines has stopped");
     let (tx, rx) = oneshot::channel();
     let job: Job = Box::new(move || {
         let _ = tx.send(start());
@@ -38,7 +39,7 @@ pub async fn on_spawner<T: Send + 'static>(
                     job();
                 }
             })
-            .map(|_| Mutex::new(queue))
+            .map(|_| queue)
             .map_err(|e| e.to_string())
     });
     let queue = queue.as_ref().map_err(|why| {
@@ -46,13 +47,8 @@ pub async fn on_spawner<T: Send + 'static>(
             "cannot start the thread that starts engines: {why}"
         ))
     })?;
-    queue
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .send(job)
-        .map_err(|_| std::io::Error::other("the thread that starts engines has stopped"))?;
-    rx.await
-        .map_err(|_| std::io::Error::other("the thread that starts engines has stopped"))?
+    queue.send(job).map_err(|_| stopped())?;
+    rx.await.map_err(|_| stopped())?
 }
 
 #[cfg(test)]
