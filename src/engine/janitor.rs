@@ -5,10 +5,10 @@
 //! stops an engine, so an engine started through a wrapper script that does not `exec` goes
 //! with its wrapper. Should the arena die, the janitor kills those groups: the engines and
 //! their descendants. (Only if the janitor cannot be started is each engine given a
-//! parent-death signal instead, which reaches the direct child alone.) It holds the read end of a pipe whose only write end is
-//! the arena's: the arena writes each engine group's id as the engine starts and its negation
-//! as the group is killed; end of file on the pipe means the arena is gone, and the janitor
-//! kills every group still listed, then exits.
+//! parent-death signal instead, which reaches the direct child alone.) It holds the read end
+//! of a pipe whose only write end is the arena's: the arena writes each engine group's id as
+//! the engine starts and its negation as the group is killed; end of file on the pipe means
+//! the arena is gone, and the janitor kills every group still listed, then exits.
 //!
 //! What leaves an engine's group (a grandchild that calls `setsid`) is not in any group listed;
 //! while the arena lives, `reaper` takes it. For the case the arena is killed, every engine is

@@ -718,7 +718,6 @@ mod tests {
         process.kill().await;
     }
 
-    /// Whether `pid` exists and is not a zombie.
     /// A start whose game is gone before the engine arrives (its future dropped, as a
     /// cancelled run drops it) does not leave the engine running.
     #[tokio::test]
@@ -748,6 +747,7 @@ mod tests {
         panic!("the engine of a start given up is still running");
     }
 
+    /// Whether `pid` exists and is not a zombie.
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
             Ok(stat) => !stat
