@@ -10,6 +10,7 @@ pub mod reaper;
 mod resources;
 mod seat;
 mod spawner;
+pub mod timers;
 pub mod uci;
 
 use std::path::PathBuf;
@@ -465,7 +466,7 @@ impl Engine {
             let line = tokio::select! {
                 biased;
                 line = self.process.lines.recv() => line,
-                () = sleep_until(deadline) => return Reply::Deadline,
+                () = timers::sleep_until(deadline) => return Reply::Deadline,
             };
             match line {
                 Some(Line::Text { text, at }) => {

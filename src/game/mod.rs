@@ -16,11 +16,11 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::{EnPassantMode, Position};
-use tokio::time::{sleep_until, Instant};
+use tokio::time::Instant;
 
 use crate::clock::{micros, Clock};
 use crate::decimal;
-use crate::engine::{Reply, Seat};
+use crate::engine::{timers, Reply, Seat};
 use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
 use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
@@ -1012,6 +1012,9 @@ impl Game<'_> {
                     |(at, _)| at,
                 );
                 let reply = engines[side].engine().bestmove(deadline).await;
+                if matches!(reply, Reply::BestMove { .. }) {
+                    timers::after_due().await;
+                }
                 self.record_strays(side, engines);
                 if let (Some(checks), Reply::BestMove { text, at, .. }) =
                     (&self.setup.pv_checks, &reply)
@@ -1022,7 +1025,7 @@ impl Game<'_> {
             }
             None => match next {
                 Some((at, _)) => {
-                    sleep_until(at).await;
+                    timers::sleep_until(at).await;
                     Ok(Reply::Deadline)
                 }
                 // H10, H13: the game waits for the mated side's watcher after a mate by a

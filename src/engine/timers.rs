@@ -1,0 +1,258 @@
+//! Timers served ahead of moves: a game whose timer came due (a flag fell, a watcher's notice
+//! or a claim completed, a held move is released) runs before the games whose engines only
+//! moved.
+//!
+//! When many games share the runtime's workers, a woken game waits its turn in the worker's
+//! queue behind every game woken before it. At 1,024 games at once on two cores a round of that
+//! queue takes about 30 ms (docs/performance.md, "Flags at 1,024 games at once"). A move can
+//! wait: its `bestmove` was stamped by the I/O thread as `read` returned it, the clock was
+//! pressed at that stamp, and the next engine's clock starts only when its `go` is written, so
+//! serving a move later charges no engine. A timer cannot: a fallen flag ends the game, and a
+//! game still running after its flag is an engine thinking for nothing.
+//!
+//! Tokio has no task priority, so the games take turns by agreement. A timer that comes due
+//! counts itself as it wakes its game, and uncounts itself when its game takes it (or drops it).
+//! A game about to act on a move first yields while any timer is due ([`after_due`]): it goes
+//! behind the worker's other work, so the due game is reached after cheap polls rather than
+//! after whole moves. The yield is bounded: a move is held back at most two turns of the queue,
+//! whatever the timers.
+//!
+//! A game that has a thread of its own (`tournament::lanes`) has no queue to skip: it neither
+//! yields nor counts its timers.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicIsize, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use tokio::runtime::{Handle, RuntimeFlavor};
+use tokio::time::{Instant, Sleep};
+
+/// Timers that came due and whose games have not taken them yet.
+static DUE: AtomicIsize = AtomicIsize::new(0);
+
+/// How many times a move yields to due timers at most.
+const YIELDS: usize = 2;
+
+/// The timer's state: waiting for its instant, counted in [`DUE`], or done with.
+const ARMED: u8 = 0;
+const COUNTED: u8 = 1;
+const DONE: u8 = 2;
+
+/// Sleeps until `deadline`, like `tokio::time::sleep_until`, counted among the due timers from
+/// the instant tokio's timer fires until this future is polled or dropped.
+pub fn sleep_until(deadline: Instant) -> Due {
+    sleep_counted(deadline, &DUE)
+}
+
+fn sleep_counted(deadline: Instant, count: &'static AtomicIsize) -> Due {
+    Due {
+        sleep: tokio::time::sleep_until(deadline),
+        shared: shares_workers(),
+        count,
+        mark: None,
+    }
+}
+
+/// Whether the game runs on the multi-threaded runtime, among other games.
+fn shares_workers() -> bool {
+    Handle::try_current()
+        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+}
+
+/// A timer served ahead of moves; see [`sleep_until`].
+#[derive(Debug)]
+pub struct Due {
+    sleep: Sleep,
+    /// Whether the game shares the runtime's workers with other games.
+    shared: bool,
+    count: &'static AtomicIsize,
+    mark: Option<Arc<Mark>>,
+}
+
+impl Due {
+    /// The game takes its timer, or drops it: it no longer counts as due.
+    fn settle(&mut self) {
+        if let Some(mark) = self.mark.take() {
+            if mark.state.swap(DONE, Ordering::AcqRel) == COUNTED {
+                self.count.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+}
+
+impl Future for Due {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: `sleep` is never moved out of `self` (structural pinning); the other fields
+        // are not pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.shared {
+            return unsafe { Pin::new_unchecked(&mut this.sleep) }.poll(cx);
+        }
+        if this
+            .mark
+            .as_ref()
+            .is_none_or(|mark| !mark.game.will_wake(cx.waker()))
+        {
+            this.settle();
+            this.mark = Some(Arc::new(Mark {
+                state: AtomicU8::new(ARMED),
+                count: this.count,
+                game: cx.waker().clone(),
+            }));
+        }
+        let mark = this.mark.clone().expect("a mark");
+        let waker = Waker::from(mark);
+        let sleep = unsafe { Pin::new_unchecked(&mut this.sleep) };
+        match sleep.poll(&mut Context::from_waker(&waker)) {
+            Poll::Ready(()) => {
+                this.settle();
+                Poll::Ready(())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Due {
+    fn drop(&mut self) {
+        self.settle();
+    }
+}
+
+/// What tokio's timer wakes: it counts the timer as due, then wakes the game.
+#[derive(Debug)]
+struct Mark {
+    state: AtomicU8,
+    count: &'static AtomicIsize,
+    game: Waker,
+}
+
+impl Wake for Mark {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // Counted before it is marked, so the count is never below the timers marked
+        // counted (a timer taken as it fires is at most counted for an instant too long).
+        self.count.fetch_add(1, Ordering::AcqRel);
+        if self
+            .state
+            .compare_exchange(ARMED, COUNTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            self.count.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.game.wake_by_ref();
+    }
+}
+
+/// Lets the games whose timers are due go first: while any is, yields (at most [`YIELDS`]
+/// times). Call it before acting on a move.
+pub async fn after_due() {
+    after_counted(&DUE).await;
+}
+
+async fn after_counted(count: &AtomicIsize) {
+    for _ in 0..YIELDS {
+        if count.load(Ordering::Acquire) <= 0 || !shares_workers() {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A count of the test's own, apart from the arena's.
+    fn count() -> &'static AtomicIsize {
+        Box::leak(Box::new(AtomicIsize::new(0)))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fired_timer_counts_as_due_until_its_game_takes_it() {
+        let count = count();
+        let deadline = Instant::now() + Duration::from_millis(20);
+        let mut due = Box::pin(sleep_counted(deadline, count));
+        assert!(poll_once(due.as_mut()).is_pending());
+        assert_eq!(count.load(Ordering::Acquire), 0);
+        // Tokio's timer fires timers in order: this one has fired by the next.
+        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        assert_eq!(count.load(Ordering::Acquire), 1);
+        assert!(poll_once(due.as_mut()).is_ready());
+        assert_eq!(count.load(Ordering::Acquire), 0);
+        drop(due);
+        assert_eq!(count.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fired_timer_dropped_before_it_is_taken_is_uncounted() {
+        let count = count();
+        let deadline = Instant::now() + Duration::from_millis(10);
+        let mut due = Box::pin(sleep_counted(deadline, count));
+        assert!(poll_once(due.as_mut()).is_pending());
+        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        let mark = due.mark.clone().expect("armed");
+        assert_eq!(count.load(Ordering::Acquire), 1);
+        drop(due);
+        assert_eq!(count.load(Ordering::Acquire), 0);
+        // A late wake of a dropped timer counts nothing.
+        Waker::from(mark).wake_by_ref();
+        assert_eq!(count.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_move_yields_while_a_timer_is_due_and_not_for_ever() {
+        let count = count();
+        let polls = tokio::spawn(polls_to_finish(after_counted(count)))
+            .await
+            .unwrap();
+        assert_eq!(polls, 1, "no timer due: the move goes on at once");
+        let deadline = Instant::now() + Duration::from_millis(10);
+        let mut due = Box::pin(sleep_counted(deadline, count));
+        assert!(poll_once(due.as_mut()).is_pending());
+        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        // This timer's game has not taken it: a move waits behind it, a bounded number of
+        // turns, then goes on.
+        let polls = tokio::spawn(polls_to_finish(after_counted(count)))
+            .await
+            .unwrap();
+        assert_eq!(polls, YIELDS + 1);
+        drop(due);
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_game_with_a_thread_of_its_own_neither_counts_nor_yields() {
+        let count = count();
+        count.store(1, Ordering::Release);
+        let due = sleep_counted(Instant::now() + Duration::from_millis(5), count);
+        assert!(!due.shared);
+        due.await;
+        assert_eq!(count.load(Ordering::Acquire), 1);
+        assert_eq!(polls_to_finish(after_counted(count)).await, 1);
+    }
+
+    /// Polls `future` once with a waker that does nothing.
+    fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    /// Awaits `future`, counting the times it was polled.
+    async fn polls_to_finish<F: Future>(future: F) -> usize {
+        let mut future = Box::pin(future);
+        let mut polls = 0;
+        std::future::poll_fn(|cx| {
+            polls += 1;
+            future.as_mut().poll(cx)
+        })
+        .await;
+        polls
+    }
+}
