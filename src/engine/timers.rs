@@ -14,8 +14,8 @@
 //! counts itself as it wakes its game, and uncounts itself when its game takes it (or drops it).
 //! A game about to act on a move first yields while any timer is due ([`after_due`]): it goes
 //! behind the worker's other work, so the due game is reached after cheap polls rather than
-//! after whole moves. The yield is bounded: a move is held back at most two turns of the queue,
-//! whatever the timers.
+//! after whole moves. The yield is bounded: a move is held back at most [`YIELDS`] turns of
+//! the queue, whatever the timers.
 //!
 //! A game that has a thread of its own (`tournament::lanes`) has no queue to skip: it neither
 //! yields nor counts its timers.
@@ -32,8 +32,12 @@ use tokio::time::{Instant, Sleep};
 /// Timers that came due and whose games have not taken them yet.
 static DUE: AtomicIsize = AtomicIsize::new(0);
 
-/// How many times a move yields to due timers at most.
-const YIELDS: usize = 2;
+/// How many times a move yields to due timers at most: a yielded game is polled again at the
+/// worker's next look at its timers (every 8 polls, `main.rs`), and a due game on the other
+/// worker, or behind the injection queue, may take several of those to reach. At 1,024 games
+/// at once, 8 gave a 99th percentile of 4.2-8.1 ms (median of 8 runs 4.8 ms), 2 gave 5.9-16.6
+/// (10.4), 32 no better than 8 (docs/performance.md, "Timers ahead of moves").
+const YIELDS: usize = 8;
 
 /// The timer's state: waiting for its instant, counted in [`DUE`], or done with.
 const ARMED: u8 = 0;
