@@ -25,6 +25,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicIsize, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
 
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::time::{Instant, Sleep};
@@ -51,13 +52,28 @@ pub fn sleep_until(deadline: Instant) -> Due {
 }
 
 fn sleep_counted(deadline: Instant, count: &'static AtomicIsize) -> Due {
+    let shared = shares_workers();
+    // Tokio's timer counts whole milliseconds and rounds a deadline up, so it fires up to a
+    // millisecond late (the median flag was noticed 1.1 ms after it fell). Asked a millisecond
+    // early, it fires within the millisecond before the deadline, and the game waits out the
+    // rest at its turns of the queue. A game with a thread of its own sleeps to the deadline:
+    // its clock may be tokio's paused test clock, which does not move while a game waits.
+    let wake = if shared {
+        deadline.checked_sub(EARLY).unwrap_or(deadline)
+    } else {
+        deadline
+    };
     Due {
-        sleep: tokio::time::sleep_until(deadline),
-        shared: shares_workers(),
+        sleep: tokio::time::sleep_until(wake),
+        deadline,
+        shared,
         count,
         mark: None,
     }
 }
+
+/// How much earlier than its deadline a game sharing the workers asks tokio to wake it.
+const EARLY: Duration = Duration::from_millis(1);
 
 /// Whether the game runs on the multi-threaded runtime, among other games.
 fn shares_workers() -> bool {
@@ -68,7 +84,9 @@ fn shares_workers() -> bool {
 /// A timer served ahead of moves; see [`sleep_until`].
 #[derive(Debug)]
 pub struct Due {
+    /// Until a millisecond before `deadline` when `shared`, else until `deadline`.
     sleep: Sleep,
+    deadline: Instant,
     /// Whether the game shares the runtime's workers with other games.
     shared: bool,
     count: &'static AtomicIsize,
@@ -111,13 +129,19 @@ impl Future for Due {
         let mark = this.mark.clone().expect("a mark");
         let waker = Waker::from(mark);
         let sleep = unsafe { Pin::new_unchecked(&mut this.sleep) };
-        match sleep.poll(&mut Context::from_waker(&waker)) {
-            Poll::Ready(()) => {
-                this.settle();
-                Poll::Ready(())
-            }
-            Poll::Pending => Poll::Pending,
+        if sleep.poll(&mut Context::from_waker(&waker)).is_pending() {
+            return Poll::Pending;
         }
+        if Instant::now() < this.deadline {
+            // Woken early: counted as due, the game comes back at its next turn.
+            if let Some(mark) = &this.mark {
+                mark.count_due();
+            }
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        this.settle();
+        Poll::Ready(())
     }
 }
 
@@ -141,6 +165,14 @@ impl Wake for Mark {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
+        self.count_due();
+        self.game.wake_by_ref();
+    }
+}
+
+impl Mark {
+    /// Counts the timer as due, once.
+    fn count_due(&self) {
         // Counted before it is marked, so the count is never below the timers marked
         // counted (a timer taken as it fires is at most counted for an instant too long).
         self.count.fetch_add(1, Ordering::AcqRel);
@@ -151,7 +183,6 @@ impl Wake for Mark {
         {
             self.count.fetch_sub(1, Ordering::AcqRel);
         }
-        self.game.wake_by_ref();
     }
 }
 
@@ -173,7 +204,6 @@ async fn after_counted(count: &AtomicIsize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     /// A count of the test's own, apart from the arena's.
     fn count() -> &'static AtomicIsize {
@@ -230,6 +260,17 @@ mod tests {
             .unwrap();
         assert_eq!(polls, YIELDS + 1);
         drop(due);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_timer_asked_early_of_tokio_still_ends_at_its_deadline() {
+        for ms in [0, 1, 2, 3, 5, 8] {
+            let count = count();
+            let deadline = Instant::now() + Duration::from_millis(ms);
+            sleep_counted(deadline, count).await;
+            assert!(Instant::now() >= deadline);
+            assert_eq!(count.load(Ordering::Acquire), 0);
+        }
     }
 
     #[tokio::test(flavor = "current_thread", start_paused = true)]
