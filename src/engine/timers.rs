@@ -210,15 +210,21 @@ mod tests {
         Box::leak(Box::new(AtomicIsize::new(0)))
     }
 
+    /// A timer 10 ms away, polled once (so tokio's timer holds its mark), and waited past:
+    /// tokio fires timers in order, so it has fired by the time a later one has.
+    async fn fired(count: &'static AtomicIsize) -> Pin<Box<Due>> {
+        let deadline = Instant::now() + Duration::from_millis(10);
+        let mut due = Box::pin(sleep_counted(deadline, count));
+        assert!(poll_once(due.as_mut()).is_pending());
+        assert_eq!(count.load(Ordering::Acquire), 0, "not due before it fires");
+        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        due
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_fired_timer_counts_as_due_until_its_game_takes_it() {
         let count = count();
-        let deadline = Instant::now() + Duration::from_millis(20);
-        let mut due = Box::pin(sleep_counted(deadline, count));
-        assert!(poll_once(due.as_mut()).is_pending());
-        assert_eq!(count.load(Ordering::Acquire), 0);
-        // Tokio's timer fires timers in order: this one has fired by the next.
-        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        let mut due = fired(count).await;
         assert_eq!(count.load(Ordering::Acquire), 1);
         assert!(poll_once(due.as_mut()).is_ready());
         assert_eq!(count.load(Ordering::Acquire), 0);
@@ -229,10 +235,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_fired_timer_dropped_before_it_is_taken_is_uncounted() {
         let count = count();
-        let deadline = Instant::now() + Duration::from_millis(10);
-        let mut due = Box::pin(sleep_counted(deadline, count));
-        assert!(poll_once(due.as_mut()).is_pending());
-        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        let due = fired(count).await;
         let mark = due.mark.clone().expect("armed");
         assert_eq!(count.load(Ordering::Acquire), 1);
         drop(due);
@@ -249,10 +252,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(polls, 1, "no timer due: the move goes on at once");
-        let deadline = Instant::now() + Duration::from_millis(10);
-        let mut due = Box::pin(sleep_counted(deadline, count));
-        assert!(poll_once(due.as_mut()).is_pending());
-        tokio::time::sleep_until(deadline + Duration::from_millis(30)).await;
+        let due = fired(count).await;
         // This timer's game has not taken it: a move waits behind it, a bounded number of
         // turns, then goes on.
         let polls = tokio::spawn(polls_to_finish(after_counted(count)))
