@@ -56,8 +56,11 @@ fn sleep_counted(deadline: Instant, count: &'static AtomicIsize) -> Due {
     // Tokio's timer counts whole milliseconds and rounds a deadline up, so it fires up to a
     // millisecond late (the median flag was noticed 1.1 ms after it fell). Asked a millisecond
     // early, it fires within the millisecond before the deadline, and the game waits out the
-    // rest at its turns of the queue. A game with a thread of its own sleeps to the deadline:
-    // its clock may be tokio's paused test clock, which does not move while a game waits.
+    // rest at its turns of the queue: with other games ready those turns are theirs, on idle
+    // workers the wait spins, for at most that millisecond of a timer that fired (a flag, a
+    // notice, a claim: a few a game at most). A game with a thread of its own sleeps to the
+    // deadline: its clock may be tokio's paused test clock, which does not move while a game
+    // waits.
     let wake = if shared {
         deadline.checked_sub(EARLY).unwrap_or(deadline)
     } else {
