@@ -130,16 +130,14 @@ impl Future for Due {
             }));
         }
         let mark = this.mark.clone().expect("a mark");
-        let waker = Waker::from(mark);
+        let waker = Waker::from(Arc::clone(&mark));
         let sleep = unsafe { Pin::new_unchecked(&mut this.sleep) };
         if sleep.poll(&mut Context::from_waker(&waker)).is_pending() {
             return Poll::Pending;
         }
         if Instant::now() < this.deadline {
             // Woken early: counted as due, the game comes back at its next turn.
-            if let Some(mark) = &this.mark {
-                mark.count_due();
-            }
+            mark.count_due();
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
