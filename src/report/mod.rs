@@ -30,7 +30,7 @@ pub use self::reconcile::{reconcile, EventsIndex, Reconciled};
 pub use self::results::{load_records, Rendered, ResultsDir};
 pub use self::sprt::{Sprt, SprtCounts, SprtError, SprtStatus};
 pub use self::stats::{
-    elo_from_score, erf, erfc, pentanomial, sprt_counts, EngineStats, PairingStats, PentaStats,
-    SprtOutcome, SprtStop, Summary, Wdl, SUMMARY_COLUMNS,
+    elo_from_score, erf, erfc, pentanomial, EngineStats, PairingStats, PentaStats, PentaTally,
+    SprtOutcome, SprtStop, SprtTally, Summary, Wdl, SUMMARY_COLUMNS,
 };
 pub use self::tally::Tally;

@@ -6,6 +6,7 @@ mod lanes;
 pub mod output;
 pub mod plan;
 pub mod schedule;
+mod sprt;
 mod threads;
 
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ use crate::game::{self, GameSetup};
 use crate::invariants::Tamper;
 use crate::openings::Opening;
 use crate::report::html::HtmlReport;
-use crate::report::{sprt_counts, GameRow, Rendered, ResultsDir, Sprt, SprtStatus, Tally};
+use crate::report::{Rendered, ResultsDir, Sprt, SprtStatus, Tally};
 pub use output::{OutputSettings, Progress};
 pub use plan::RunPlan;
 pub use schedule::{Format, Pairing};
@@ -158,24 +159,15 @@ pub async fn run(
     let mut overhead = Overhead::default();
     let mut flag_latency = crate::report::latency::FlagLatency::default();
     let mut sprt_stop = None;
-    let pairs = !run.plan.sprt_by_games;
-    let sprt_status = |rows: &[GameRow]| {
-        run.sprt.as_ref().map(|sprt| {
-            let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);
-            let llr = sprt.llr_counts(sprt_counts(rows, a, b, pairs));
-            let (lower, upper) = sprt.bounds();
-            (
-                sprt.decide(llr),
-                llr,
-                format!("LLR {llr:+.2} ({lower:+.2}, {upper:+.2})"),
-            )
-        })
-    };
-    if let Some((status, llr, _)) = sprt_status(&tally.rows) {
-        if status.is_finished() {
+    let mut live_sprt = run.sprt.map(|sprt| {
+        let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);
+        sprt::LiveSprt::new(sprt, a, b, !run.plan.sprt_by_games, &tally.rows)
+    });
+    if let Some(now) = live_sprt.as_ref().map(sprt::LiveSprt::now) {
+        if now.status.is_finished() {
             // A resumed run whose test had already ended plays nothing more.
             stop_taking.store(true, Ordering::SeqCst);
-            sprt_stop = Some((status, llr, tally.rows.len()));
+            sprt_stop = Some((now.status, now.llr, tally.rows.len()));
         }
     }
     let mut violations = Vec::new();
@@ -220,14 +212,17 @@ pub async fn run(
                 progress.println(&format!("warning: {e:#}"));
             }
         }
-        let sprt_line = sprt_status(&tally.rows);
         let row = tally.rows.last().expect("just added");
-        progress.game_finished(&record, row, sprt_line.as_ref().map(|s| s.2.as_str()));
-        if let Some((status, llr, _)) = sprt_line {
-            if status.is_finished() && sprt_stop.is_none() {
+        let sprt_now = live_sprt.as_mut().map(|live| {
+            live.add(row);
+            live.now()
+        });
+        progress.game_finished(&record, row, sprt_now.as_ref().map(|s| s.line.as_str()));
+        if let Some(now) = sprt_now {
+            if now.status.is_finished() && sprt_stop.is_none() {
                 // Games in progress finish and are recorded; no new game starts.
                 stop_taking.store(true, Ordering::SeqCst);
-                sprt_stop = Some((status, llr, tally.rows.len()));
+                sprt_stop = Some((now.status, now.llr, tally.rows.len()));
             }
         }
     }

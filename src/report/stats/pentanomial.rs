@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 use super::cells::{count, los_text, plus_minus, table, NO_SPREAD};
 use super::elo::{elo_from_score, erfc, Z95};
+use crate::event::Side;
 use crate::report::csv::GameRow;
 use crate::report::sprt::NELO_PER_T;
 
@@ -148,35 +149,106 @@ impl PentaStats {
 /// other. Finished games with `pair` 0 (unknown), whose partner is unfinished or missing, or
 /// whose pair number holds anything else, are `unpaired`. Unfinished rows are ignored.
 pub fn pentanomial(rows: &[GameRow], a: &str, b: &str) -> ([u32; 5], u32) {
-    let mut counts = [0u32; 5];
-    let mut unpaired = 0u32;
-    let mut pairs: HashMap<(u64, u64), Vec<&GameRow>> = HashMap::new();
+    let mut tally = PentaTally::new(a, b);
     for row in rows {
+        tally.add(row);
+    }
+    tally.counts()
+}
+
+/// [`pentanomial`] kept game by game: the counts of the rows added so far, in any order, at a
+/// constant cost a game (a run's SPRT reads them after every game, over tens of thousands).
+#[derive(Clone, Debug, Default)]
+pub struct PentaTally {
+    a: String,
+    b: String,
+    counts: [u32; 5],
+    unpaired: u32,
+    /// The finished games between `a` and `b` of each pair so far, by run seed and pair.
+    pairs: HashMap<(u64, u64), Vec<PairGame>>,
+}
+
+/// What a pair's count needs of one of its games.
+#[derive(Clone, Debug)]
+struct PairGame {
+    a_white: bool,
+    opening: String,
+    /// `a`'s half points: 0, 1 or 2.
+    half_points: usize,
+}
+
+/// What a pair's games add to the counts.
+enum Share {
+    /// A complete pair: its cell, `a`'s half points in both games.
+    Cell(usize),
+    /// Anything else: its games, unpaired.
+    Unpaired(u32),
+}
+
+impl PentaTally {
+    pub fn new(a: &str, b: &str) -> PentaTally {
+        PentaTally {
+            a: a.to_string(),
+            b: b.to_string(),
+            ..PentaTally::default()
+        }
+    }
+
+    /// Counts one row; rows between other engines, and unfinished ones, count nothing.
+    pub fn add(&mut self, row: &GameRow) {
+        let (a, b) = (self.a.as_str(), self.b.as_str());
         let between = (row.white == a && row.black == b) || (row.white == b && row.black == a);
-        if !between || a == b || row.result.is_none() {
-            continue;
-        }
-        if row.pair == 0 {
-            unpaired += 1;
-        } else {
-            pairs.entry((row.seed, row.pair)).or_default().push(row);
-        }
-    }
-    for games in pairs.values() {
-        let points = |row: &GameRow| match (row.result, row.side_of(a)) {
-            (Some(result), Some(side)) => result.points(side),
-            _ => 0.0,
+        let Some(result) = row.result.filter(|_| between && a != b) else {
+            return;
         };
-        match games.as_slice() {
-            [g1, g2] if g1.white == g2.black && g1.opening == g2.opening => {
-                // Half points: 0..=4.
-                let half_points = (2.0 * (points(g1) + points(g2))).round() as usize;
-                counts[half_points.min(4)] += 1;
-            }
-            _ => unpaired += games.len() as u32,
+        if row.pair == 0 {
+            self.unpaired += 1;
+            return;
+        }
+        let a_white = row.white == a;
+        let side = if a_white { Side::White } else { Side::Black };
+        let game = PairGame {
+            a_white,
+            opening: row.opening.clone(),
+            half_points: (2.0 * result.points(side)).round() as usize,
+        };
+        let mut games = self.pairs.remove(&(row.seed, row.pair)).unwrap_or_default();
+        if !games.is_empty() {
+            self.apply(share(&games), false);
+        }
+        games.push(game);
+        self.apply(share(&games), true);
+        self.pairs.insert((row.seed, row.pair), games);
+    }
+
+    /// `[LL, LD, DD+WL, WD, WW]` from `a`'s side, and the finished games not in a complete
+    /// pair.
+    pub fn counts(&self) -> ([u32; 5], u32) {
+        (self.counts, self.unpaired)
+    }
+
+    fn apply(&mut self, share: Share, add: bool) {
+        let (cell, by) = match share {
+            Share::Cell(i) => (&mut self.counts[i], 1),
+            Share::Unpaired(n) => (&mut self.unpaired, n),
+        };
+        if add {
+            *cell += by;
+        } else {
+            *cell -= by;
         }
     }
-    (counts, unpaired)
+}
+
+/// A pair counts when it holds exactly two games with the same opening, `a` white in one and
+/// black in the other.
+fn share(games: &[PairGame]) -> Share {
+    match games {
+        [g1, g2] if g1.a_white != g2.a_white && g1.opening == g2.opening => {
+            Share::Cell((g1.half_points + g2.half_points).min(4))
+        }
+        _ => Share::Unpaired(games.len() as u32),
+    }
 }
 
 /// The pentanomial table: one line per pairing (its label and its pairs, from the first
@@ -304,6 +376,91 @@ mod tests {
             }
             assert_eq!(p.pairs, counts.iter().sum::<u32>());
         }
+    }
+
+    /// The counts as first written, over all the rows at once: the reference the tally is held
+    /// to.
+    fn counted_at_once(rows: &[GameRow], a: &str, b: &str) -> ([u32; 5], u32) {
+        let mut counts = [0u32; 5];
+        let mut unpaired = 0u32;
+        let mut pairs: HashMap<(u64, u64), Vec<&GameRow>> = HashMap::new();
+        for row in rows {
+            let between = (row.white == a && row.black == b) || (row.white == b && row.black == a);
+            if !between || a == b || row.result.is_none() {
+                continue;
+            }
+            if row.pair == 0 {
+                unpaired += 1;
+            } else {
+                pairs.entry((row.seed, row.pair)).or_default().push(row);
+            }
+        }
+        for games in pairs.values() {
+            let points = |row: &GameRow| match (row.result, row.side_of(a)) {
+                (Some(result), Some(side)) => result.points(side),
+                _ => 0.0,
+            };
+            match games.as_slice() {
+                [g1, g2] if g1.white == g2.black && g1.opening == g2.opening => {
+                    counts[((2.0 * (points(g1) + points(g2))).round() as usize).min(4)] += 1;
+                }
+                _ => unpaired += games.len() as u32,
+            }
+        }
+        (counts, unpaired)
+    }
+
+    /// Game by game, the tally holds the counts of every row so far, whatever their order and
+    /// however odd: pairs of one game, of three, with the same colours twice or two openings,
+    /// other engines' games, unfinished games, pair 0, two runs' seeds.
+    #[test]
+    fn the_tally_counts_what_all_the_rows_count_after_every_game() {
+        use crate::event::{GameResult, Termination};
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(25);
+        for _ in 0..200 {
+            let mut rows: Vec<GameRow> = Vec::new();
+            let mut tally = PentaTally::new("a", "b");
+            let mut mirrored = PentaTally::new("b", "a");
+            for game in 1..=rng.random_range(1..60u64) {
+                let names = ["a", "b", "c"];
+                let white = names[rng.random_range(0..3)];
+                let black = names[rng.random_range(0..3)];
+                let result = [
+                    GameResult::WhiteWins,
+                    GameResult::Draw,
+                    GameResult::BlackWins,
+                ][rng.random_range(0..3)];
+                let mut row = crate::report::stats::testing::row(
+                    game,
+                    white,
+                    black,
+                    result,
+                    Termination::Checkmate,
+                );
+                row.pair = rng.random_range(0..12);
+                row.seed = rng.random_range(1..3);
+                row.opening = ["startpos", "e4"][rng.random_range(0..2)].into();
+                if rng.random_bool(0.1) {
+                    row.result = None;
+                }
+                tally.add(&row);
+                mirrored.add(&row);
+                rows.push(row);
+                assert_eq!(tally.counts(), counted_at_once(&rows, "a", "b"), "{rows:?}");
+                assert_eq!(mirrored.counts(), counted_at_once(&rows, "b", "a"));
+            }
+        }
+        let mut same = PentaTally::new("a", "a");
+        same.add(&crate::report::stats::testing::row(
+            1,
+            "a",
+            "a",
+            GameResult::Draw,
+            Termination::Checkmate,
+        ));
+        assert_eq!(same.counts(), ([0; 5], 0));
     }
 
     #[test]

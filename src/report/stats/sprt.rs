@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::cells::count;
-use super::pentanomial::pentanomial;
+use super::pentanomial::PentaTally;
 use crate::report::csv::GameRow;
 use crate::report::sprt::{Sprt, SprtCounts, SprtStatus};
 
@@ -35,23 +35,53 @@ pub struct SprtStop {
     pub games: usize,
 }
 
-/// What an SPRT of `a` against `b` reads in `rows`, from `a`'s side: the pentanomial counts
-/// of their complete pairs (`pairs`), or the wins, draws and losses of all their games.
-pub fn sprt_counts(rows: &[GameRow], a: &str, b: &str, pairs: bool) -> SprtCounts {
-    if pairs {
-        return SprtCounts::Pairs(pentanomial(rows, a, b).0);
-    }
-    let mut wdl = [0u32; 3];
-    for row in rows {
-        let (Some(result), Some(side)) = (row.result, row.side_of(a)) else {
-            continue;
-        };
-        if a != b && row.side_of(b).is_some() {
-            // Losses, draws, wins: half points 0, 1, 2.
-            wdl[(result.points(side) * 2.0).round() as usize] += 1;
+/// What an SPRT of `a` against `b` reads in the rows added, from `a`'s side: the pentanomial
+/// counts of their complete pairs (`pairs`), or the wins, draws and losses of all their games.
+/// Kept game by game, at a constant cost a game: a run reads its SPRT after every game.
+#[derive(Clone, Debug)]
+pub enum SprtTally {
+    Pairs(PentaTally),
+    Games {
+        a: String,
+        b: String,
+        /// Losses, draws, wins.
+        wdl: [u32; 3],
+    },
+}
+
+impl SprtTally {
+    pub fn new(a: &str, b: &str, pairs: bool) -> SprtTally {
+        if pairs {
+            return SprtTally::Pairs(PentaTally::new(a, b));
+        }
+        SprtTally::Games {
+            a: a.to_string(),
+            b: b.to_string(),
+            wdl: [0; 3],
         }
     }
-    SprtCounts::Games(wdl)
+
+    pub fn add(&mut self, row: &GameRow) {
+        match self {
+            SprtTally::Pairs(tally) => tally.add(row),
+            SprtTally::Games { a, b, wdl } => {
+                let (Some(result), Some(side)) = (row.result, row.side_of(a)) else {
+                    return;
+                };
+                if a != b && row.side_of(b).is_some() {
+                    // Losses, draws, wins: half points 0, 1, 2.
+                    wdl[(result.points(side) * 2.0).round() as usize] += 1;
+                }
+            }
+        }
+    }
+
+    pub fn counts(&self) -> SprtCounts {
+        match self {
+            SprtTally::Pairs(tally) => SprtCounts::Pairs(tally.counts().0),
+            SprtTally::Games { wdl, .. } => SprtCounts::Games(*wdl),
+        }
+    }
 }
 
 /// The SPRT lines of the summary.
