@@ -63,10 +63,10 @@ pub fn match_box(out: &mut String, report: &HtmlReport) {
     );
     let wdl = series.wdl();
     let now = series.now();
-    let penta = PentaStats::from_counts(series.penta, 0);
+    let (c, unpaired) = series.pairs();
+    let penta = PentaStats::from_counts(c, unpaired);
     let (lower, upper) = series.sprt.bounds();
     let status = series.sprt.decide(now.llr);
-    let c = series.penta;
     let _ = write!(
         out,
         r#"<div class="summarybox" id="overview" data-games="{games}" data-wins="{w}" data-draws="{d}" data-losses="{l}" data-elo="{}" data-elo-low="{}" data-elo-high="{}" data-los="{}" data-penta="{}" data-llr="{}" data-lower="{}" data-upper="{}"><div class="vs"><span data-colour-of="{a}" style="color:{}">{a}</span> vs <span data-colour-of="{b}" style="color:{}">{b}</span></div><table>"#,

@@ -219,7 +219,7 @@ fn match_charts(out: &mut String, report: &HtmlReport) {
         } else {
             " — the run had no --sprt: this is the usual test, drawn for reference, and did not stop the run"
         },
-        series.penta.map(|n| n.to_string()).join(", ")
+        series.penta().map(|n| n.to_string()).join(", ")
     );
     let chart = plot.finish(
         "games",

@@ -3,12 +3,12 @@
 //! time by move number per engine (binned), and the two-engine match's Elo and log-likelihood
 //! ratio as games were played (thinned to at most a few hundred points).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::event::{BySide, GameRecord, Side};
 use crate::report::csv::GameRow;
 use crate::report::stats::Wdl;
-use crate::report::{Sprt, SprtCounts};
+use crate::report::{PentaTally, Sprt, SprtCounts};
 
 /// Move numbers kept apart; later moves count in the last one.
 pub const MOVE_NUMBERS: usize = 80;
@@ -118,9 +118,8 @@ pub struct Series {
     /// The SPRT counts games, not pairs (the plan's `sprt_by_games`).
     pub by_games: bool,
     wdl: [u32; 3],
-    /// Pairs of games with one game counted: pair -> `a`'s points in it.
-    open_pairs: HashMap<u64, f64>,
-    pub penta: [u32; 5],
+    /// `a`'s pairs against `b`, counted as the summary counts them.
+    pairs: PentaTally,
     games: u64,
     every: u64,
     pub points: Vec<Point>,
@@ -132,14 +131,17 @@ impl Series {
     pub const MAX_POINTS: usize = 400;
 
     pub fn new(a: Option<String>, b: Option<String>, sprt: Sprt) -> Series {
+        let pairs = PentaTally::new(
+            a.as_deref().unwrap_or_default(),
+            b.as_deref().unwrap_or_default(),
+        );
         Series {
             a,
             b,
             sprt,
             by_games: false,
             wdl: [0; 3],
-            open_pairs: HashMap::new(),
-            penta: [0; 5],
+            pairs,
             games: 0,
             every: 1,
             points: Vec::new(),
@@ -154,6 +156,7 @@ impl Series {
         if self.a.is_none() {
             self.a = Some(row.white.clone());
             self.b = Some(row.black.clone());
+            self.pairs = PentaTally::new(&row.white, &row.black);
         }
         let (a, b) = (
             self.a.as_deref().unwrap_or(""),
@@ -178,13 +181,7 @@ impl Series {
         } else {
             2
         }] += 1;
-        // The pentanomial counts: a pair's two games, from `a`'s side (0, 1/2, ... 2 points).
-        match self.open_pairs.remove(&row.pair) {
-            Some(first) => self.penta[((first + points) * 2.0).round() as usize] += 1,
-            None => {
-                self.open_pairs.insert(row.pair, points);
-            }
-        }
+        self.pairs.add(row);
         self.games += 1;
         if self.games % self.every == 0 {
             self.points.push(self.now());
@@ -198,6 +195,17 @@ impl Series {
 
     pub fn games(&self) -> u64 {
         self.games
+    }
+
+    /// `a`'s pentanomial counts `[LL, LD, DD+WL, WD, WW]` so far, and its finished games not in
+    /// a complete pair.
+    pub fn pairs(&self) -> ([u32; 5], u32) {
+        self.pairs.counts()
+    }
+
+    /// `a`'s pentanomial counts so far.
+    pub fn penta(&self) -> [u32; 5] {
+        self.pairs.counts().0
     }
 
     /// `a`'s wins, draws and losses so far.
@@ -223,7 +231,7 @@ impl Series {
             llr: self.sprt.llr_counts(if self.by_games {
                 SprtCounts::Games([wdl.losses, wdl.draws, wdl.wins])
             } else {
-                SprtCounts::Pairs(self.penta)
+                SprtCounts::Pairs(self.penta())
             }),
         }
     }
@@ -302,7 +310,7 @@ mod tests {
             series.add(r);
         }
         let (penta, _) = pentanomial(&rows, "a", "b");
-        assert_eq!(series.penta, penta);
+        assert_eq!(series.penta(), penta);
         let summary = Summary::from_rows(&rows);
         let a = summary.engines.iter().find(|e| e.name == "a").unwrap();
         let now = series.now();
