@@ -22,6 +22,11 @@ same time control:
     growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
              games of the built-in `random` engine, seeded (does a move late in a game cost
              more than an early one?)
+    length   the arena alone, the `instant` engine in games of 8 plies (--max-moves 4), with an
+             SPRT that never decides (both engines are the same), at --length-games games and
+             at four times as many: CPU per move of each run and their ratio. A cost a game
+             that grows with the games already played (the SPRT counted again from every row,
+             as it once was) shows as a ratio above 1; a flat cost gives about 1
     ratio    the arena and fastchess by turns on identical work, --alternations times (the
              `instant` games and Stockfish at 2000 nodes, --ratio-work): each round's CPU per
              ply of both and their ratio, then the median and spread of the ratio. The two run
@@ -310,6 +315,29 @@ def sweep(args, work):
         sys.stdout.flush()
 
 
+def length(args, work):
+    """CPU per move at N games and at 4N: does a game cost more late in a long run?"""
+    toml = os.path.join(work, "length.toml")
+    with open(toml, "w") as f:
+        for n in ("instant1", "instant2"):
+            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
+                    % (n, os.path.abspath(args.arena)))
+    print("\n## run length: blitz-arena, instant engines in games of 8 plies, concurrency 2, "
+          "an SPRT that never decides\n")
+    print("| games | plies | arena CPU µs/ply |")
+    print("|---|---|---|")
+    per_ply = []
+    for games in (args.length_games, 4 * args.length_games):
+        r = arena_run(args, work, "length%d" % games, toml, ["instant1", "instant2"],
+                      "10s+0.1s", games, 2,
+                      ["--max-moves", "4", "--sprt", "elo0=-1,elo1=1,alpha=0.0001,beta=0.0001"])
+        per_ply.append(r.per_ply(r.cpu))
+        print("| %d | %d | %.1f |" % (r.games, r.plies, per_ply[-1]))
+        sys.stdout.flush()
+    print("\nCPU a move at %d games over %d: %.2f" % (
+        4 * args.length_games, args.length_games, per_ply[1] / per_ply[0]))
+
+
 def growth(args, work):
     """Wall time from each bestmove to the next go, by ply, from the events."""
     toml = os.path.join(work, "growth.toml")
@@ -452,6 +480,7 @@ def main():
     p.add_argument("--sftc-games", type=int, default=100, help="Stockfish at 1+0.01")
     p.add_argument("--sweep-games", type=int, default=8, help="at least, per concurrency")
     p.add_argument("--growth-games", type=int, default=20)
+    p.add_argument("--length-games", type=int, default=6000, help="length: the shorter run")
     p.add_argument("--concurrency", default="1,2,4,8,16,32,64")
     p.add_argument("--cg-games", type=int, default=100, help="instructions (callgrind)")
     p.add_argument("--cg-sf-games", type=int, default=10, help="instructions, Stockfish")
@@ -475,12 +504,14 @@ def main():
     if args.quick:
         args.games = args.sf_games = args.sftc_games = args.sweep_games = args.growth_games = 2
         args.cg_games = args.cg_sf_games = 2
+        args.length_games = 4
         args.alternations = min(args.alternations, 2)
         args.concurrency = [1, 2]
     if not os.access(args.arena, os.X_OK):
         sys.exit("no arena at %s: cargo build --release, or give --arena" % args.arena)
     only = set(args.only.split(","))
-    unknown = only - {"instant", "sf2000", "sftc", "ratio", "sweep", "growth", "instructions"}
+    unknown = only - {"instant", "sf2000", "sftc", "ratio", "sweep", "growth", "length",
+                      "instructions"}
     if unknown:
         sys.exit("unknown configuration %s" % ", ".join(sorted(unknown)))
     work = args.keep or tempfile.mkdtemp(prefix="blitz-overhead-")
@@ -507,6 +538,8 @@ def main():
             sweep(args, work)
         if "growth" in only:
             growth(args, work)
+        if "length" in only:
+            length(args, work)
         if "instructions" in only:
             instructions(args, work)
     finally:

@@ -12,7 +12,7 @@ fn the_overhead_harness_runs_and_reports_every_table() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/benches/overhead.py"))
-        .args(["--quick", "--only", "instant,sweep,growth", "--arena"])
+        .args(["--quick", "--only", "instant,sweep,growth,length", "--arena"])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
         // Only the arena: a fastchess on the machine is not what this checks.
         .args(["--fastchess", "", "--cutechess", ""])
@@ -42,6 +42,14 @@ fn the_overhead_harness_runs_and_reports_every_table() {
     }
     assert!(text.contains("## growth"), "{text}");
     assert!(text.contains("| 1-50 |"), "{text}");
+    // The run length: 4 games then 16, 8 plies each, and the ratio of their CPU a move.
+    for (games, plies) in [(4, 32), (16, 128)] {
+        assert!(
+            text.contains(&format!("| {games} | {plies} | ")),
+            "{games} games:\n{text}"
+        );
+    }
+    assert!(text.contains("CPU a move at 16 games over 4: "), "{text}");
 }
 
 /// The `ratio` configuration alternates the arena and fastchess on identical games, each going
