@@ -12,7 +12,12 @@ fn the_overhead_harness_runs_and_reports_every_table() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/benches/overhead.py"))
-        .args(["--quick", "--only", "instant,sweep,growth,length", "--arena"])
+        .args([
+            "--quick",
+            "--only",
+            "instant,sweep,growth,length",
+            "--arena",
+        ])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
         // Only the arena: a fastchess on the machine is not what this checks.
         .args(["--fastchess", "", "--cutechess", ""])
