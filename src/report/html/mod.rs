@@ -43,6 +43,15 @@ pub const FIRST_GAMES: usize = 30;
 pub const MAX_SECTIONS: usize = 200;
 /// A run rewrites its report at most this often (and always at its end).
 pub const REWRITE_EVERY: Duration = Duration::from_secs(1);
+/// ... and, as the page grows with the games (a microsecond a game), at most once in this many
+/// times the last write took: the page costs the arena at most a twentieth of a core however
+/// long the run (at 48,000 games a write took 59 ms on this project's machine).
+const REWRITE_SHARE: u32 = 20;
+
+/// Whether the page is due again, `since` its last write, which took `took`.
+fn rewrite_due(since: Duration, took: Duration) -> bool {
+    since >= REWRITE_EVERY.max(took * REWRITE_SHARE)
+}
 
 /// The same game re-ruled under every ruleset: (ruleset, ruling in words).
 pub type Rerule = Box<dyn Fn(&GameRecord) -> Vec<(String, String)> + Send + Sync>;
@@ -84,7 +93,8 @@ pub struct HtmlReport {
     games: u64,
     notable: u64,
     rerule: Option<Rerule>,
-    last_write: Option<Instant>,
+    /// When the page was last written, and how long that took.
+    last_write: Option<(Instant, Duration)>,
 }
 
 /// The test drawn for a two-engine match without `--sprt`: fishtest's usual bounds.
@@ -200,13 +210,14 @@ impl HtmlReport {
     }
 
     pub fn write_to(&mut self, path: &Path, tally: &Tally) -> anyhow::Result<()> {
+        let start = Instant::now();
         let html = self.render(tally);
         let tmp = tmp_path(path);
         let _ = std::fs::remove_file(&tmp);
         let written = super::folder::create_new(&tmp)
             .and_then(|mut f| f.write_all(html.as_bytes()))
             .and_then(|()| std::fs::rename(&tmp, path));
-        self.last_write = Some(Instant::now());
+        self.last_write = Some((Instant::now(), start.elapsed()));
         written.map_err(|e| {
             // A full disk leaves no half-written temporary file behind.
             let _ = std::fs::remove_file(&tmp);
@@ -214,9 +225,13 @@ impl HtmlReport {
         })
     }
 
-    /// Writes the report unless it was written less than [`REWRITE_EVERY`] ago.
+    /// Writes the report unless it was written less than [`REWRITE_EVERY`] ago, or less than
+    /// twenty times as long ago as that write took.
     pub fn write_after_game(&mut self, dir: &Path, tally: &Tally) -> anyhow::Result<()> {
-        if self.last_write.is_some_and(|t| t.elapsed() < REWRITE_EVERY) {
+        if self
+            .last_write
+            .is_some_and(|(at, took)| !rewrite_due(at.elapsed(), took))
+        {
             return Ok(());
         }
         self.write(dir, tally)
@@ -286,6 +301,19 @@ mod tests {
     use super::*;
     use crate::event::{GameResult, Side, Termination};
     use crate::report::pgn::tests::Builder;
+
+    /// A page is rewritten once a second while it is quick to write, and no more than a
+    /// twentieth of the time once it grows slow.
+    #[test]
+    fn a_slow_page_is_rewritten_less_often() {
+        let ms = Duration::from_millis;
+        assert!(!rewrite_due(ms(999), ms(10)));
+        assert!(rewrite_due(ms(1000), ms(10)));
+        assert!(rewrite_due(ms(1000), ms(50)));
+        assert!(!rewrite_due(ms(1999), ms(100)));
+        assert!(rewrite_due(ms(2000), ms(100)));
+        assert!(!rewrite_due(ms(9000), ms(500)));
+    }
 
     /// A large run's page stays small: a bounded number of game sections, whatever the run.
     #[test]
