@@ -334,8 +334,11 @@ def length(args, work):
         per_ply.append(r.per_ply(r.cpu))
         print("| %d | %d | %.1f |" % (r.games, r.plies, per_ply[-1]))
         sys.stdout.flush()
-    print("\nCPU a move at %d games over %d: %.2f" % (
-        4 * args.length_games, args.length_games, per_ply[1] / per_ply[0]))
+    # CPU time comes in the kernel's ticks: a short run may show none.
+    ratio_text = ("%.2f" % (per_ply[1] / per_ply[0]) if per_ply[0] > 0
+                  else "n/a (the shorter run used less than a tick of CPU)")
+    print("\nCPU a move at %d games over %d: %s" % (
+        4 * args.length_games, args.length_games, ratio_text))
 
 
 def growth(args, work):
