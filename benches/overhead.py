@@ -18,7 +18,9 @@ same time control:
     sftc     Stockfish at 1+0.01 (1 s + 10 ms), concurrency 2: losses on time
     sweep    the arena alone, `instant` at concurrency 1 to 64, tc 2s+20ms, half the games
              with a flag injected (--inject-flag 0.5): CPU per move, losses on time in the
-             games without an injection, flag-detection latency from the run's summary
+             games without an injection, flag-detection latency from the run's summary;
+             --sweep-runs N runs each concurrency N times and gives the median and range of
+             the runs' 99th percentiles
     growth   the arena's wall time between a `bestmove` and the next `go`, by ply, over long
              games of the built-in `random` engine, seeded (does a move late in a game cost
              more than an early one?)
@@ -305,14 +307,26 @@ def sweep(args, work):
     print("| concurrency | games | plies | arena CPU µs/ply | wall gap µs/ply"
           " | losses on time (games without injection) | flag detection |")
     print("|---|---|---|---|---|---|---|")
+    tails = {}
     for c in args.concurrency:
         games = max(args.sweep_games, 2 * c)
-        r = arena_run(args, work, "sweep%d" % c, toml, ["instant1", "instant2"], "2s+20ms",
-                      games, c, ["--inject-flag", "0.5"])
-        print("| %d | %d | %d | %.1f | %s | %d | %s |" % (
-            c, r.games, r.plies, r.per_ply(r.cpu), r.extra.replace("gap ", ""), r.losses,
-            r.flags.replace("flag detection: ", "")))
-        sys.stdout.flush()
+        for run in range(args.sweep_runs):
+            r = arena_run(args, work, "sweep%d-%d" % (c, run), toml, ["instant1", "instant2"],
+                          "2s+20ms", games, c, ["--inject-flag", "0.5"])
+            print("| %d | %d | %d | %.1f | %s | %d | %s |" % (
+                c, r.games, r.plies, r.per_ply(r.cpu), r.extra.replace("gap ", ""), r.losses,
+                r.flags.replace("flag detection: ", "")))
+            sys.stdout.flush()
+            p99 = re.search(r"99th percentile ([\d.]+) ms", r.flags)
+            if p99:
+                tails.setdefault(c, []).append(float(p99.group(1)))
+    if args.sweep_runs > 1:
+        # One run's tail moves with the machine: the median of several settles.
+        print("\n| concurrency | runs | flag detection, 99th percentile: median (range) |")
+        print("|---|---|---|")
+        for c, p99s in tails.items():
+            print("| %d | %d | %.1f ms (%.1f-%.1f) |" % (
+                c, len(p99s), statistics.median(p99s), min(p99s), max(p99s)))
 
 
 def length(args, work):
@@ -482,6 +496,8 @@ def main():
     p.add_argument("--sf-games", type=int, default=20, help="Stockfish at 2000 nodes")
     p.add_argument("--sftc-games", type=int, default=100, help="Stockfish at 1+0.01")
     p.add_argument("--sweep-games", type=int, default=8, help="at least, per concurrency")
+    p.add_argument("--sweep-runs", type=int, default=1,
+                   help="sweep: runs at each concurrency; above 1, the median of their tails")
     p.add_argument("--growth-games", type=int, default=20)
     p.add_argument("--length-games", type=int, default=6000, help="length: the shorter run")
     p.add_argument("--concurrency", default="1,2,4,8,16,32,64")

@@ -16,6 +16,8 @@ fn the_overhead_harness_runs_and_reports_every_table() {
             "--quick",
             "--only",
             "instant,sweep,growth,length",
+            "--sweep-runs",
+            "2",
             "--arena",
         ])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
@@ -43,6 +45,18 @@ fn the_overhead_harness_runs_and_reports_every_table() {
             text.lines()
                 .any(|l| l.starts_with(&format!("| {c} | ")) && l.contains(" | 0 | ")),
             "concurrency {c}:\n{text}"
+        );
+    }
+    // Two runs at each concurrency: the median and range of their tails.
+    assert!(
+        text.contains("| concurrency | runs | flag detection, 99th percentile: median (range) |"),
+        "{text}"
+    );
+    for c in [1, 2] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("| {c} | 2 | ")) && l.ends_with(") |")),
+            "concurrency {c}'s median:\n{text}"
         );
     }
     assert!(text.contains("## growth"), "{text}");
