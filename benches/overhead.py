@@ -296,12 +296,18 @@ def ratio(args, work):
         sys.stdout.flush()
 
 
-def sweep(args, work):
-    toml = os.path.join(work, "sweep.toml")
+def arena_instant_toml(args, work, name):
+    """An engines file with `instant1` and `instant2`: the arena's own `instant` engine."""
+    toml = os.path.join(work, name + ".toml")
     with open(toml, "w") as f:
         for n in ("instant1", "instant2"):
             f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
                     % (n, os.path.abspath(args.arena)))
+    return toml
+
+
+def sweep(args, work):
+    toml = arena_instant_toml(args, work, "sweep")
     print("\n## concurrency sweep: blitz-arena, instant engines, tc 2s+20ms, "
           "--inject-flag 0.5\n")
     print("| concurrency | games | plies | arena CPU µs/ply | wall gap µs/ply"
@@ -331,11 +337,7 @@ def sweep(args, work):
 
 def length(args, work):
     """CPU per move at N games and at 4N: does a game cost more late in a long run?"""
-    toml = os.path.join(work, "length.toml")
-    with open(toml, "w") as f:
-        for n in ("instant1", "instant2"):
-            f.write('[engines.%s]\ncmd = "%s"\nargs = ["engine", "instant"]\n'
-                    % (n, os.path.abspath(args.arena)))
+    toml = arena_instant_toml(args, work, "length")
     print("\n## run length: blitz-arena, instant engines in games of 8 plies, concurrency 2, "
           "an SPRT that never decides\n")
     print("| games | plies | arena CPU µs/ply |")

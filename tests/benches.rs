@@ -39,25 +39,19 @@ fn the_overhead_harness_runs_and_reports_every_table() {
         text.contains("per move between bestmove and the next go"),
         "{text}"
     );
-    // The sweep: one row per concurrency, with 0 time losses in games without an injection.
-    for c in [1, 2] {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with(&format!("| {c} | ")) && l.contains(" | 0 | ")),
-            "concurrency {c}:\n{text}"
-        );
-    }
-    // Two runs at each concurrency: the median and range of their tails.
+    // The sweep: two runs at each concurrency, with 0 time losses in games without an
+    // injection, then the median and range of their tails.
     assert!(
         text.contains("| concurrency | runs | flag detection, 99th percentile: median (range) |"),
         "{text}"
     );
     for c in [1, 2] {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with(&format!("| {c} | 2 | ")) && l.ends_with(") |")),
-            "concurrency {c}'s median:\n{text}"
-        );
+        let lines = || text.lines().filter(|l| l.starts_with(&format!("| {c} | ")));
+        let runs = lines().filter(|l| l.contains(" | 0 | ") && l.ends_with("flag fell |"));
+        assert_eq!(runs.count(), 2, "concurrency {c}'s runs:\n{text}");
+        let median =
+            lines().filter(|l| l.starts_with(&format!("| {c} | 2 | ")) && l.ends_with(") |"));
+        assert_eq!(median.count(), 1, "concurrency {c}'s median:\n{text}");
     }
     assert!(text.contains("## growth"), "{text}");
     assert!(text.contains("| 1-50 |"), "{text}");
