@@ -212,13 +212,14 @@ impl PentaTally {
             opening: row.opening.clone(),
             half_points: (2.0 * result.points(side)).round() as usize,
         };
-        let mut games = self.pairs.remove(&(row.seed, row.pair)).unwrap_or_default();
-        if !games.is_empty() {
-            self.apply(share(&games), false);
-        }
+        let games = self.pairs.entry((row.seed, row.pair)).or_default();
+        let before = (!games.is_empty()).then(|| share(games));
         games.push(game);
-        self.apply(share(&games), true);
-        self.pairs.insert((row.seed, row.pair), games);
+        let after = share(games);
+        if let Some(before) = before {
+            self.apply(before, false);
+        }
+        self.apply(after, true);
     }
 
     /// `[LL, LD, DD+WL, WD, WW]` from `a`'s side, and the finished games not in a complete
