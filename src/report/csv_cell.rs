@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -53,22 +54,71 @@ pub fn write_record<W: std::io::Write>(
 }
 
 /// `row` (a flat struct, one field per column) as one CSV line with its newline, each cell
-/// neutralised.
+/// neutralised: written by serde, read back as cells, written again neutralised, through the
+/// thread's one writer (building a `csv::Writer` allocates its buffer: two a row were most of
+/// a row's cost).
 pub fn serialize_line<T: Serialize>(row: &T) -> anyhow::Result<Vec<u8>> {
-    let line = |w: ::csv::Writer<Vec<u8>>| {
-        w.into_inner()
-            .map_err(|e| anyhow::anyhow!("cannot write a CSV row: {}", e.error()))
-    };
-    let mut plain = writer();
-    plain.serialize(row)?;
-    let plain = line(plain)?;
-    let cells = cells(&plain)?;
-    let mut w = writer();
-    write_record(&mut w, &cells)?;
-    line(w)
+    LINE.with_borrow_mut(|line| {
+        let written = line.serialize(row);
+        if written.is_err() {
+            // A record cut off half-way may be left in the writer: the next row starts anew.
+            *line = LineWriter::new();
+        }
+        written
+    })
+}
+
+/// A CSV writer whose output is taken line by line.
+struct LineWriter {
+    csv: ::csv::Writer<Shared>,
+    out: Shared,
+}
+
+/// The writer's output, shared with the writer.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl LineWriter {
+    fn new() -> LineWriter {
+        let out = Shared::default();
+        let csv = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            // Rows of different shapes may pass through the same thread's writer.
+            .flexible(true)
+            .terminator(::csv::Terminator::Any(b'\n'))
+            .from_writer(out.clone());
+        LineWriter { csv, out }
+    }
+
+    fn serialize<T: Serialize>(&mut self, row: &T) -> anyhow::Result<Vec<u8>> {
+        self.out.0.borrow_mut().clear();
+        self.csv.serialize(row)?;
+        self.csv.flush()?;
+        let cells = cells(&self.out.0.borrow())?;
+        self.out.0.borrow_mut().clear();
+        for cell in &cells {
+            self.csv.write_field(neutralise(cell).as_bytes())?;
+        }
+        self.csv.write_record(None::<&[u8]>)?;
+        self.csv.flush()?;
+        Ok(self.out.0.borrow().clone())
+    }
 }
 
 thread_local! {
+    /// The thread's writer of lines.
+    static LINE: RefCell<LineWriter> = RefCell::new(LineWriter::new());
     /// A CSV reader with the `csv` crate's default dialect, built once a thread: building one
     /// (its automaton) costs some 270,000 instructions, more than the rest of a game's row.
     static CELLS: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
@@ -110,13 +160,6 @@ fn cells(plain: &[u8]) -> anyhow::Result<::csv::StringRecord> {
 /// The record read from a file the arena wrote, each cell [`restore`]d.
 pub fn restore_record(record: &::csv::StringRecord) -> ::csv::StringRecord {
     record.iter().map(restore).collect()
-}
-
-fn writer() -> ::csv::Writer<Vec<u8>> {
-    ::csv::WriterBuilder::new()
-        .has_headers(false)
-        .terminator(::csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new())
 }
 
 #[cfg(test)]
