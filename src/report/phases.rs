@@ -89,7 +89,7 @@ pub fn add_phase_times(out: &mut BTreeMap<String, PhaseTimes>, record: &GameReco
         };
         let number = first_move + (ply + u32::from(black_first)) / 2;
         let phase = Phase::of_move(number).index();
-        let times = out.entry(record.engine(*side).to_string()).or_default();
+        let times = super::tally::by_name(out, record.engine(*side));
         times.moves[phase] += 1;
         times.think_us[phase] += think_us;
         ply += 1;

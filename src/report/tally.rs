@@ -31,3 +31,12 @@ impl Tally {
         self.rows.push(row);
     }
 }
+
+/// The value kept for engine `name`, made on first use: looked up by `&str`, so that a count
+/// kept per move allocates the key once per engine, not once per move.
+pub fn by_name<'a, V: Default>(map: &'a mut BTreeMap<String, V>, name: &str) -> &'a mut V {
+    if !map.contains_key(name) {
+        map.insert(name.to_string(), V::default());
+    }
+    map.get_mut(name).expect("inserted above")
+}

@@ -90,10 +90,7 @@ pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameReco
     let mut numbers = BySide::<usize>::default();
     for (side, _, think_us, _) in record.moves() {
         numbers[side] += 1;
-        times
-            .entry(record.engine(side).to_string())
-            .or_default()
-            .add(numbers[side], think_us);
+        crate::report::tally::by_name(times, record.engine(side)).add(numbers[side], think_us);
     }
 }
 
