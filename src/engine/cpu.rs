@@ -53,6 +53,9 @@ pub struct CpuMeter {
     /// The reading at the last `bestmove`, which stands for the next `go`'s when the engine
     /// was idle in between.
     at_bestmove: Option<Sample>,
+    /// The threads' list of a reading done with, filled again by the next one: a reading a
+    /// move allocates nothing.
+    spare: Vec<Thread>,
 }
 
 struct ThreadFile {
@@ -88,6 +91,7 @@ impl CpuMeter {
             pressure: File::open("/proc/pressure/cpu").ok(),
             at_go: None,
             at_bestmove: None,
+            spare: Vec::new(),
         }
     }
 
@@ -130,6 +134,9 @@ impl CpuMeter {
         let cpu = use_between(&start, &end);
         self.rescan = cpu.ended_us.is_some();
         self.at_bestmove = Some(end);
+        if let Some(threads) = start.threads {
+            self.spare = threads;
+        }
         Some(cpu)
     }
 
@@ -159,7 +166,8 @@ impl CpuMeter {
             run_ns += clock_ns(member.clock)?;
         }
         let mut buf = [0u8; 128];
-        let mut threads = Vec::with_capacity(self.threads.len());
+        let mut threads = std::mem::take(&mut self.spare);
+        threads.clear();
         let mut kept = !self.threads.is_empty();
         for t in &self.threads {
             // A thread that has exited reads as an error: it is left out.
