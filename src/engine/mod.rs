@@ -193,6 +193,8 @@ pub struct Engine {
     /// Lines other than `info` and `bestmove` read during the current search, while the info
     /// log is on.
     other_lines: usize,
+    /// The last `position` and `go` written, its room kept for the next.
+    command: String,
 }
 
 impl Engine {
@@ -244,6 +246,7 @@ impl Engine {
             logs_info: false,
             search_lines: SearchLines::default(),
             other_lines: 0,
+            command: String::new(),
             closed_at: None,
             cpu: None,
         };
@@ -415,7 +418,8 @@ impl Engine {
             *self.process.info_log.lines.lock().expect("info log lock") = SearchLines::default();
             self.other_lines = 0;
         }
-        let mut text = String::with_capacity(position.len() + go.len() + 2);
+        let mut text = std::mem::take(&mut self.command);
+        text.clear();
         text.push_str(position);
         text.push('\n');
         text.push_str(go);
@@ -430,8 +434,9 @@ impl Engine {
         }
         let start = Instant::now();
         self.go_at = Some(start);
-        self.send(&text).await?;
-        Ok(start)
+        let sent = self.send(&text).await;
+        self.command = text;
+        sent.map(|()| start)
     }
 
     /// From now on every scored `info` line is kept for the search it reports on, the other
