@@ -830,13 +830,10 @@ impl Game<'_> {
                 kind: None,
             },
         };
-        let legal = match &event {
-            Event::Move { uci, .. } => Some(uci.clone()),
-            _ => None,
-        };
         let verdict = self.record(event);
-        if let Some(uci) = legal {
-            self.position.push(&uci);
+        // `record` keeps the event last: a legal move goes to the engines from there.
+        if let Some(Event::Move { uci, .. }) = self.events.last() {
+            self.position.push(uci);
             if self.position.moves >= REBASE_AFTER && self.referee.position().halfmoves() == 0 {
                 // A capture or pawn move: no earlier position can recur (FIDE 9.2.3), so the
                 // engines are told this one by FEN and the moves since, not the whole game:
