@@ -14,7 +14,7 @@ use crate::timecontrol::TimeControl;
 
 /// `serde_json::to_vec(record)`, newline not included.
 pub fn line(record: &GameRecord) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(256 + record.events.len() * 96);
+    let mut out = Vec::with_capacity(256 + record.events.len() * 128);
     serde_json::to_writer(&mut out, &Head::of(record))?;
     out.pop(); // the head's closing brace: the events follow as its last field
     out.extend_from_slice(b",\"events\":[");
