@@ -43,6 +43,12 @@ same time control:
              same games with fastchess under callgrind too, and the ratio; --cg-work adds
              Stockfish at 2000 nodes (--cg-sf-games)
 
+--pin CPUS (`--pin 0`) runs every measured command, the engines it starts included, on those
+CPUs only. On this project's 2-vCPU machine a wake-up that crosses CPUs costs more than the
+arena's own work a move, and where the threads land moves from run to run (fastchess's CPU a
+move came out at either about 30 or about 50 µs, runs of one binary back to back); on one CPU
+both tools' figures repeat to a tick.
+
 For each run the manager's own CPU time (utime + stime of its process, from /proc/PID/stat
 read when it has exited and before it is reaped) and its engines' (cutime + cstime: the
 children it reaped) are reported separately, per ply (plies counted from games.csv or the
@@ -63,14 +69,18 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
+# The CPUs every measured command runs on (--pin); None: wherever the kernel puts them.
+PIN = None
 
 
 def run_measured(argv, cwd, log):
     """Runs argv to completion; returns (wall s, own CPU s, children's CPU s, exit code)."""
     start = time.monotonic()
     with open(log, "wb") as out:
+        pin = PIN
         proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, pin)) if pin else None)
         # Wait for the exit without reaping: a zombie's /proc/PID/stat keeps its times.
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
         wall = time.monotonic() - start
@@ -510,6 +520,7 @@ def main():
     p.add_argument("--ratio-work", default="instant,sf2000", help="ratio: instant,sf2000")
     p.add_argument("--quick", action="store_true", help="a tiny run of each configuration")
     p.add_argument("--keep", help="keep the runs' folders in this directory")
+    p.add_argument("--pin", help="run every measured command on these CPUs (0 or 0,1)")
     args = p.parse_args()
     args.arena = os.path.abspath(args.arena)
     args.book = os.path.abspath(args.book)
@@ -541,6 +552,17 @@ def main():
         load = f.read().split()[:3]
     print("# blitz-arena overhead, %s, %d CPUs, load average %s" % (
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(), " ".join(load)))
+    if args.pin:
+        global PIN
+        try:
+            PIN = {int(c) for c in args.pin.split(",")}
+        except ValueError:
+            sys.exit("--pin %s: give CPU numbers, as 0 or 0,1" % args.pin)
+        allowed = os.sched_getaffinity(0)
+        if not PIN <= allowed:
+            sys.exit("--pin %s: this process may run only on CPUs %s"
+                     % (args.pin, ",".join(map(str, sorted(allowed)))))
+        print("pinned: every measured command and its engines on CPU %s" % args.pin)
     print("fastchess: %s; cutechess-cli: %s" % (args.fastchess or "not on PATH",
                                                args.cutechess or "not on PATH"))
     try:

@@ -66,15 +66,18 @@ fn the_overhead_harness_runs_and_reports_every_table() {
 }
 
 /// The `ratio` configuration alternates the arena and fastchess on identical games, each going
-/// first in every other round, and sums the rounds up. The arena's own fastchess command line
-/// stands in for fastchess here (the figures are not what this checks).
+/// first in every other round, and sums the rounds up; pinned to one CPU (`--pin`), as
+/// docs/performance.md's steadiest figures are. The arena's own fastchess command line stands
+/// in for fastchess here (the figures are not what this checks).
 #[test]
 fn the_ratio_alternates_the_tools_on_identical_games() {
     let root = env!("CARGO_MANIFEST_DIR");
     let arena = env!("CARGO_BIN_EXE_blitz-arena");
+    let cpu = first_allowed_cpu();
     let out = Command::new("python3")
         .arg(format!("{root}/benches/overhead.py"))
         .args(["--only", "ratio", "--ratio-work", "instant", "--games", "4"])
+        .args(["--pin", &cpu])
         .args([
             "--alternations",
             "3",
@@ -102,6 +105,12 @@ fn the_ratio_alternates_the_tools_on_identical_games() {
         assert_eq!(cells[3], cells[4], "{row}");
         assert!(cells[3].parse::<u32>().unwrap() > 0, "{row}");
     }
+    assert!(
+        text.contains(&format!(
+            "pinned: every measured command and its engines on CPU {cpu}\n"
+        )),
+        "{text}"
+    );
     // CPU time comes in ticks: rounds this short may not have one.
     assert!(
         text.lines().any(|l| l.starts_with("ratio instant: median ")
@@ -297,4 +306,18 @@ fn same_games_compares_results_modulo_timings() {
     let text = String::from_utf8_lossy(&other.stdout);
     assert_eq!(other.status.code(), Some(1), "{text}");
     assert!(text.contains("events.jsonl: DIFFERENT"), "{text}");
+}
+
+/// The first CPU this process may run on (`Cpus_allowed_list` of /proc/self/status).
+fn first_allowed_cpu() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list");
+    list.trim()
+        .split([',', '-'])
+        .next()
+        .expect("a CPU")
+        .to_string()
 }
