@@ -209,6 +209,7 @@ pub(super) fn watch(
             pending: VecDeque::new(),
             reports,
             gone: false,
+            spare: Vec::new(),
         },
         paused: Arc::clone(&paused),
         tail,
@@ -265,9 +266,10 @@ struct InfoRun {
 }
 
 impl InfoRun {
-    /// Keeps `line` as the run's last scored line (and, while the info log is on, among all).
-    fn scored(&mut self, line: &[u8], logging: bool) {
-        let kept = self.last.get_or_insert_with(Vec::new);
+    /// Keeps `line` as the run's last scored line (and, while the info log is on, among all),
+    /// in `room` if the run has none yet.
+    fn scored(&mut self, line: &[u8], logging: bool, room: &mut Vec<u8>) {
+        let kept = self.last.get_or_insert_with(|| std::mem::take(room));
         kept.clear();
         kept.extend_from_slice(line);
         if logging {
@@ -289,6 +291,9 @@ struct Sink {
     reports: Reports,
     /// The game dropped its end: nothing more is read.
     gone: bool,
+    /// The room of the last run's report, for the next run's (a search prints a report a
+    /// read: this keeps a read of one from allocating).
+    spare: Vec<u8>,
 }
 
 impl Sink {
@@ -306,8 +311,11 @@ impl Sink {
     fn deliver(&mut self, item: Item) -> Option<Item> {
         match item {
             Item::Report(run) => {
-                let last = run.last.as_deref().map(Output::text);
-                self.reports.publish(last, run.all, run.unscored);
+                self.reports
+                    .publish(run.last.as_deref(), run.all, run.unscored);
+                if let Some(bytes) = run.last {
+                    self.spare = bytes;
+                }
                 None
             }
             Item::Line(line) => match self.tx.try_send(line) {
@@ -385,7 +393,7 @@ impl Pipes {
         let mut run = InfoRun::default();
         let logging = sink.reports.logging();
         self.splitter.feed(bytes, |output| match output {
-            Output::Report(bytes) => run.scored(bytes, logging),
+            Output::Report(bytes) => run.scored(bytes, logging, &mut sink.spare),
             Output::Unscored => run.unscored += usize::from(logging),
             Output::Text(bytes) => {
                 // The run of `info` lines belongs to the search before this line (a

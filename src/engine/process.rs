@@ -87,16 +87,20 @@ impl Reports {
         self.all.on.load(Ordering::Relaxed)
     }
 
-    /// A run of `info` lines: the last scored one kept as the search report, the scored ones
-    /// and the count of unscored ones added to the log.
-    pub fn publish(&self, last: Option<String>, mut all: Vec<String>, unscored: usize) {
+    /// A run of `info` lines: the last scored one kept as the search report (written over
+    /// the one before, in its room: a search prints a dozen reports or thousands), the scored
+    /// ones and the count of unscored ones added to the log.
+    pub fn publish(&self, last: Option<&[u8]>, mut all: Vec<String>, unscored: usize) {
         if !all.is_empty() || unscored > 0 {
             let mut lines = self.all.lines.lock().unwrap_or_else(|e| e.into_inner());
             lines.scored.append(&mut all);
             lines.others += unscored;
         }
         if let Some(last) = last {
-            *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+            let mut slot = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            let text = slot.get_or_insert_with(String::new);
+            text.clear();
+            Output::push_text(text, last);
         }
     }
 }
@@ -346,9 +350,8 @@ impl MemoryEngine {
         let logging = reports.logging();
         self.splitter.feed(&bytes, |output| match output {
             Output::Report(text) => {
-                let text = Output::text(text);
                 let all = if logging {
-                    vec![text.clone()]
+                    vec![Output::text(text)]
                 } else {
                     Vec::new()
                 };
@@ -566,6 +569,42 @@ mod tests {
         assert_eq!(
             process.exit_status(Duration::from_secs(5)).await,
             Some(ExitStatus::Code(0))
+        );
+        process.kill().await;
+    }
+
+    /// The search report is written over the one before in its room: a shorter report read
+    /// later leaves nothing of the longer ones (one with a byte that is not UTF-8, replaced),
+    /// and an unscored line changes nothing. (The pauses make separate reads likely; read
+    /// together, the lines give the same report.)
+    #[tokio::test]
+    async fn each_report_replaces_the_last_whole() {
+        let script =
+            "printf 'info depth 12 score cp 123 nodes 99999 pv e2e4 e7e5\\n'; sleep 0.05; \
+                      printf 'info depth 13 score cp 7 string \\377\\377\\n'; sleep 0.05; \
+                      printf 'info depth 1 score cp 5\\n'; sleep 0.05; \
+                      printf 'info depth 2 nodes 9\\n'; sleep 0.05; \
+                      printf 'bestmove e2e4\\n'";
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+            None,
+            &[],
+        )
+        .await
+        .unwrap();
+        let mut got = Vec::new();
+        while let Some(line) = process.lines.recv().await {
+            match line {
+                Line::Text { text, .. } => got.push(text),
+                Line::Overlong { .. } => got.push("<overlong>".into()),
+                Line::Eof { .. } => break,
+            }
+        }
+        assert_eq!(got, ["bestmove e2e4"]);
+        assert_eq!(
+            process.last_info.lock().unwrap().as_deref(),
+            Some("info depth 1 score cp 5")
         );
         process.kill().await;
     }
