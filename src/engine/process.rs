@@ -542,9 +542,9 @@ fn peek_exit(pid: libc::pid_t) -> Option<ExitStatus> {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn lines_from_a_real_process_are_filtered_and_end_with_eof() {
-        let script = "printf 'info depth 1 score cp 5\\ninfo depth 2 nodes 9\\nbestmove e2e4\\n'";
+    /// `script` run by `sh`, its output read to its end: the process, and its lines other
+    /// than `info`.
+    async fn lines_of(script: &str) -> (Process, Vec<String>) {
         let mut process = spawn(
             Path::new("/bin/sh"),
             &["-c".into(), script.into()],
@@ -561,6 +561,13 @@ mod tests {
                 Line::Eof { .. } => break,
             }
         }
+        (process, got)
+    }
+
+    #[tokio::test]
+    async fn lines_from_a_real_process_are_filtered_and_end_with_eof() {
+        let script = "printf 'info depth 1 score cp 5\\ninfo depth 2 nodes 9\\nbestmove e2e4\\n'";
+        let (mut process, got) = lines_of(script).await;
         assert_eq!(got, ["bestmove e2e4"]);
         assert_eq!(
             process.last_info.lock().unwrap().as_deref(),
@@ -579,28 +586,14 @@ mod tests {
     /// together, the lines give the same report.)
     #[tokio::test]
     async fn each_report_replaces_the_last_whole() {
-        let script =
-            "printf 'info depth 12 score cp 123 nodes 99999 pv e2e4 e7e5\\n'; sleep 0.05; \
-                      printf 'info depth 13 score cp 7 string \\377\\377\\n'; sleep 0.05; \
-                      printf 'info depth 1 score cp 5\\n'; sleep 0.05; \
-                      printf 'info depth 2 nodes 9\\n'; sleep 0.05; \
-                      printf 'bestmove e2e4\\n'";
-        let mut process = spawn(
-            Path::new("/bin/sh"),
-            &["-c".into(), script.into()],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
-        let mut got = Vec::new();
-        while let Some(line) = process.lines.recv().await {
-            match line {
-                Line::Text { text, .. } => got.push(text),
-                Line::Overlong { .. } => got.push("<overlong>".into()),
-                Line::Eof { .. } => break,
-            }
-        }
+        let script = concat!(
+            "printf 'info depth 12 score cp 123 nodes 99999 pv e2e4 e7e5\\n'; sleep 0.05; ",
+            "printf 'info depth 13 score cp 7 string \\377\\377\\n'; sleep 0.05; ",
+            "printf 'info depth 1 score cp 5\\n'; sleep 0.05; ",
+            "printf 'info depth 2 nodes 9\\n'; sleep 0.05; ",
+            "printf 'bestmove e2e4\\n'",
+        );
+        let (mut process, got) = lines_of(script).await;
         assert_eq!(got, ["bestmove e2e4"]);
         assert_eq!(
             process.last_info.lock().unwrap().as_deref(),
