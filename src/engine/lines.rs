@@ -5,6 +5,11 @@
 /// printing a 100 MB line cannot exhaust memory.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The most room a search report's buffers keep for the next report: a longer report (a PV of
+/// hundreds of moves) is not kept past its use, so that each engine's buffers stay small
+/// however long its lines once were.
+pub const ROOM_KEPT: usize = 4 * 1024;
+
 /// What one complete line of engine output is to the arena. The bytes are borrowed: the
 /// caller copies only what it keeps.
 #[derive(Debug, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::lines::{Output, Splitter};
+use super::lines::{Output, Splitter, ROOM_KEPT};
 use super::process::{Line, Reports, StderrTail, LINE_QUEUE};
 
 mod direct;
@@ -313,7 +313,7 @@ impl Sink {
             Item::Report(run) => {
                 self.reports
                     .publish(run.last.as_deref(), run.all, run.unscored);
-                if let Some(bytes) = run.last {
+                if let Some(bytes) = run.last.filter(|b| b.capacity() <= ROOM_KEPT) {
                     self.spare = bytes;
                 }
                 None

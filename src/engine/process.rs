@@ -18,7 +18,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::lines::{Output, Splitter, Tail};
+use super::lines::{Output, Splitter, Tail, ROOM_KEPT};
 use super::{janitor, pipes, reaper, spawner};
 
 /// How many lines may wait unread before the I/O thread stops reading the engine (it then
@@ -98,9 +98,13 @@ impl Reports {
         }
         if let Some(last) = last {
             let mut slot = self.last.lock().unwrap_or_else(|e| e.into_inner());
-            let text = slot.get_or_insert_with(String::new);
-            text.clear();
-            Output::push_text(text, last);
+            match slot.as_mut().filter(|text| text.capacity() <= ROOM_KEPT) {
+                Some(text) => {
+                    text.clear();
+                    Output::push_text(text, last);
+                }
+                None => *slot = Some(Output::text(last)),
+            }
         }
     }
 }
@@ -582,11 +586,13 @@ mod tests {
 
     /// The search report is written over the one before in its room: a shorter report read
     /// later leaves nothing of the longer ones (one with a byte that is not UTF-8, replaced),
-    /// and an unscored line changes nothing. (The pauses make separate reads likely; read
-    /// together, the lines give the same report.)
+    /// an unscored line changes nothing, and the room of a very long report is not kept.
+    /// (The pauses make separate reads likely; read together, the lines give the same report.)
     #[tokio::test]
     async fn each_report_replaces_the_last_whole() {
         let script = concat!(
+            "printf 'info depth 11 score cp 1 pv'; for i in $(seq 2000); do printf ' e2e4'; done; ",
+            "printf '\\n'; sleep 0.05; ",
             "printf 'info depth 12 score cp 123 nodes 99999 pv e2e4 e7e5\\n'; sleep 0.05; ",
             "printf 'info depth 13 score cp 7 string \\377\\377\\n'; sleep 0.05; ",
             "printf 'info depth 1 score cp 5\\n'; sleep 0.05; ",
@@ -595,10 +601,12 @@ mod tests {
         );
         let (mut process, got) = lines_of(script).await;
         assert_eq!(got, ["bestmove e2e4"]);
-        assert_eq!(
-            process.last_info.lock().unwrap().as_deref(),
-            Some("info depth 1 score cp 5")
-        );
+        {
+            let slot = process.last_info.lock().unwrap();
+            let report = slot.as_ref().expect("a report");
+            assert_eq!(report, "info depth 1 score cp 5");
+            assert!(report.capacity() <= ROOM_KEPT, "{}", report.capacity());
+        }
         process.kill().await;
     }
 
