@@ -41,16 +41,15 @@ fn is_plain_number(cell: &str) -> bool {
         && fraction.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Writes one record, each cell neutralised.
+/// Writes one record, each cell neutralised (a cell that needs no quote is not copied).
 pub fn write_record<W: std::io::Write>(
     w: &mut ::csv::Writer<W>,
     cells: impl IntoIterator<Item = impl AsRef<str>>,
 ) -> ::csv::Result<()> {
-    w.write_record(
-        cells
-            .into_iter()
-            .map(|c| neutralise(c.as_ref()).into_owned()),
-    )
+    for cell in cells {
+        w.write_field(neutralise(cell.as_ref()).as_bytes())?;
+    }
+    w.write_record(None::<&[u8]>)
 }
 
 /// `row` (a flat struct, one field per column) as one CSV line with its newline, each cell
@@ -107,10 +106,7 @@ impl LineWriter {
         self.csv.flush()?;
         let cells = cells(&self.out.0.borrow())?;
         self.out.0.borrow_mut().clear();
-        for cell in &cells {
-            self.csv.write_field(neutralise(cell).as_bytes())?;
-        }
-        self.csv.write_record(None::<&[u8]>)?;
+        write_record(&mut self.csv, &cells)?;
         self.csv.flush()?;
         Ok(self.out.0.borrow().clone())
     }
