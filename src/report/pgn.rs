@@ -48,7 +48,7 @@
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::{attacks, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role};
 
 use crate::event::{Claimable, CpuUse, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
@@ -202,7 +202,7 @@ fn push_move(
 /// stalemate. Only a move that gives check needs them (a mate in chess is a check with no
 /// legal reply), so only then are they generated. `m` must be legal in `pos`.
 pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
-    let san = San::from_move(pos, m);
+    let san = san(pos, m);
     pos.play_unchecked(m);
     let suffix = if pos.checkers().is_empty() {
         None
@@ -212,6 +212,29 @@ pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
         Some(Suffix::Check)
     };
     SanPlus { san, suffix }
+}
+
+/// `m` in SAN without its suffix, as shakmaty's `San::from_move` writes it. That generates
+/// the legal moves of the piece's kind to its target square, to see whether the move needs
+/// its file or rank (PGN standard 8.2.3.4); when no other piece of its kind attacks that square
+/// even ignoring pins, none can be ambiguous with it, and nothing is generated. A pawn's and
+/// a king's SAN never need the list. `m` must be legal in `pos`.
+fn san(pos: &Chess, m: Move) -> San {
+    let alone = match m {
+        Move::Normal { role, from, to, .. } => match role {
+            Role::Pawn | Role::King => true,
+            _ => (attacks::attacks(to, role.of(pos.turn()), pos.board().occupied())
+                & pos.our(role))
+            .without(from)
+            .is_empty(),
+        },
+        _ => false,
+    };
+    if alone {
+        San::disambiguate(m, &MoveList::new())
+    } else {
+        San::from_move(pos, m)
+    }
 }
 
 /// The notes gathered since the last move, as one comment.
@@ -955,6 +978,12 @@ pub(crate) mod tests {
             "r3k2r/ppp2ppp/2n2q2/3pP3/8/2N5/PPP2PPP/R3K2R w KQkq d6 0 9",
             "4k3/8/8/8/8/4B3/8/N3R1KN w - - 0 1",
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            // Three queens on b3's diagonals: one needs its file, one its square. A pinned
+            // knight that cannot go to d4 asks for no file from the other.
+            "7k/8/8/8/Q1Q5/8/Q7/4K3 w - - 0 1",
+            "4k3/8/8/4r3/8/2N5/4N3/4K3 w - - 0 1",
+            // Two rooks on one rank and two on one file, in check: only evasions count.
+            "4k3/8/1R5R/8/3b4/8/8/R3K3 w - - 0 1",
         ] {
             let pos = crate::test_support::position(fen);
             for m in pos.legal_moves() {
@@ -967,6 +996,35 @@ pub(crate) mod tests {
                 assert_eq!(ours, theirs);
             }
         }
+    }
+
+    #[test]
+    fn san_plus_agrees_with_shakmaty_over_random_games() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Chess::default();
+            for _ in 0..200 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &m in &moves {
+                    let (mut ours, mut theirs) = (pos.clone(), pos.clone());
+                    assert_eq!(
+                        san_plus(&mut ours, m),
+                        SanPlus::from_move_and_play_unchecked(&mut theirs, m),
+                        "{}",
+                        Fen::from_position(&pos, EnPassantMode::Legal)
+                    );
+                    checked += 1;
+                }
+                pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
     }
 
     /// Builds records event by event, with a clock that runs as a G/5 game would.
