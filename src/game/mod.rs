@@ -269,24 +269,32 @@ pub fn forfeit(setup: &GameSetup, side: Side, detail: String) -> GameRecord {
 }
 
 fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> String {
+    let mut go = String::with_capacity(64);
+    write_go(&mut go, setup, clock, side, now);
+    go
+}
+
+/// The `go` command for `side` at `now`, written over `go` (the game keeps one buffer for it:
+/// no allocation a move).
+fn write_go(go: &mut String, setup: &GameSetup, clock: &Clock, side: Side, now: Instant) {
+    go.clear();
     // UCI has no negative times: a side past its flag is told 1 ms.
     let ms = |side: Side| (clock.left_us(side, now) / 1000).max(1).unsigned_abs();
     let tc = setup.tc[side];
     // Written number by number: `format!` here was a fiftieth of the arena's work per move.
-    let mut go = String::with_capacity(64);
     if tc.per_move {
         // A fixed time per move (fastchess's `st=`).
         go.push_str("go movetime ");
-        push_number(&mut go, tc.base.as_millis());
+        push_number(go, tc.base.as_millis());
     } else {
         go.push_str("go wtime ");
-        push_number(&mut go, ms(Side::White).into());
+        push_number(go, ms(Side::White).into());
         go.push_str(" btime ");
-        push_number(&mut go, ms(Side::Black).into());
+        push_number(go, ms(Side::Black).into());
         go.push_str(" winc ");
-        push_number(&mut go, setup.tc.white.increment.as_millis());
+        push_number(go, setup.tc.white.increment.as_millis());
         go.push_str(" binc ");
-        push_number(&mut go, setup.tc.black.increment.as_millis());
+        push_number(go, setup.tc.black.increment.as_millis());
     }
     // A repeating period: the moves left in the mover's period (UCI `movestogo`).
     if let Some(moves) = clock.moves_to_go(side) {
@@ -298,7 +306,6 @@ fn go_command(setup: &GameSetup, clock: &Clock, side: Side, now: Instant) -> Str
     if let Some(depth) = setup.limits.depth {
         go.push_str(&format!(" depth {depth}"));
     }
-    go
 }
 
 /// `n` in decimal, as `{n}` writes it.
@@ -339,6 +346,8 @@ struct Game<'a> {
     referee: Referee,
     clock: Clock,
     position: PositionCommand,
+    /// The last `go` command sent, its buffer kept for the next.
+    go: String,
     events: Vec<Event>,
     t0: Instant,
     rng: StdRng,
@@ -459,7 +468,7 @@ impl Game<'_> {
                 for side in self.verdicts.released() {
                     self.schedule_notice(side, at);
                 }
-                self.on_reply(held.side, held.text, at, held.info)
+                self.on_reply(held.side, held.text, None, at, held.info)
             }
             Timer::Claim(by, what) => {
                 self.claim = None;
@@ -530,8 +539,10 @@ impl Game<'_> {
         info: crate::event::SearchInfo,
     ) -> Option<Ending> {
         let t_us = self.us(at);
-        let legal = matches!(self.referee.check_move(&text), MoveCheck::Legal(_));
-        if legal {
+        // What the move is, found once: `on_reply` rules the same text in the same position,
+        // unless an injected illegal move takes its place.
+        let mut check = Some(self.referee.check_move(&text));
+        if matches!(check, Some(MoveCheck::Legal(_))) {
             match self.injector.replace_move(self.referee.position()) {
                 Some(IllegalInjection::Injected { kind, uci }) => {
                     self.events.push(Event::Injected {
@@ -544,6 +555,7 @@ impl Game<'_> {
                         },
                     });
                     text = uci;
+                    check = None;
                 }
                 Some(IllegalInjection::NotPossible) => {
                     self.events.push(Event::Injected {
@@ -580,7 +592,7 @@ impl Game<'_> {
             });
             return None;
         }
-        self.on_reply(side, text, at, info)
+        self.on_reply(side, text, check, at, info)
     }
 
     /// Whether the flag plan holds this move back, and until when.
@@ -766,11 +778,13 @@ impl Game<'_> {
         }
     }
 
-    /// Handles the thinking engine's `bestmove` read at `at`.
+    /// Handles the thinking engine's `bestmove` read at `at`; `check` is what the referee found
+    /// `text` to be in the current position, when it was asked already.
     fn on_reply(
         &mut self,
         side: Side,
         text: String,
+        check: Option<MoveCheck>,
         at: Instant,
         info: crate::event::SearchInfo,
     ) -> Option<Ending> {
@@ -799,7 +813,8 @@ impl Game<'_> {
             });
             return self.act(verdict, at);
         }
-        let event = match self.referee.check_move(&text) {
+        let check = check.unwrap_or_else(|| self.referee.check_move(&text));
+        let event = match check {
             MoveCheck::Legal(m) => {
                 let uci = crate::rules::uci_text(self.referee.position(), m);
                 Event::Move {
@@ -898,6 +913,7 @@ impl Game<'_> {
             referee: setup.referee(),
             clock: Clock::new(setup.tc.white, setup.tc.black).with_margin(setup.time_margin),
             position: PositionCommand::opening(&setup.opening),
+            go: String::with_capacity(64),
             events: Vec::with_capacity(256),
             t0: Instant::now(),
             rng: setup.rng(),
@@ -946,12 +962,12 @@ impl Game<'_> {
             ponder::Resolved::Stalled(flow) => return flow,
             ponder::Resolved::Died(e) => Err(e),
             ponder::Resolved::NotPondering | ponder::Resolved::Missed => {
-                let go = go_command(self.setup, &self.clock, turn, Instant::now());
+                write_go(&mut self.go, self.setup, &self.clock, turn, Instant::now());
                 let engine = engines[turn].engine();
                 if self.setup.pv_checks.is_some() {
                     engine.log_search_lines();
                 }
-                let sent = engine.go(&self.position.text, &go).await;
+                let sent = engine.go(&self.position.text, &self.go).await;
                 sent.map(|started| (started, false))
             }
         };
