@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::event::{Event, GameRecord};
+use crate::event::{BySide, Event, GameRecord, Side};
 
 /// A phase of the game, by the move number on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,16 +83,26 @@ pub fn add_phase_times(out: &mut BTreeMap<String, PhaseTimes>, record: &GameReco
     });
     // Plies from the root, book moves included.
     let mut ply = record.opening.moves.len() as u32;
+    // Counted by side, then added to each side's engine once a game, not once a move.
+    let mut game = BySide::<PhaseTimes>::default();
     for event in &record.events {
         let Event::Move { side, think_us, .. } = event else {
             continue;
         };
         let number = first_move + (ply + u32::from(black_first)) / 2;
         let phase = Phase::of_move(number).index();
-        let times = super::tally::by_name(out, record.engine(*side));
-        times.moves[phase] += 1;
-        times.think_us[phase] += think_us;
+        game[*side].moves[phase] += 1;
+        game[*side].think_us[phase] += think_us;
         ply += 1;
+    }
+    for side in Side::ALL {
+        if game[side].moves.iter().any(|&n| n > 0) {
+            let times = super::tally::by_name(out, record.engine(side));
+            for phase in 0..3 {
+                times.moves[phase] += game[side].moves[phase];
+                times.think_us[phase] += game[side].think_us[phase];
+            }
+        }
     }
 }
 
@@ -194,5 +204,15 @@ pub(crate) mod tests {
         assert_eq!(times["b"].mean_ms(Phase::Middlegame), None);
         // A record cut off before its end is left out.
         assert!(phase_times(&[record(4, None, 0, 10, false)]).is_empty());
+        // An engine that played itself has both sides' moves; one with no move has no entry.
+        let mut selfplay = record(5, None, 0, 4, true);
+        selfplay.black = "w".into();
+        let times = phase_times(&[selfplay]);
+        assert_eq!(times.len(), 1);
+        assert_eq!(times["w"].moves, [4, 0, 0]);
+        assert_eq!(times["w"].think_us[0], 2_000 + 2 * 1_000_000);
+        let mut no_moves = record(6, None, 0, 0, true);
+        (no_moves.white, no_moves.black) = ("x".into(), "y".into());
+        assert!(phase_times(&[no_moves]).is_empty());
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::event::{BySide, GameRecord, Side};
+use crate::event::{GameRecord, Side};
 use crate::report::csv::GameRow;
 use crate::report::stats::Wdl;
 use crate::report::{PentaTally, Sprt, SprtCounts};
@@ -87,10 +87,16 @@ impl MoveTimes {
 
 /// Think times of every engine's moves in `record`, by move number.
 pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameRecord) {
-    let mut numbers = BySide::<usize>::default();
-    for (side, _, think_us, _) in record.moves() {
-        numbers[side] += 1;
-        crate::report::tally::by_name(times, record.engine(side)).add(numbers[side], think_us);
+    // Each side's engine is looked up once a game, not once a move.
+    for side in Side::ALL {
+        let mut mine = record.moves().filter(|(s, ..)| *s == side).peekable();
+        if mine.peek().is_none() {
+            continue;
+        }
+        let engine = crate::report::tally::by_name(times, record.engine(side));
+        for (number, (_, _, think_us, _)) in (1..).zip(mine) {
+            engine.add(number, think_us);
+        }
     }
 }
 
@@ -261,6 +267,30 @@ mod tests {
         t.add(500, 1);
         assert_eq!(t.count(MOVE_NUMBERS), 1);
         assert_eq!(t.last(), MOVE_NUMBERS);
+    }
+
+    #[test]
+    fn move_times_count_each_engines_moves_by_its_own_move_number() {
+        use crate::report::phases::tests::record;
+        // Three moves each: white thinks 0, 2 and 4 ms, black 1 s.
+        let mut times = BTreeMap::new();
+        add_move_times(&mut times, &record(1, None, 0, 6, true));
+        let w = &times["w"];
+        assert_eq!([1, 2, 3, 4].map(|n| w.count(n)), [1, 1, 1, 0]);
+        let b = &times["b"];
+        assert_eq!(b.last(), 3);
+        let median = b.quantile(3, 0.5).unwrap();
+        assert!((median - 1000.0).abs() / 1000.0 < 0.13, "{median}");
+        // An engine that played itself counts both sides' moves; no move, no entry.
+        let mut selfplay = record(2, None, 0, 2, true);
+        selfplay.black = "w".into();
+        add_move_times(&mut times, &selfplay);
+        assert_eq!(times["w"].count(1), 3);
+        assert_eq!(times.len(), 2);
+        let mut no_moves = record(3, None, 0, 0, true);
+        (no_moves.white, no_moves.black) = ("x".into(), "y".into());
+        add_move_times(&mut times, &no_moves);
+        assert_eq!(times.len(), 2);
     }
 
     fn row(game: u64, pair: u64, white: &str, black: &str, result: &str) -> GameRow {
