@@ -28,18 +28,11 @@ pub enum Output<'a> {
 impl Output<'_> {
     /// The line as text: invalid UTF-8 is replaced, never an error.
     pub fn text(bytes: &[u8]) -> String {
-        let mut text = String::with_capacity(bytes.len());
-        Output::push_text(&mut text, bytes);
-        text
-    }
-
-    /// [`Output::text`] of `bytes`, appended to `out`.
-    pub fn push_text(out: &mut String, bytes: &[u8]) {
         // Valid text is checked by `str::from_utf8`'s fast path; `from_utf8_lossy` walks it
         // in chunks, several times slower, and is left to the lines that need replacing.
         match std::str::from_utf8(bytes) {
-            Ok(text) => out.push_str(text),
-            Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+            Ok(text) => text.to_string(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
         }
     }
 }

@@ -164,6 +164,28 @@ fn overlong_bestmove() -> String {
     )
 }
 
+/// The search report in `slot`, parsed (invalid UTF-8 replaced, never an error), and
+/// forgotten.
+fn take_report(slot: &mut Option<Vec<u8>>) -> SearchInfo {
+    let info = slot
+        .as_deref()
+        .and_then(|report| match std::str::from_utf8(report) {
+            Ok(text) => uci::parse_info(text),
+            Err(_) => uci::parse_info(&String::from_utf8_lossy(report)),
+        });
+    forget_report(slot);
+    info.unwrap_or_default()
+}
+
+/// Forgets the last search's report, keeping its room for the next unless it grew past
+/// [`lines::ROOM_KEPT`].
+fn forget_report(slot: &mut Option<Vec<u8>>) {
+    match slot {
+        Some(report) if report.capacity() <= lines::ROOM_KEPT => report.clear(),
+        _ => *slot = None,
+    }
+}
+
 /// A running UCI engine, after a successful handshake.
 pub struct Engine {
     name: String,
@@ -409,11 +431,7 @@ impl Engine {
     /// the engine's own reading of `go` when the arena's thread is preempted, and a fast
     /// reply could be stamped before it; the write itself costs the mover a few µs.)
     pub async fn go(&mut self, position: &str, go: &str) -> Result<Instant, EngineError> {
-        self.process
-            .last_info
-            .lock()
-            .expect("info slot lock")
-            .take();
+        forget_report(&mut self.process.last_info.lock().expect("info slot lock"));
         if self.logs_info {
             *self.process.info_log.lines.lock().expect("info log lock") = SearchLines::default();
             self.other_lines = 0;
@@ -482,14 +500,10 @@ impl Engine {
                             self.stray.push((at, text));
                             continue;
                         }
-                        // The search report is parsed once, when the move arrives.
-                        let last = self
-                            .process
-                            .last_info
-                            .lock()
-                            .expect("info slot lock")
-                            .take();
-                        let mut info = last.and_then(|l| uci::parse_info(&l)).unwrap_or_default();
+                        // The search report is made text and parsed once, when the move
+                        // arrives (invalid UTF-8 replaced, never an error).
+                        let mut info =
+                            take_report(&mut self.process.last_info.lock().expect("info slot"));
                         if self.logs_info {
                             let mut lines = self.process.info_log.lines.lock().expect("info log");
                             self.search_lines = std::mem::take(&mut *lines);
@@ -738,6 +752,28 @@ mod tests {
             .await
             .unwrap();
         (engine, handshake.await.unwrap())
+    }
+
+    #[test]
+    fn a_report_is_read_once_from_its_bytes_and_its_room_kept_when_small() {
+        let mut slot = Some(b"info depth 7 score cp -12 nodes 5000 string \xff\xfe".to_vec());
+        let info = take_report(&mut slot);
+        assert_eq!((info.depth, info.nodes), (Some(7), Some(5000)));
+        assert_eq!(info.score, Some(crate::event::Score::Cp(-12)));
+        // Forgotten: nothing is read twice, and the room stays for the next report.
+        assert!(slot
+            .as_ref()
+            .is_some_and(|r| r.is_empty() && r.capacity() > 0));
+        assert_eq!(take_report(&mut slot), SearchInfo::default());
+        // A report past the room kept leaves nothing behind it.
+        let mut long = b"info depth 1 score cp 0 pv".to_vec();
+        while long.len() <= lines::ROOM_KEPT {
+            long.extend_from_slice(b" e2e4 e7e5");
+        }
+        let mut slot = Some(long);
+        assert_eq!(take_report(&mut slot).depth, Some(1));
+        assert_eq!(slot, None);
+        assert_eq!(take_report(&mut None), SearchInfo::default());
     }
 
     #[tokio::test(start_paused = true)]

@@ -46,8 +46,10 @@ pub enum Line {
 
 /// The last `info` line with a score. The I/O thread keeps it here instead of sending every
 /// info line on: an engine prints dozens a move, and waking the game for each would cost
-/// more than everything else the arena does per move.
-pub type InfoSlot = Arc<Mutex<Option<String>>>;
+/// more than everything else the arena does per move. It is kept as the engine's bytes, made
+/// text once, when the `bestmove` is read (checking each report's UTF-8 was most of a
+/// report's cost).
+pub type InfoSlot = Arc<Mutex<Option<Vec<u8>>>>;
 
 /// Every scored `info` line, and a count of the unscored ones, kept only while `on` (a compat
 /// run, whose PV checks read each line): off, reading costs one atomic load per read more.
@@ -98,12 +100,15 @@ impl Reports {
         }
         if let Some(last) = last {
             let mut slot = self.last.lock().unwrap_or_else(|e| e.into_inner());
-            match slot.as_mut().filter(|text| text.capacity() <= ROOM_KEPT) {
-                Some(text) => {
-                    text.clear();
-                    Output::push_text(text, last);
+            match slot
+                .as_mut()
+                .filter(|report| report.capacity() <= ROOM_KEPT)
+            {
+                Some(report) => {
+                    report.clear();
+                    report.extend_from_slice(last);
                 }
-                None => *slot = Some(Output::text(last)),
+                None => *slot = Some(last.to_vec()),
             }
         }
     }
@@ -575,7 +580,7 @@ mod tests {
         assert_eq!(got, ["bestmove e2e4"]);
         assert_eq!(
             process.last_info.lock().unwrap().as_deref(),
-            Some("info depth 1 score cp 5")
+            Some(&b"info depth 1 score cp 5"[..])
         );
         assert_eq!(
             process.exit_status(Duration::from_secs(5)).await,
@@ -585,7 +590,7 @@ mod tests {
     }
 
     /// The search report is written over the one before in its room: a shorter report read
-    /// later leaves nothing of the longer ones (one with a byte that is not UTF-8, replaced),
+    /// later leaves nothing of the longer ones (one with bytes that are not UTF-8 among them),
     /// an unscored line changes nothing, and the room of a very long report is not kept.
     /// (The pauses make separate reads likely; read together, the lines give the same report.)
     #[tokio::test]
@@ -604,7 +609,7 @@ mod tests {
         {
             let slot = process.last_info.lock().unwrap();
             let report = slot.as_ref().expect("a report");
-            assert_eq!(report, "info depth 1 score cp 5");
+            assert_eq!(report, b"info depth 1 score cp 5");
             assert!(report.capacity() <= ROOM_KEPT, "{}", report.capacity());
         }
         process.kill().await;
