@@ -12,10 +12,10 @@
 //!
 //! Tokio has no task priority, so the games take turns by agreement. A timer that comes due
 //! counts itself as it wakes its game, and uncounts itself when its game takes it (or drops it).
-//! A game about to act on a move first yields while any timer is due ([`after_due`]): it goes
-//! behind the worker's other work, so the due game is reached after cheap polls rather than
-//! after whole moves. The yield is bounded: a move is held back at most [`YIELDS`] turns of
-//! the queue, whatever the timers.
+//! A game about to act on a move, or about to send its first `go`, first yields while any timer
+//! is due ([`after_due`]): it goes behind the worker's other work, so the due game is reached
+//! after cheap polls rather than after whole moves or game starts. The yield is bounded: a move
+//! or a start is held back at most [`YIELDS`] turns of the queue, whatever the timers.
 //!
 //! A game that has a thread of its own (`tournament::lanes`) has no queue to skip: it neither
 //! yields nor counts its timers.
@@ -188,7 +188,7 @@ impl Mark {
 }
 
 /// Lets the games whose timers are due go first: while any is, yields (at most [`YIELDS`]
-/// times). Call it before acting on a move.
+/// times). Call it before acting on a move or starting a game.
 pub async fn after_due() {
     after_counted(&DUE).await;
 }

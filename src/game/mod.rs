@@ -1367,6 +1367,9 @@ pub async fn play(setup: &GameSetup, white: &mut Seat, black: &mut Seat) -> Play
         Ok(notes) => notes,
         Err(forfeited) => return forfeited,
     };
+    // A game about to start lets the games whose timers are due go first, as a move does: no
+    // clock runs until its first `go`.
+    timers::after_due().await;
     let mut game = Game::new(setup);
     game.notes = notes;
     let ending = loop {
