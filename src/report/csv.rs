@@ -297,7 +297,29 @@ impl GameRow {
     /// This row as one CSV line, with its newline: written in one piece, so that a kill can
     /// only tear the last line of the file. Text cells are neutralised (`report::csv_cell`).
     pub fn to_csv_line(&self) -> anyhow::Result<Vec<u8>> {
-        super::csv_cell::serialize_line(self)
+        // Only the text columns can start like a formula (numbers, rulesets, results,
+        // terminations and sides never do): when none does, serde's line is already the
+        // neutralised one, and its cells need not be read back and written again (most of a
+        // row's cost). A test sets each column in turn to a formula.
+        let text = [
+            &self.white,
+            &self.black,
+            &self.opening,
+            &self.tc_white,
+            &self.tc_black,
+            &self.rule,
+            &self.injected,
+            &self.started,
+            &self.detail,
+        ];
+        if text
+            .iter()
+            .any(|cell| super::csv_cell::needs_neutralising(cell))
+        {
+            super::csv_cell::serialize_line(self)
+        } else {
+            super::csv_cell::serialize_plain(self)
+        }
     }
 }
 
@@ -483,6 +505,44 @@ mod tests {
             line,
             "1,1,alpha,beta,startpos,fide,5+0,5+0,1-0,checkmate,FIDE Laws 5.1.1,7,296000,295500,,,0,,\
              8500,42,4,3,4000,4500,2024-05-01T12:00:00Z,,,,0,0,\n"
+        );
+    }
+
+    /// Every column that can hold text is neutralised when it starts like a formula, whether
+    /// or not the other cells need it: a column added to the row is covered without a list.
+    #[test]
+    fn a_formula_in_any_text_column_is_neutralised() {
+        let plain = GameRow::from_record(&scholars_mate());
+        let line = String::from_utf8(plain.to_csv_line().unwrap()).unwrap();
+        let cells: Vec<&str> = line.trim_end().split(',').collect();
+        assert_eq!(cells.len(), COLUMNS.len());
+        let mut text_columns = Vec::new();
+        for column in 0..COLUMNS.len() {
+            let mut edited = cells.clone();
+            edited[column] = "=1+2";
+            let csv = format!("{}{}\n", GameRow::csv_header(), edited.join(","));
+            let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+            // A column that cannot hold the text (a number, a result) refuses it.
+            let Some(Ok(row)) = reader.deserialize::<GameRow>().next() else {
+                continue;
+            };
+            text_columns.push(COLUMNS[column]);
+            let written = String::from_utf8(row.to_csv_line().unwrap()).unwrap();
+            let written: Vec<&str> = written.trim_end().split(',').collect();
+            assert_eq!(written[column], "'=1+2", "{}", COLUMNS[column]);
+            assert_eq!(
+                written.iter().filter(|c| c.starts_with('\'')).count(),
+                1,
+                "{}",
+                COLUMNS[column]
+            );
+        }
+        assert_eq!(
+            text_columns,
+            [
+                "white", "black", "opening", "tc_white", "tc_black", "rule", "injected", "started",
+                "detail"
+            ]
         );
     }
 

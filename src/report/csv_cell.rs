@@ -16,12 +16,17 @@ use serde::Serialize;
 
 /// `cell` as written to a CSV file: a formula-like start neutralised (see the module).
 pub fn neutralise(cell: &str) -> Cow<'_, str> {
-    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
-    if formula || cell.starts_with('\'') {
+    if needs_neutralising(cell) {
         Cow::Owned(format!("'{cell}"))
     } else {
         Cow::Borrowed(cell)
     }
+}
+
+/// Whether [`neutralise`] writes `cell` with a leading `'`.
+pub fn needs_neutralising(cell: &str) -> bool {
+    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
+    formula || cell.starts_with('\'')
 }
 
 /// A cell as read from a CSV file the arena wrote: [`neutralise`] undone.
@@ -57,8 +62,21 @@ pub fn write_record<W: std::io::Write>(
 /// thread's one writer (building a `csv::Writer` allocates its buffer: two a row were most of
 /// a row's cost).
 pub fn serialize_line<T: Serialize>(row: &T) -> anyhow::Result<Vec<u8>> {
+    with_line_writer(|line| line.serialize(row, true))
+}
+
+/// `row` as one CSV line, written by serde as it is: for a row whose every cell is known
+/// not to need [`neutralise`] (the caller checks), the line [`serialize_line`] would write,
+/// without reading its cells back and writing them again.
+pub fn serialize_plain<T: Serialize>(row: &T) -> anyhow::Result<Vec<u8>> {
+    with_line_writer(|line| line.serialize(row, false))
+}
+
+fn with_line_writer(
+    write: impl FnOnce(&mut LineWriter) -> anyhow::Result<Vec<u8>>,
+) -> anyhow::Result<Vec<u8>> {
     LINE.with_borrow_mut(|line| {
-        let written = line.serialize(row);
+        let written = write(line);
         if written.is_err() {
             // A record cut off half-way may be left in the writer: the next row starts anew.
             *line = LineWriter::new();
@@ -100,14 +118,18 @@ impl LineWriter {
         LineWriter { csv, out }
     }
 
-    fn serialize<T: Serialize>(&mut self, row: &T) -> anyhow::Result<Vec<u8>> {
+    /// `row` as serde writes it, then, when `neutralised`, read back as cells and written again
+    /// with each cell neutralised.
+    fn serialize<T: Serialize>(&mut self, row: &T, neutralised: bool) -> anyhow::Result<Vec<u8>> {
         self.out.0.borrow_mut().clear();
         self.csv.serialize(row)?;
         self.csv.flush()?;
-        let cells = cells(&self.out.0.borrow())?;
-        self.out.0.borrow_mut().clear();
-        write_record(&mut self.csv, &cells)?;
-        self.csv.flush()?;
+        if neutralised {
+            let cells = cells(&self.out.0.borrow())?;
+            self.out.0.borrow_mut().clear();
+            write_record(&mut self.csv, &cells)?;
+            self.csv.flush()?;
+        }
         Ok(self.out.0.borrow().clone())
     }
 }
