@@ -28,11 +28,16 @@ pub enum Output<'a> {
 impl Output<'_> {
     /// The line as text: invalid UTF-8 is replaced, never an error.
     pub fn text(bytes: &[u8]) -> String {
+        Output::as_text(bytes).into_owned()
+    }
+
+    /// [`Output::text`], borrowed when the bytes are valid UTF-8.
+    pub fn as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         // Valid text is checked by `str::from_utf8`'s fast path; `from_utf8_lossy` walks it
         // in chunks, several times slower, and is left to the lines that need replacing.
         match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_string(),
-            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
         }
     }
 }

@@ -169,10 +169,7 @@ fn overlong_bestmove() -> String {
 fn take_report(slot: &mut Option<Vec<u8>>) -> SearchInfo {
     let info = slot
         .as_deref()
-        .and_then(|report| match std::str::from_utf8(report) {
-            Ok(text) => uci::parse_info(text),
-            Err(_) => uci::parse_info(&String::from_utf8_lossy(report)),
-        });
+        .and_then(|report| uci::parse_info(&lines::Output::as_text(report)));
     forget_report(slot);
     info.unwrap_or_default()
 }
