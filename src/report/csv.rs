@@ -297,29 +297,7 @@ impl GameRow {
     /// This row as one CSV line, with its newline: written in one piece, so that a kill can
     /// only tear the last line of the file. Text cells are neutralised (`report::csv_cell`).
     pub fn to_csv_line(&self) -> anyhow::Result<Vec<u8>> {
-        // Only the text columns can start like a formula (numbers, rulesets, results,
-        // terminations and sides never do): when none does, serde's line is already the
-        // neutralised one, and its cells need not be read back and written again (most of a
-        // row's cost). A test sets each column in turn to a formula.
-        let text = [
-            &self.white,
-            &self.black,
-            &self.opening,
-            &self.tc_white,
-            &self.tc_black,
-            &self.rule,
-            &self.injected,
-            &self.started,
-            &self.detail,
-        ];
-        if text
-            .iter()
-            .any(|cell| super::csv_cell::needs_neutralising(cell))
-        {
-            super::csv_cell::serialize_line(self)
-        } else {
-            super::csv_cell::serialize_plain(self)
-        }
+        super::csv_cell::serialize_line(self)
     }
 }
 

@@ -24,7 +24,7 @@ pub fn neutralise(cell: &str) -> Cow<'_, str> {
 }
 
 /// Whether [`neutralise`] writes `cell` with a leading `'`.
-pub fn needs_neutralising(cell: &str) -> bool {
+fn needs_neutralising(cell: &str) -> bool {
     let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
     formula || cell.starts_with('\'')
 }
@@ -62,21 +62,8 @@ pub fn write_record<W: std::io::Write>(
 /// thread's one writer (building a `csv::Writer` allocates its buffer: two a row were most of
 /// a row's cost).
 pub fn serialize_line<T: Serialize>(row: &T) -> anyhow::Result<Vec<u8>> {
-    with_line_writer(|line| line.serialize(row, true))
-}
-
-/// `row` as one CSV line, written by serde as it is: for a row whose every cell is known
-/// not to need [`neutralise`] (the caller checks), the line [`serialize_line`] would write,
-/// without reading its cells back and writing them again.
-pub fn serialize_plain<T: Serialize>(row: &T) -> anyhow::Result<Vec<u8>> {
-    with_line_writer(|line| line.serialize(row, false))
-}
-
-fn with_line_writer(
-    write: impl FnOnce(&mut LineWriter) -> anyhow::Result<Vec<u8>>,
-) -> anyhow::Result<Vec<u8>> {
     LINE.with_borrow_mut(|line| {
-        let written = write(line);
+        let written = line.serialize(row);
         if written.is_err() {
             // A record cut off half-way may be left in the writer: the next row starts anew.
             *line = LineWriter::new();
@@ -118,13 +105,13 @@ impl LineWriter {
         LineWriter { csv, out }
     }
 
-    /// `row` as serde writes it, then, when `neutralised`, read back as cells and written again
-    /// with each cell neutralised.
-    fn serialize<T: Serialize>(&mut self, row: &T, neutralised: bool) -> anyhow::Result<Vec<u8>> {
+    /// `row` as serde writes it, then, if a cell may need it, read back as cells and written
+    /// again with each cell neutralised (reading back was most of a row's cost).
+    fn serialize<T: Serialize>(&mut self, row: &T) -> anyhow::Result<Vec<u8>> {
         self.out.0.borrow_mut().clear();
         self.csv.serialize(row)?;
         self.csv.flush()?;
-        if neutralised {
+        if may_need_neutralising(&self.out.0.borrow()) {
             let cells = cells(&self.out.0.borrow())?;
             self.out.0.borrow_mut().clear();
             write_record(&mut self.csv, &cells)?;
@@ -132,6 +119,17 @@ impl LineWriter {
         }
         Ok(self.out.0.borrow().clone())
     }
+}
+
+/// Whether a cell of `line`, one CSV line as the writer wrote it, may need [`neutralise`]. A
+/// cell written without quotes holds no comma, quote or line break, so split at the commas
+/// each is whole; a quoted cell (its first piece starts with `"`) or text that is not UTF-8
+/// is not looked into, and counts as may.
+fn may_need_neutralising(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.split(|&b| b == b',').any(|cell| {
+        cell.first() == Some(&b'"') || std::str::from_utf8(cell).map_or(true, needs_neutralising)
+    })
 }
 
 thread_local! {
@@ -183,6 +181,26 @@ pub fn restore_record(record: &::csv::StringRecord) -> ::csv::StringRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_read_back_only_when_a_cell_may_need_neutralising() {
+        // Numbers (negative, signed, `-inf`), words and empty cells need nothing.
+        assert!(!may_need_neutralising(b"1,-412,+1.5,-inf,,fide,1-0,5+0\n"));
+        assert!(!may_need_neutralising(b""));
+        for line in [
+            &b"1,=1+2,x\n"[..],
+            b"-x\n",
+            b"a,@b",
+            b"a,\tb\n",
+            b"a,'b\n",
+            // A quoted cell is not looked into.
+            b"a,\"b, c\",d\n",
+            // Nor text that is not UTF-8.
+            b"a,\xff\n",
+        ] {
+            assert!(may_need_neutralising(line), "{}", line.escape_ascii());
+        }
+    }
 
     #[test]
     fn a_line_reads_back_as_the_csv_crate_reads_it() {
