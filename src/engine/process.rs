@@ -155,6 +155,22 @@ impl Lines {
     }
 }
 
+/// One `write(2)` of `bytes` to the engine's (non-blocking) input: how many went; 0 when
+/// the pipe is full (or the call was interrupted), an error when the engine has closed it.
+fn write_now(stdin: &tokio::process::ChildStdin, bytes: &[u8]) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: writes at most `bytes.len()` bytes from `bytes` to a descriptor `stdin` owns.
+    let n = unsafe { libc::write(stdin.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    if n >= 0 {
+        return Ok(n as usize);
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::EAGAIN | libc::EINTR) => Ok(0),
+        _ => Err(error),
+    }
+}
+
 /// A running engine: its input, its output as lines, and (for a real process) the child.
 pub struct Process {
     input: Input,
@@ -418,8 +434,14 @@ impl Process {
     pub async fn write(&mut self, text: &str) -> std::io::Result<()> {
         match &mut self.input {
             Input::Pipe(stdin) => {
-                stdin.write_all(text.as_bytes()).await?;
-                stdin.flush().await
+                // The engine reads its input between searches, so the pipe almost always has
+                // room: one `write(2)` here, and the runtime's write future and readiness
+                // tracking only for what does not fit.
+                let written = write_now(stdin, text.as_bytes())?;
+                if written < text.len() {
+                    stdin.write_all(&text.as_bytes()[written..]).await?;
+                }
+                Ok(())
             }
             Input::Memory(tx) => {
                 for line in text.lines() {
@@ -790,6 +812,43 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         panic!("the engine of a start given up is still running");
+    }
+
+    /// A command longer than the pipe holds goes whole: the first `write(2)` takes what fits,
+    /// the rest waits for the engine to read (here `wc`, which reads only to count).
+    #[tokio::test]
+    async fn a_command_longer_than_the_pipe_arrives_whole() {
+        let mut process = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), "wc -c".into()],
+            None,
+            &[],
+        )
+        .await
+        .unwrap();
+        let text = "position startpos moves e2e4\n".repeat(20_000); // 580,000 bytes
+        process.write(&text).await.unwrap();
+        process.input = Input::Memory(mpsc::unbounded_channel().0); // closes the pipe
+        let mut counted = None;
+        while let Some(line) = process.lines.recv().await {
+            if let Line::Text { text, .. } = line {
+                counted = Some(text);
+            }
+        }
+        assert_eq!(counted.as_deref().map(str::trim), Some("580000"));
+        process.kill().await;
+    }
+
+    /// An engine gone: writing to its input is an error, not a hang or a crash of the arena.
+    #[tokio::test]
+    async fn writing_to_an_engine_that_exited_is_an_error() {
+        let (mut process, _) = lines_of("exit 0").await;
+        assert_eq!(
+            process.exit_status(Duration::from_secs(5)).await,
+            Some(ExitStatus::Code(0))
+        );
+        assert!(process.write("isready\n").await.is_err());
+        process.kill().await;
     }
 
     /// Whether `pid` exists and is not a zombie.
