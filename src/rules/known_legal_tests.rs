@@ -7,7 +7,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, Square};
 
 use super::super::illegal::{self, MoveCheck};
-use super::{Referee, RefereeSettings};
+use super::{MoveKey, Referee, RefereeSettings};
 
 /// Every text a move could be written as: each from-to pair with and without a promotion
 /// letter, the legal moves in both castling notations, and some junk.
@@ -34,6 +34,7 @@ fn texts(p: &Chess) -> Vec<String> {
 fn assert_agrees(p: &Chess) {
     let mut referee = Referee::new(RefereeSettings::default(), p.clone(), Vec::new());
     referee.legal.extend(p.legal_moves());
+    referee.keys = referee.legal.iter().map(MoveKey::of).collect();
     referee.legal_known = true;
     let mut found = 0;
     for text in texts(p) {

@@ -17,6 +17,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
 use super::material::{can_mate, is_dead_given, MatingChance};
+use super::position_facts::MoveKey;
 use super::Ruleset;
 use crate::event::{
     BySide, Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination,
@@ -260,6 +261,8 @@ pub struct Referee {
     /// and stalemate tests, and asked again for the next move (every change of `pos` clears
     /// `legal_known`).
     legal: Vec<Move>,
+    /// Each of `legal`'s moves as its `MoveKey`, in the same order.
+    keys: Vec<MoveKey>,
     legal_known: bool,
 }
 
@@ -293,6 +296,7 @@ impl Referee {
             last_move: None,
             tablebase_call: None,
             legal: Vec::new(),
+            keys: Vec::new(),
             legal_known: false,
         }
     }
@@ -539,8 +543,7 @@ impl Referee {
     /// an illegal move not noticed stands as if legal): mate, stalemate, a dead position,
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
-        self.legal.clear();
-        let dead = super::position_facts::legal_moves(&self.pos, &mut self.legal);
+        let dead = super::position_facts::legal_moves(&self.pos, &mut self.legal, &mut self.keys);
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
         // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
@@ -607,17 +610,9 @@ impl Referee {
         else {
             return None;
         };
-        // One match a move, not four accessors each matching again.
-        self.legal.iter().copied().find(|m| match *m {
-            Move::Normal {
-                from: f,
-                to: t,
-                promotion: p,
-                ..
-            } => f == from && t == to && p == promotion,
-            Move::EnPassant { from: f, to: t } => f == from && t == to && promotion.is_none(),
-            Move::Castle { .. } | Move::Put { .. } => false,
-        })
+        let key = MoveKey::new(from, to, promotion);
+        let i = self.keys.iter().position(|&k| k == key)?;
+        Some(self.legal[i])
     }
 
     fn on_checkmate(&mut self, mater: Side) -> Verdict {
