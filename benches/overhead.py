@@ -454,28 +454,40 @@ def instructions(args, work):
 
 def count_instructions(args, work, name, title, engines, tc, games, nodes):
     toml = write_toml(work, "cg-" + name, engines)
-    out = os.path.join(work, "cg-%s-arena" % name)
-    argv = [args.arena, "gauntlet", engines[0][0], "--vs", engines[1][0], "--engines", toml,
-            "--tc", arena_tc(tc), "--games", str(games), "--concurrency", "1",
-            "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
-            "--out", out] + (["--nodes", str(nodes)] if nodes else [])
-    text, total = callgrind(argv, work, "cg-%s-arena" % name)
-    plies = sum(int(r["plies"]) for r in csv.DictReader(open(os.path.join(out, "games.csv"))))
-    found = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.+?)(?: \[.*\])?$", line)
-        if m:
-            function, count = m.group(2), int(m.group(1).replace(",", ""))
-            found[function] = max(found.get(function, 0), count)
+    runs = []  # a run's (plies, instructions a move in all, {function: instructions a move})
+    for run in range(args.cg_runs):
+        label = "cg-%s-arena" % name + ("-%d" % (run + 1) if args.cg_runs > 1 else "")
+        out = os.path.join(work, label)
+        argv = [args.arena, "gauntlet", engines[0][0], "--vs", engines[1][0], "--engines", toml,
+                "--tc", arena_tc(tc), "--games", str(games), "--concurrency", "1",
+                "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
+                "--out", out] + (["--nodes", str(nodes)] if nodes else [])
+        text, total = callgrind(argv, work, label)
+        plies = sum(int(r["plies"]) for r in csv.DictReader(open(os.path.join(out, "games.csv"))))
+        found = {}
+        for line in text.splitlines():
+            m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.+?)(?: \[.*\])?$", line)
+            if m:
+                function, count = m.group(2), int(m.group(1).replace(",", ""))
+                found[function] = max(found.get(function, 0), count / plies)
+        runs.append((plies, total / plies, found))
+    # Each run plays the same games (seeded, one at a time), but with an engine that prints
+    # while it thinks (Stockfish) its lines fall into the arena's reads differently from run
+    # to run, and the count moves by a kilo-instruction a move or so: the median of the runs.
+    plies = runs[0][0]
+    totals = sorted(t for _, t, _ in runs)
+    spread = " (%.1f-%.1fk)" % (totals[0] / 1000, totals[-1] / 1000) if len(runs) > 1 else ""
     print("\n## instructions a move: blitz-arena under callgrind, %s, %d games, "
-          "%d plies (the arena process only; the kernel's work is not counted)\n"
-          % (title, games, plies))
+          "%s plies (the arena process only; the kernel's work is not counted)%s\n"
+          % (title, games, "/".join(sorted({str(p) for p, _, _ in runs})),
+             "; the median of %d runs" % len(runs) if len(runs) > 1 else ""))
     print("| part | instructions a move |")
     print("|---|---|")
-    print("| all of the arena process | %.1fk |" % (total / plies / 1000))
+    print("| all of the arena process | %.1fk%s |" % (statistics.median(totals) / 1000, spread))
     for label, function in PARTS:
-        print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"),
-                                   found.get(function, 0) / plies / 1000))
+        part = statistics.median(found.get(function, 0) for _, _, found in runs)
+        print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"), part / 1000))
+    total = statistics.median(totals) * plies
     if args.fastchess:
         cwd = tempfile.mkdtemp(prefix="cg-fastchess-", dir=work)
         pgn = os.path.join(cwd, "games.pgn")
@@ -516,6 +528,8 @@ def main():
     p.add_argument("--cg-games", type=int, default=100, help="instructions (callgrind)")
     p.add_argument("--cg-sf-games", type=int, default=10, help="instructions, Stockfish")
     p.add_argument("--cg-work", default="instant", help="instructions: instant,sf2000")
+    p.add_argument("--cg-runs", type=int, default=1,
+                   help="instructions: runs of each; above 1, the median and range")
     p.add_argument("--alternations", type=int, default=5, help="ratio: rounds of each tool")
     p.add_argument("--ratio-work", default="instant,sf2000", help="ratio: instant,sf2000")
     p.add_argument("--quick", action="store_true", help="a tiny run of each configuration")

@@ -120,9 +120,9 @@ fn the_ratio_alternates_the_tools_on_identical_games() {
 }
 
 /// The `instructions` configuration (the arena under callgrind) prints its table, with the
-/// parts it names found in the profile, and fastchess's count on the same games beside the
-/// arena's (the arena's own fastchess command line stands in for it). Skipped where valgrind
-/// is not installed.
+/// parts it names found in the profile, the median of two runs and their range, and
+/// fastchess's count on the same games beside the arena's (the arena's own fastchess command
+/// line stands in for it). Skipped where valgrind is not installed.
 #[test]
 fn the_instruction_count_names_the_parts_it_finds() {
     let have = |tool: &str| {
@@ -138,7 +138,7 @@ fn the_instruction_count_names_the_parts_it_finds() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/benches/overhead.py"))
-        .args(["--quick", "--only", "instructions", "--arena"])
+        .args(["--quick", "--only", "instructions", "--cg-runs", "2", "--arena"])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
         .arg("--fastchess")
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
@@ -156,14 +156,16 @@ fn the_instruction_count_names_the_parts_it_finds() {
             .lines()
             .find(|l| l.starts_with(&format!("| {label} | ")))
             .unwrap_or_else(|| panic!("no row {label:?}:\n{text}"));
-        row.rsplit('|')
-            .nth(1)
+        // `22.0k`, or with runs' range `22.0k (21.9-22.1k)`: the median.
+        let cell = row.rsplit('|').nth(1).unwrap().trim();
+        cell.split(' ')
+            .next()
             .unwrap()
-            .trim()
             .trim_end_matches('k')
             .parse()
             .unwrap()
     };
+    assert!(text.contains("; the median of 2 runs"), "{text}");
     // Every part was found (a renamed function would read 0), and is part of the whole.
     let all = count("all of the arena process");
     for part in [
