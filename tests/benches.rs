@@ -138,7 +138,14 @@ fn the_instruction_count_names_the_parts_it_finds() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/benches/overhead.py"))
-        .args(["--quick", "--only", "instructions", "--cg-runs", "2", "--arena"])
+        .args([
+            "--quick",
+            "--only",
+            "instructions",
+            "--cg-runs",
+            "2",
+            "--arena",
+        ])
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
         .arg("--fastchess")
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))

@@ -7,7 +7,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, Square};
 
 use super::super::illegal::{self, MoveCheck};
-use super::{MoveKey, Referee, RefereeSettings};
+use super::{LegalMoves, Referee, RefereeSettings};
+use std::sync::Arc;
 
 /// Every text a move could be written as: each from-to pair with and without a promotion
 /// letter, the legal moves in both castling notations, and some junk.
@@ -33,8 +34,7 @@ fn texts(p: &Chess) -> Vec<String> {
 
 fn assert_agrees(p: &Chess) {
     let mut referee = Referee::new(RefereeSettings::default(), p.clone(), Vec::new());
-    referee.legal.extend(p.legal_moves());
-    referee.keys = referee.legal.iter().map(MoveKey::of).collect();
+    referee.legal = Arc::new(LegalMoves::new(p.legal_moves().into_iter().collect()));
     referee.legal_known = true;
     let mut found = 0;
     for text in texts(p) {

@@ -11,6 +11,8 @@
 //! passant square), so remembering them changes no ruling. A few blocked positions cost
 //! chasolver millions of instructions each; a game that repeats positions asks it once.
 
+use std::sync::Arc;
+
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::memo::PositionMemo;
@@ -24,12 +26,40 @@ static MEMO: FactsMemo = FactsMemo::new();
 
 /// A position's facts.
 struct Facts {
-    /// In shakmaty's order.
-    legal: Box<[Move]>,
-    /// Each legal move's key, in the same order.
-    keys: Box<[MoveKey]>,
+    legal: Arc<LegalMoves>,
     /// The dead-position test's answer, once asked.
     dead: Option<bool>,
+}
+
+/// A position's legal moves, in shakmaty's order, and each one's key: made once, and shared
+/// by the memo and every referee that stands on the position (a lookup hands out the list,
+/// it does not copy it).
+#[derive(Debug, Default)]
+pub struct LegalMoves {
+    moves: Box<[Move]>,
+    keys: Box<[MoveKey]>,
+}
+
+impl LegalMoves {
+    pub fn new(moves: Box<[Move]>) -> LegalMoves {
+        LegalMoves {
+            keys: moves.iter().map(MoveKey::of).collect(),
+            moves,
+        }
+    }
+
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The move whose key is `key` (none for castling's).
+    pub fn find(&self, key: MoveKey) -> Option<Move> {
+        if key == MoveKey::NONE {
+            return None;
+        }
+        let i = self.keys.iter().position(|&k| k == key)?;
+        Some(self.moves[i])
+    }
 }
 
 /// A move's squares and promotion as one number: a move's text is found among the legal
@@ -65,13 +95,10 @@ impl MoveKey {
 
 struct FactsMemo(PositionMemo<Facts>);
 
-/// Sets `moves` to `pos`'s legal moves, in shakmaty's order, and `keys` to their keys,
-/// generated once per distinct position while the memo holds it; returns the dead-position
-/// test's answer if it was asked before.
-pub fn legal_moves(pos: &Chess, moves: &mut Vec<Move>, keys: &mut Vec<MoveKey>) -> Option<bool> {
-    MEMO.legal_moves(pos, moves, keys, |pos| {
-        pos.legal_moves().into_iter().collect()
-    })
+/// `pos`'s legal moves, generated once per distinct position while the memo holds it, and
+/// the dead-position test's answer if it was asked before.
+pub fn legal_moves(pos: &Chess) -> (Arc<LegalMoves>, Option<bool>) {
+    MEMO.legal_moves(pos, |pos| pos.legal_moves().into_iter().collect())
 }
 
 /// Remembers the dead-position test's answer for `pos` beside its legal moves (forgotten with
@@ -88,27 +115,15 @@ impl FactsMemo {
     fn legal_moves(
         &self,
         pos: &Chess,
-        moves: &mut Vec<Move>,
-        keys: &mut Vec<MoveKey>,
         generate: impl FnOnce(&Chess) -> Box<[Move]>,
-    ) -> Option<bool> {
+    ) -> (Arc<LegalMoves>, Option<bool>) {
         self.0.read(
             pos,
-            |pos| {
-                let legal = generate(pos);
-                Facts {
-                    keys: legal.iter().map(MoveKey::of).collect(),
-                    legal,
-                    dead: None,
-                }
+            |pos| Facts {
+                legal: Arc::new(LegalMoves::new(generate(pos))),
+                dead: None,
             },
-            |facts| {
-                moves.clear();
-                moves.extend_from_slice(&facts.legal);
-                keys.clear();
-                keys.extend_from_slice(&facts.keys);
-                facts.dead
-            },
+            |facts| (Arc::clone(&facts.legal), facts.dead),
         )
     }
 }
@@ -119,13 +134,16 @@ mod tests {
     use crate::rules::test_position::position as pos;
 
     fn generated(memo: &FactsMemo, p: &Chess, asked: &mut usize) -> (Vec<Move>, Option<bool>) {
-        let (mut moves, mut keys) = (Vec::new(), Vec::new());
-        let dead = memo.legal_moves(p, &mut moves, &mut keys, |p| {
+        let (legal, dead) = memo.legal_moves(p, |p| {
             *asked += 1;
             p.legal_moves().into_iter().collect()
         });
-        assert_eq!(keys, moves.iter().map(MoveKey::of).collect::<Vec<_>>());
-        (moves, dead)
+        // Each move is found by its own key (castling by none).
+        for &m in legal.moves() {
+            let found = legal.find(MoveKey::of(&m));
+            assert_eq!(found, (!m.is_castle()).then_some(m), "{m:?}");
+        }
+        (legal.moves().to_vec(), dead)
     }
 
     #[test]

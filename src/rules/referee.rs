@@ -8,6 +8,7 @@
 //! another ruleset give that ruleset's rulings.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
@@ -17,7 +18,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
 use super::material::{can_mate, is_dead_given, MatingChance};
-use super::position_facts::MoveKey;
+use super::position_facts::{LegalMoves, MoveKey};
 use super::Ruleset;
 use crate::event::{
     BySide, Claimable, Event, Fault, GameResult, Score, Side, TbVerdict, Termination,
@@ -257,12 +258,10 @@ pub struct Referee {
     /// A fallen flag is being ruled at a tablebase adjudication, not at a watcher's claim:
     /// what the tables said (for the detail).
     tablebase_call: Option<String>,
-    /// The legal moves of `pos` when `legal_known`: generated once after a move for the mate
+    /// The legal moves of `pos` when `legal_known`: looked up once after a move for the mate
     /// and stalemate tests, and asked again for the next move (every change of `pos` clears
     /// `legal_known`).
-    legal: Vec<Move>,
-    /// Each of `legal`'s moves as its `MoveKey`, in the same order.
-    keys: Vec<MoveKey>,
+    legal: Arc<LegalMoves>,
     legal_known: bool,
 }
 
@@ -295,8 +294,7 @@ impl Referee {
             ending: None,
             last_move: None,
             tablebase_call: None,
-            legal: Vec::new(),
-            keys: Vec::new(),
+            legal: Arc::default(),
             legal_known: false,
         }
     }
@@ -543,11 +541,12 @@ impl Referee {
     /// an illegal move not noticed stands as if legal): mate, stalemate, a dead position,
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
-        let dead = super::position_facts::legal_moves(&self.pos, &mut self.legal, &mut self.keys);
+        let (legal, dead) = super::position_facts::legal_moves(&self.pos);
+        self.legal = legal;
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
         // shakmaty's is_checkmate and is_stalemate, on the moves generated once.
-        let no_move = self.legal.is_empty();
+        let no_move = self.legal.moves().is_empty();
         if no_move && self.pos.is_check() {
             return Some(self.on_checkmate(side));
         }
@@ -569,7 +568,7 @@ impl Referee {
                 String::new(),
             ));
         }
-        if is_dead_given(ruleset, &self.pos, &self.legal, dead) {
+        if is_dead_given(ruleset, &self.pos, self.legal.moves(), dead) {
             return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,
@@ -610,9 +609,7 @@ impl Referee {
         else {
             return None;
         };
-        let key = MoveKey::new(from, to, promotion);
-        let i = self.keys.iter().position(|&k| k == key)?;
-        Some(self.legal[i])
+        self.legal.find(MoveKey::new(from, to, promotion))
     }
 
     fn on_checkmate(&mut self, mater: Side) -> Verdict {
