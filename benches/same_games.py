@@ -18,7 +18,8 @@ import os
 import re
 import sys
 
-TIME_KEY = re.compile(r"(_us|_ms)$|^started$")
+# Timings, and the speed an engine reports (`nps`: its nodes over its own clock).
+TIME_KEY = re.compile(r"(_us|_ms)$|^started$|^nps$")
 # The instants a ruling's `detail` text quotes ("black flag fell at 10.501 s", "in 25 ms").
 TIME_TEXT = re.compile(r"-?\d+(\.\d+)? (s|ms)\b")
 
