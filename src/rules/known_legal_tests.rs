@@ -1,6 +1,8 @@
 //! The referee's shortcut for a move it already knows to be legal finds exactly what
 //! `illegal::check` finds.
 
+use std::sync::Arc;
+
 use crate::rules::test_position::position as pos;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -8,7 +10,6 @@ use shakmaty::{Chess, Position, Square};
 
 use super::super::illegal::{self, MoveCheck};
 use super::{LegalMoves, Referee, RefereeSettings};
-use std::sync::Arc;
 
 /// Every text a move could be written as: each from-to pair with and without a promotion
 /// letter, the legal moves in both castling notations, and some junk.
