@@ -573,17 +573,22 @@ fn peek_exit(pid: libc::pid_t) -> Option<ExitStatus> {
 mod tests {
     use super::*;
 
-    /// `script` run by `sh`, its output read to its end: the process, and its lines other
-    /// than `info`.
-    async fn lines_of(script: &str) -> (Process, Vec<String>) {
-        let mut process = spawn(
+    /// `script` run by `sh`, as an engine.
+    async fn sh(script: &str) -> Process {
+        spawn(
             Path::new("/bin/sh"),
             &["-c".into(), script.into()],
             None,
             &[],
         )
         .await
-        .unwrap();
+        .unwrap()
+    }
+
+    /// `script` run by `sh`, its output read to its end: the process, and its lines other
+    /// than `info`.
+    async fn lines_of(script: &str) -> (Process, Vec<String>) {
+        let mut process = sh(script).await;
         let mut got = Vec::new();
         while let Some(line) = process.lines.recv().await {
             match line {
@@ -639,14 +644,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_exit_status_names_the_signal() {
-        let process = spawn(
-            Path::new("/bin/sh"),
-            &["-c".into(), "kill -SEGV $$".into()],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
+        let process = sh("kill -SEGV $$").await;
         let status = process.exit_status(Duration::from_secs(5)).await.unwrap();
         assert_eq!(status, ExitStatus::Signal(libc::SIGSEGV));
         assert_eq!(status.code(), 139);
@@ -657,14 +655,7 @@ mod tests {
     /// grandchild too, and the wrapper is reaped.
     #[tokio::test]
     async fn kill_takes_the_whole_group_and_reaps_the_leader() {
-        let mut process = spawn(
-            Path::new("/bin/sh"),
-            &["-c".into(), "sleep 1000 & echo $!; wait".into()],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut process = sh("sleep 1000 & echo $!; wait").await;
         let grandchild: i32 = match process.lines.recv().await {
             Some(Line::Text { text, .. }) => text.trim().parse().unwrap(),
             other => panic!("{other:?}"),
@@ -705,17 +696,7 @@ mod tests {
     }
 
     async fn stderr_flood() {
-        let mut process = spawn(
-            Path::new("/bin/sh"),
-            &[
-                "-c".into(),
-                "head -c 50000000 /dev/zero | tr '\\0' x >&2; echo done".into(),
-            ],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut process = sh("head -c 50000000 /dev/zero | tr '\\0' x >&2; echo done").await;
         while let Some(line) = process.lines.recv().await {
             if matches!(line, Line::Eof { .. }) {
                 break;
@@ -745,14 +726,7 @@ mod tests {
     }
 
     async fn full_queue() {
-        let mut process = spawn(
-            Path::new("/bin/sh"),
-            &["-c".into(), "seq 1 200000; echo done >&2".into()],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut process = sh("seq 1 200000; echo done >&2").await;
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while process.lines.rx.len() < LINE_QUEUE {
             assert!(
@@ -818,14 +792,7 @@ mod tests {
     /// the rest waits for the engine to read (here `wc`, which reads only to count).
     #[tokio::test]
     async fn a_command_longer_than_the_pipe_arrives_whole() {
-        let mut process = spawn(
-            Path::new("/bin/sh"),
-            &["-c".into(), "wc -c".into()],
-            None,
-            &[],
-        )
-        .await
-        .unwrap();
+        let mut process = sh("wc -c").await;
         let text = "position startpos moves e2e4\n".repeat(20_000); // 580,000 bytes
         process.write(&text).await.unwrap();
         process.input = Input::Memory(mpsc::unbounded_channel().0); // closes the pipe
