@@ -476,6 +476,7 @@ def count_instructions(args, work, name, title, engines, tc, games, nodes):
     # to run, and the count moves by a kilo-instruction a move or so: the median of the runs.
     plies = runs[0][0]
     totals = sorted(t for _, t, _ in runs)
+    arena = statistics.median(totals)
     spread = " (%.1f-%.1fk)" % (totals[0] / 1000, totals[-1] / 1000) if len(runs) > 1 else ""
     print("\n## instructions a move: blitz-arena under callgrind, %s, %d games, "
           "%s plies (the arena process only; the kernel's work is not counted)%s\n"
@@ -483,11 +484,10 @@ def count_instructions(args, work, name, title, engines, tc, games, nodes):
              "; the median of %d runs" % len(runs) if len(runs) > 1 else ""))
     print("| part | instructions a move |")
     print("|---|---|")
-    print("| all of the arena process | %.1fk%s |" % (statistics.median(totals) / 1000, spread))
+    print("| all of the arena process | %.1fk%s |" % (arena / 1000, spread))
     for label, function in PARTS:
         part = statistics.median(found.get(function, 0) for _, _, found in runs)
         print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"), part / 1000))
-    total = statistics.median(totals) * plies
     if args.fastchess:
         cwd = tempfile.mkdtemp(prefix="cg-fastchess-", dir=work)
         pgn = os.path.join(cwd, "games.pgn")
@@ -498,7 +498,7 @@ def count_instructions(args, work, name, title, engines, tc, games, nodes):
             return
         _, fc_total = counted
         fc_plies = sum(p for p, _ in pgn_games(pgn))
-        arena, fc = total / plies, fc_total / fc_plies
+        fc = fc_total / fc_plies
         print("\n| tool | plies | instructions a move |\n|---|---|---|")
         print("| blitz-arena | %d | %.1fk |" % (plies, arena / 1000))
         print("| fastchess | %d | %.1fk |" % (fc_plies, fc / 1000))
