@@ -14,6 +14,7 @@ pub mod timers;
 pub mod uci;
 
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -214,6 +215,8 @@ pub struct Engine {
     other_lines: usize,
     /// The last `position` and `go` written, its room kept for the next.
     command: String,
+    /// The timer [`Engine::bestmove`] waits against, kept and moved from move to move.
+    due: Option<Pin<Box<timers::Due>>>,
 }
 
 impl Engine {
@@ -267,6 +270,7 @@ impl Engine {
             other_lines: 0,
             command: String::new(),
             closed_at: None,
+            due: None,
             cpu: None,
         };
         engine.cpu = engine.process.pid().map(cpu::CpuMeter::new);
@@ -482,11 +486,24 @@ impl Engine {
         if let Some(at) = self.closed_at {
             return Reply::Exited { at };
         }
+        let mut due = match self.due.take() {
+            Some(mut due) => {
+                due.as_mut().reset(deadline);
+                due
+            }
+            None => Box::pin(timers::sleep_until(deadline)),
+        };
+        let reply = self.read_bestmove(due.as_mut()).await;
+        self.due = Some(due);
+        reply
+    }
+
+    async fn read_bestmove(&mut self, mut due: Pin<&mut timers::Due>) -> Reply {
         loop {
             let line = tokio::select! {
                 biased;
                 line = self.process.lines.recv() => line,
-                () = timers::sleep_until(deadline) => return Reply::Deadline,
+                () = due.as_mut() => return Reply::Deadline,
             };
             match line {
                 Some(Line::Text { text, at }) => {

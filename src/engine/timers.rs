@@ -53,6 +53,17 @@ pub fn sleep_until(deadline: Instant) -> Due {
 
 fn sleep_counted(deadline: Instant, count: &'static AtomicIsize) -> Due {
     let shared = shares_workers();
+    Due {
+        sleep: tokio::time::sleep_until(wake_for(deadline, shared)),
+        deadline,
+        shared,
+        count,
+        mark: None,
+    }
+}
+
+/// When tokio is asked to wake a game for `deadline`.
+fn wake_for(deadline: Instant, shared: bool) -> Instant {
     // Tokio's timer counts whole milliseconds and rounds a deadline up, so it fires up to a
     // millisecond late (the median flag was noticed 1.1 ms after it fell). Asked a millisecond
     // early, it fires within the millisecond before the deadline, and the game waits out the
@@ -61,17 +72,10 @@ fn sleep_counted(deadline: Instant, count: &'static AtomicIsize) -> Due {
     // notice, a claim: a few a game at most). A game with a thread of its own sleeps to the
     // deadline: its clock may be tokio's paused test clock, which does not move while a game
     // waits.
-    let wake = if shared {
+    if shared {
         deadline.checked_sub(EARLY).unwrap_or(deadline)
     } else {
         deadline
-    };
-    Due {
-        sleep: tokio::time::sleep_until(wake),
-        deadline,
-        shared,
-        count,
-        mark: None,
     }
 }
 
@@ -97,6 +101,19 @@ pub struct Due {
 }
 
 impl Due {
+    /// Waits for `deadline` from now on, as a new timer would, whether or not this one came
+    /// due. Tokio moves a registered timer to a later instant in place, where a new timer is
+    /// registered with its driver and removed again when dropped: a game that waits on one
+    /// timer from move to move (`Engine::bestmove`) does that work once, not at every move.
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        // SAFETY: as in `poll`: `sleep` stays pinned in place, the other fields are not pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.settle();
+        this.deadline = deadline;
+        let wake = wake_for(deadline, this.shared);
+        unsafe { Pin::new_unchecked(&mut this.sleep) }.reset(wake);
+    }
+
     /// The game takes its timer, or drops it: it no longer counts as due.
     fn settle(&mut self) {
         if let Some(mark) = self.mark.take() {
@@ -285,6 +302,41 @@ mod tests {
         due.await;
         assert_eq!(count.load(Ordering::Acquire), 1);
         assert_eq!(polls_to_finish(after_counted(count)).await, 1);
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_reset_timer_ends_at_its_new_deadline_later_or_earlier() {
+        let count = count();
+        let start = Instant::now();
+        let mut due = Box::pin(sleep_counted(start + Duration::from_millis(10), count));
+        due.as_mut().await;
+        assert_eq!(Instant::now(), start + Duration::from_millis(10));
+        // Done with, then waited on again: later, then earlier than a deadline not reached.
+        due.as_mut().reset(start + Duration::from_millis(30));
+        due.as_mut().await;
+        assert_eq!(Instant::now(), start + Duration::from_millis(30));
+        due.as_mut().reset(start + Duration::from_millis(90));
+        assert!(poll_once(due.as_mut()).is_pending());
+        due.as_mut().reset(start + Duration::from_millis(40));
+        due.as_mut().await;
+        assert_eq!(Instant::now(), start + Duration::from_millis(40));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fired_timer_reset_before_it_is_taken_is_uncounted() {
+        let count = count();
+        let mut due = fired(count).await;
+        assert_eq!(count.load(Ordering::Acquire), 1);
+        let deadline = Instant::now() + Duration::from_millis(20);
+        due.as_mut().reset(deadline);
+        assert_eq!(
+            count.load(Ordering::Acquire),
+            0,
+            "the fired timer was not taken"
+        );
+        due.as_mut().await;
+        assert!(Instant::now() >= deadline);
+        assert_eq!(count.load(Ordering::Acquire), 0);
     }
 
     /// Polls `future` once with a waker that does nothing.
