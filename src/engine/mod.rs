@@ -215,7 +215,8 @@ pub struct Engine {
     other_lines: usize,
     /// The last `position` and `go` written, its room kept for the next.
     command: String,
-    /// The timer [`Engine::bestmove`] waits against, kept and moved from move to move.
+    /// The timer [`Engine::bestmove`] waits against, kept and moved from move to move (set
+    /// aside between waits: it may fire while the engine is not asked for a move).
     due: Option<Pin<Box<timers::Due>>>,
 }
 
@@ -494,6 +495,7 @@ impl Engine {
             None => Box::pin(timers::sleep_until(deadline)),
         };
         let reply = self.read_bestmove(due.as_mut()).await;
+        due.as_mut().set_aside();
         self.due = Some(due);
         reply
     }
