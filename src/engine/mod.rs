@@ -215,8 +215,8 @@ pub struct Engine {
     other_lines: usize,
     /// The last `position` and `go` written, its room kept for the next.
     command: String,
-    /// The timer [`Engine::bestmove`] waits against, kept and moved from move to move (set
-    /// aside between waits: it may fire while the engine is not asked for a move).
+    /// The timer [`Engine::bestmove`] waits against, kept and moved from move to move by a
+    /// game with a thread of its own (`timers::Due::worth_keeping`).
     due: Option<Pin<Box<timers::Due>>>,
 }
 
@@ -495,8 +495,9 @@ impl Engine {
             None => Box::pin(timers::sleep_until(deadline)),
         };
         let reply = self.read_bestmove(due.as_mut()).await;
-        due.as_mut().set_aside();
-        self.due = Some(due);
+        if due.worth_keeping() {
+            self.due = Some(due);
+        }
         reply
     }
 
