@@ -117,7 +117,7 @@ impl Due {
     /// Whether a game may keep this timer between waits, [`Due::reset`] at each: only a game
     /// with a thread of its own. Kept timers on the shared workers noticed flags later at
     /// 1,024 games at once (99th percentile at the median of ten sets of five runs,
-    /// alternated: 7.9 ms against 5.7 with a new timer each wait; docs/performance.md, "One
+    /// alternated: 7.2 ms against 5.7 with a new timer each wait; docs/performance.md, "One
     /// timer a game's engine"), and the time they save is a lane's.
     pub fn worth_keeping(&self) -> bool {
         !self.shared
