@@ -216,6 +216,9 @@ fn an_engine_held_below_a_core_has_its_moves_marked_starved() {
 
 /// An engine that needs 100 ms of CPU a move, held to a quarter of a core at 2s+0, loses on
 /// time; its loss is marked as one after a starved move, in games.csv, the PGN and `stats`.
+/// Both sides are seeded, so the games are the same each run and neither is mated before the
+/// flag: unseeded, `greedy` once mated the burner on its fifth move, 10 ms before its flag fell
+/// (CI, stop 40). Seeded, the burner lasts 41 moves or more, 4.1 s of CPU even with a core.
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn a_time_loss_after_a_starved_move_says_the_machine_was_short_of_cpu() {
@@ -226,7 +229,8 @@ fn a_time_loss_after_a_starved_move_says_the_machine_was_short_of_cpu() {
     s.write(
         "engines.toml",
         &format!(
-            "[engines.burner]\ncmd = \"taskset\"\nargs = [\"-c\", \"0\", {BIN:?}, \"engine\", \"faulty\", \"--burn-cpu-ms\", \"100\"]\n"
+            "[engines.burner]\ncmd = \"taskset\"\nargs = [\"-c\", \"0\", {BIN:?}, \"engine\", \"faulty\", \"--burn-cpu-ms\", \"100\", \"--seed\", \"3\"]\n\
+             [engines.seeded]\nbuiltin = \"greedy\"\noptions = {{ Seed = 5 }}\n"
         ),
     );
     let hogs = Hogs::on_core_0(3);
@@ -234,7 +238,7 @@ fn a_time_loss_after_a_starved_move_says_the_machine_was_short_of_cpu() {
         "gauntlet",
         "burner",
         "--vs",
-        "greedy",
+        "seeded",
         "--tc",
         "2s+0",
         "--games",
