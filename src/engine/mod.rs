@@ -165,6 +165,24 @@ fn overlong_bestmove() -> String {
     )
 }
 
+/// Where `part`, a slice of `line` (`uci::parse_bestmove`'s move), lies in it.
+fn move_span(line: &str, part: &str) -> std::ops::Range<usize> {
+    let start = part.as_ptr() as usize - line.as_ptr() as usize;
+    debug_assert!(
+        start + part.len() <= line.len(),
+        "{part:?} is not in {line:?}"
+    );
+    start..start + part.len()
+}
+
+/// `line` cut down to `span` in place: the move text of a `bestmove` line without a new
+/// allocation a move.
+fn keep_span(mut line: String, span: std::ops::Range<usize>) -> String {
+    line.truncate(span.end);
+    line.replace_range(..span.start, "");
+    line
+}
+
 /// The search report in `slot`, parsed (invalid UTF-8 replaced, never an error), and
 /// forgotten.
 fn take_report(slot: &mut Option<Vec<u8>>) -> SearchInfo {
@@ -529,11 +547,12 @@ impl Engine {
                         info.cpu = self.cpu.as_mut().and_then(cpu::CpuMeter::since_go);
                         // Kept only for an engine that may ponder: most never do, and
                         // this runs at every move.
+                        let moved = move_span(&text, mv);
                         if self.ponders {
                             self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
                         }
                         return Reply::BestMove {
-                            text: mv.to_string(),
+                            text: keep_span(text, moved),
                             at,
                             info,
                         };
@@ -769,6 +788,26 @@ mod tests {
             .await
             .unwrap();
         (engine, handshake.await.unwrap())
+    }
+
+    /// A `bestmove` line is cut down to its move in place, whatever surrounds the move, and
+    /// a line without one to the empty text.
+    #[test]
+    fn a_bestmove_line_is_cut_down_to_its_move() {
+        for (line, mv) in [
+            ("bestmove e2e4", "e2e4"),
+            ("bestmove e7e8q ponder a7a8n", "e7e8q"),
+            ("  bestmove\u{b}g1f3\t ponder (none)  ", "g1f3"),
+            ("bestmove 0000", "0000"),
+            ("bestmove (none)", "(none)"),
+            ("bestmove ♞é4 ponder x", "♞é4"),
+            ("bestmove", ""),
+            ("bestmove   ", ""),
+        ] {
+            let text = line.to_string();
+            let span = move_span(&text, uci::parse_bestmove(&text).unwrap());
+            assert_eq!(keep_span(text, span), mv, "{line:?}");
+        }
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub fn parse_bestmove(line: &str) -> Option<&str> {
     if tokens.next() != Some("bestmove") {
         return None;
     }
-    Some(tokens.next().unwrap_or(""))
+    // No move: the empty text at the line's end, so that the move is always a part of it.
+    Some(tokens.next().unwrap_or(&line[line.len()..]))
 }
 
 /// The move a `bestmove` line says the engine would ponder on (`bestmove e2e4 ponder e7e5`:

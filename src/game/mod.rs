@@ -816,7 +816,7 @@ impl Game<'_> {
         let check = check.unwrap_or_else(|| self.referee.check_move(&text));
         let event = match check {
             MoveCheck::Legal(m) => {
-                let uci = crate::rules::uci_text(self.referee.position(), m);
+                let uci = crate::rules::uci_text_in(self.referee.position(), m, text);
                 Event::Move {
                     t_us,
                     side,
@@ -829,7 +829,7 @@ impl Game<'_> {
             MoveCheck::Illegal(illegal) => Event::IllegalMove {
                 t_us,
                 side,
-                uci: text.clone(),
+                uci: text,
                 think_us: turn.think_us,
                 clock_us: turn.left_us,
                 reason: illegal.reason.clone(),
@@ -838,7 +838,7 @@ impl Game<'_> {
             MoveCheck::Unplayable { reason } => Event::IllegalMove {
                 t_us,
                 side,
-                uci: text.clone(),
+                uci: text,
                 think_us: turn.think_us,
                 clock_us: turn.left_us,
                 reason,

@@ -1562,6 +1562,14 @@ pub fn uci_text(pos: &Chess, m: Move) -> String {
     uci_string(&m.to_uci(pos.castles().mode()))
 }
 
+/// [`uci_text`], written over `buffer` (the text the engine sent, whose allocation is reused:
+/// one allocation a move fewer, and one free).
+pub fn uci_text_in(pos: &Chess, m: Move, mut buffer: String) -> String {
+    buffer.clear();
+    m.to_uci(pos.castles().mode()).append_to_string(&mut buffer);
+    buffer
+}
+
 fn uci_string(m: &UciMove) -> String {
     let mut text = String::with_capacity(5);
     m.append_to_string(&mut text);
