@@ -176,12 +176,19 @@ fn move_span(line: &str, part: &str) -> std::ops::Range<usize> {
 }
 
 /// `line` cut down to `span` in place: the move text of a `bestmove` line without a new
-/// allocation a move.
+/// allocation a move. A long line's room is given back, since the game keeps every move:
+/// an engine that pads its `bestmove` lines must not make the arena hold the padding.
 fn keep_span(mut line: String, span: std::ops::Range<usize>) -> String {
     line.truncate(span.end);
     line.replace_range(..span.start, "");
+    if line.capacity() > KEPT_ROOM {
+        line.shrink_to_fit();
+    }
     line
 }
+
+/// The room a move's text may keep of its `bestmove` line (`bestmove e7e8q ponder a2a1q` is 29).
+const KEPT_ROOM: usize = 64;
 
 /// The search report in `slot`, parsed (invalid UTF-8 replaced, never an error), and
 /// forgotten.
@@ -808,6 +815,12 @@ mod tests {
             let span = move_span(&text, uci::parse_bestmove(&text).unwrap());
             assert_eq!(keep_span(text, span), mv, "{line:?}");
         }
+        // A padded line keeps no more room than its move needs.
+        let padded = format!("bestmove e2e4 {}", "x".repeat(60_000));
+        let span = move_span(&padded, uci::parse_bestmove(&padded).unwrap());
+        let kept = keep_span(padded, span);
+        assert_eq!(kept, "e2e4");
+        assert!(kept.capacity() <= KEPT_ROOM, "{}", kept.capacity());
     }
 
     #[test]
