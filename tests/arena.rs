@@ -157,6 +157,8 @@ fn summary_csv_standings(s: &Scratch, dir: &str) -> Vec<Vec<String>> {
 
 /// Every fault mode of the `faulty` engine gets the ruling a user expects under the
 /// engine-testing convention (`online`: an illegal move loses at once), and the run goes on.
+/// Every engine is seeded: unseeded, `crasher` once mated `random` on its third move, before
+/// its crash (CI, session 41), so the games are the same in every run.
 #[test]
 fn faulty_engines_are_ruled_and_the_run_goes_on() {
     let s = Scratch::new("faulty");
@@ -165,28 +167,29 @@ fn faulty_engines_are_ruled_and_the_run_goes_on() {
         r#"
 [engines.random]
 builtin = "random"
+options = { Seed = 1 }
 tc = "30s+0"          # time odds: its games end by its opponents' faults, never its own flag
 [engines.crasher]
 builtin = "faulty"
-args = ["--crash-after", "3"]
+args = ["--crash-after", "3", "--seed", "2"]
 [engines.hanger]
 builtin = "faulty"
-args = ["--hang-after", "3"]
+args = ["--hang-after", "3", "--seed", "3"]
 [engines.deaf]
 builtin = "faulty"
-args = ["--ignore-stop-after", "3"]
+args = ["--ignore-stop-after", "3", "--seed", "4"]
 [engines.illegal]
 builtin = "faulty"
-args = ["--illegal-after", "3"]
+args = ["--illegal-after", "3", "--seed", "5"]
 [engines.nuller]
 builtin = "faulty"
-args = ["--null-after", "3"]
+args = ["--null-after", "3", "--seed", "6"]
 [engines.sleeper]
 builtin = "faulty"
-args = ["--slow-move-ms", "1500"]
+args = ["--slow-move-ms", "1500", "--seed", "7"]
 [engines.noisy]
 builtin = "faulty"
-args = ["--garbage", "--huge-line", "5000000"]
+args = ["--garbage", "--huge-line", "5000000", "--seed", "8"]
 tc = "30s+0"          # time odds: it streams 5 MB a move
 "#,
     );

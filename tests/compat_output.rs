@@ -25,7 +25,7 @@ builtin = "greedy"
 options = { Seed = 1 }
 [engines.crashy]
 builtin = "faulty"
-args = ["--crash-after", "4"]
+args = ["--crash-after", "4", "--seed", "2"]
 "#;
 
 /// Every line is one the tool prints; one Started and one Finished line per game, each
@@ -683,7 +683,8 @@ fn the_line_table_reads_fastchess_formats() {
 fn faulty_match(s: &Scratch, faulty: &str, tc: &str) -> (String, Vec<String>) {
     let tmp = s.path("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    let args = format!("engine faulty {faulty}");
+    // Both seeded: the games are the same in every run, so no mate comes before the fault.
+    let args = format!("engine faulty {faulty} --seed 2");
     let out = s
         .command(&[
             "-engine",
@@ -695,6 +696,7 @@ fn faulty_match(s: &Scratch, faulty: &str, tc: &str) -> (String, Vec<String>) {
             "-engine",
             &format!("cmd={BIN}"),
             "args=engine random",
+            "option.Seed=1",
             "name=rnd",
             "tc=10+0.1",
             "-rounds",

@@ -93,8 +93,8 @@ fn an_engine_that_died_idle_is_restarted_for_its_next_game() {
     let s = Scratch::new("faults-idle");
     s.write(
         "engines.toml",
-        "[engines.mortal]\nbuiltin = \"faulty\"\nargs = [\"--exit-on-newgame\", \"2\"]\n\
-         [engines.random]\nbuiltin = \"random\"\n",
+        "[engines.mortal]\nbuiltin = \"faulty\"\nargs = [\"--exit-on-newgame\", \"2\", \"--seed\", \"1\"]\n\
+         [engines.random]\nbuiltin = \"random\"\noptions = { Seed = 1 }\n",
     );
     gauntlet(&s, "mortal");
     let rows = csv_rows(&s.path("res/games.csv"));
