@@ -552,9 +552,9 @@ impl Engine {
                             self.search_lines.others += std::mem::take(&mut self.other_lines);
                         }
                         info.cpu = self.cpu.as_mut().and_then(cpu::CpuMeter::since_go);
+                        let moved = move_span(&text, mv);
                         // Kept only for an engine that may ponder: most never do, and
                         // this runs at every move.
-                        let moved = move_span(&text, mv);
                         if self.ponders {
                             self.ponder_move = uci::parse_ponder(&text).map(str::to_string);
                         }
