@@ -1559,7 +1559,7 @@ fn secs(us: i64) -> String {
 /// king to the rook's square in Chess960). Written straight into the string: through `Display`
 /// each character went through the formatter, several hundred instructions a move.
 pub fn uci_text(pos: &Chess, m: Move) -> String {
-    uci_string(&m.to_uci(pos.castles().mode()))
+    uci_text_in(pos, m, String::with_capacity(5))
 }
 
 /// [`uci_text`], written over `buffer` (the text the engine sent, whose allocation is reused:
