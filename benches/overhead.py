@@ -256,20 +256,62 @@ def spread(values):
     return statistics.median(values), min(values), max(values)
 
 
+def floor_games(arena_out, path):
+    """The arena's games as the floor replays them: a line each, the start FEN, a tab, the
+    moves played (UCI)."""
+    with open(path, "w") as f:
+        for line in open(os.path.join(arena_out, "events.jsonl")):
+            game = json.loads(line)
+            moves = [e["uci"] for e in game["events"] if e["event"] == "move"]
+            f.write("%s\t%s\n" % (game["opening"]["fen"], " ".join(moves)))
+    return path
+
+
+def floor_run(args, work, run, arena, engines, tc, nodes, meter):
+    """examples/floor.rs on the arena's games of this round: the least a manager spends a
+    move (stamps, one write, an epoll wait against the clock, the reads); with `meter`, also
+    the reading of the engine's CPU the arena takes at each `bestmove`."""
+    games = floor_games(arena.out, os.path.join(work, run + "-floor.txt"))
+    _, cmd, eargs, options = engines[0]
+    argv = [args.floor, games, "--tc-ms", str(int(float(tc.split("+")[0]) * 1000))]
+    if nodes:
+        argv += ["--nodes", str(nodes)]
+    if meter:
+        argv.append("--meter")
+    for kv in options.items():
+        argv += ["--option", "%s=%s" % kv]
+    argv += ["--", cmd, *eargs]
+    log = os.path.join(work, run + ("-floor-meter.log" if meter else "-floor.log"))
+    wall, cpu, engines_cpu, code = run_measured(argv, work, log)
+    if code != 0:
+        text = open(log, encoding="utf-8", errors="replace").read()
+        sys.exit("floor failed (exit %d), see %s:\n%s" % (code, log, text[-2000:]))
+    return Result("floor", wall, cpu, engines_cpu, arena.plies, arena.games, 0)
+
+
 def ratio(args, work):
-    """The arena and fastchess by turns, --alternations times, on identical work."""
+    """The arena and fastchess by turns, --alternations times, on identical work; with the
+    floor (examples/floor.rs, built), the least a manager can spend on the same moves."""
     if not args.fastchess:
         print("\n## ratio: no fastchess (give --fastchess PATH), skipped")
         return
+    floor = os.path.exists(args.floor)
+    if not floor:
+        print("\n(no %s: `cargo build --release --example floor` adds the floor columns)"
+              % args.floor)
     for name in args.ratio_work:
         title, engines, tc, games, nodes = works(args)[name]
         toml = write_toml(work, "ratio-" + name, engines)
         extra = ["--nodes", str(nodes)] if nodes else []
         print("\n## ratio: %s, %d games, concurrency 1, tc %s s, %d alternations\n"
               % (title, games, tc, args.alternations))
-        print("| round | first | blitz-arena plies | fastchess plies | blitz-arena CPU µs/ply"
-              " | fastchess CPU µs/ply | ratio |")
-        print("|---|---|---|---|---|---|---|")
+        head = ("| round | first | blitz-arena plies | fastchess plies | blitz-arena CPU µs/ply"
+                " | fastchess CPU µs/ply | ratio |")
+        if floor:
+            head += (" floor CPU µs/ply | floor with CPU meter µs/ply | floor / fastchess"
+                     " | floor with meter / fastchess |")
+        print(head)
+        print("|---" * (head.count("|") - 1) + "|")
         rounds = []
         for i in range(args.alternations):
             # Each tool goes first in every other round: a drift in the load falls on both.
@@ -287,22 +329,33 @@ def ratio(args, work):
             a, f = done["arena"], done["fastchess"]
             # CPU times come in ticks of the kernel's clock (10 ms): a round too short to
             # have one gives no ratio.
-            r = a.per_ply(a.cpu) / f.per_ply(f.cpu) if f.cpu and f.plies else float("nan")
+            fcpu = f.per_ply(f.cpu) if f.cpu and f.plies else float("nan")
+            row = [a.per_ply(a.cpu), fcpu, a.per_ply(a.cpu) / fcpu]
+            if floor:
+                bare = floor_run(args, work, run, a, engines, tc, nodes, False)
+                metered = floor_run(args, work, run, a, engines, tc, nodes, True)
+                row += [bare.per_ply(bare.cpu), metered.per_ply(metered.cpu)]
+                row += [row[3] / fcpu, row[4] / fcpu]
             if a.cpu and f.cpu:
-                rounds.append((a.per_ply(a.cpu), f.per_ply(f.cpu), r))
-            print("| %d | %s | %d | %d | %.1f | %.1f | %.2f |" % (
+                rounds.append(row)
+            print("| %d | %s | %d | %d | " % (
                 i + 1, "blitz-arena" if order[0] == "arena" else "fastchess", a.plies,
-                f.plies, a.per_ply(a.cpu), f.per_ply(f.cpu), r))
+                f.plies) + " | ".join(("%.1f" if k in (0, 1, 3, 4) else "%.2f") % v
+                                      for k, v in enumerate(row)) + " |")
             sys.stdout.flush()
         if not rounds:
             print("\nratio %s: no round was long enough to measure" % name)
             continue
-        (am, alo, ahi), (fm, flo, fhi), (rm, rlo, rhi) = (
-            spread([r[k] for r in rounds]) for k in range(3))
-        print("| median (range) | | | | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2f (%.2f-%.2f) |"
-              % (am, alo, ahi, fm, flo, fhi, rm, rlo, rhi))
+        cols = [spread([r[k] for r in rounds]) for k in range(len(rounds[0]))]
+        print("| median (range) | | | | " + " | ".join(
+            ("%.1f (%.1f-%.1f)" if k in (0, 1, 3, 4) else "%.2f (%.2f-%.2f)") % c
+            for k, c in enumerate(cols)) + " |")
+        rm, rlo, rhi = cols[2]
         print("\nratio %s: median %.2f, range %.2f-%.2f over %d alternations"
               % (name, rm, rlo, rhi, len(rounds)))
+        if floor:
+            print("floor %s: median %.2f of fastchess bare, %.2f with the CPU meter"
+                  % (name, cols[5][0], cols[6][0]))
         sys.stdout.flush()
 
 
@@ -514,6 +567,8 @@ def main():
     p.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
     p.add_argument("--fastchess", default=shutil.which("fastchess"))
     p.add_argument("--cutechess", default=shutil.which("cutechess-cli"))
+    p.add_argument("--floor", default=os.path.join(root, "target/release/examples/floor"),
+                   help="ratio: the floor manager (cargo build --release --example floor)")
     p.add_argument("--engine", choices=("builtin", "python"), default="builtin")
     p.add_argument("--only", default="instant,sf2000,sftc,sweep,growth")
     p.add_argument("--games", type=int, default=200, help="instant comparison")

@@ -117,7 +117,88 @@ fn the_ratio_alternates_the_tools_on_identical_games() {
             || l == "ratio instant: no round was long enough to measure"),
         "{text}"
     );
+    // The floor (examples/floor.rs, which `cargo test` builds beside the binary) replays each
+    // round's games: its columns are in every row.
+    if floor_built() {
+        assert!(
+            text.contains(" | floor / fastchess | floor with meter / fastchess |"),
+            "{text}"
+        );
+        for round in 1..=3 {
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(&format!("| {round} | ")))
+                .unwrap();
+            assert_eq!(row.split('|').count(), 13, "{row}");
+        }
+    } else {
+        eprintln!(
+            "no {}: the floor columns were not checked",
+            floor().display()
+        );
+    }
 }
+
+/// Where `cargo test` builds examples/floor.rs: beside the binary, under `examples/`.
+fn floor() -> std::path::PathBuf {
+    let arena = std::path::Path::new(env!("CARGO_BIN_EXE_blitz-arena"));
+    arena.parent().unwrap().join("examples/floor")
+}
+
+fn floor_built() -> bool {
+    floor().exists()
+}
+
+/// The floor replays recorded games to two engine processes: every ply is answered (it
+/// stops with an error on a missing `bestmove`), with and without the CPU meter.
+#[test]
+fn the_floor_replays_recorded_games() {
+    if !floor_built() {
+        eprintln!(
+            "no {}: cargo build --example floor; skipped",
+            floor().display()
+        );
+        return;
+    }
+    let s = Scratch::new("floor");
+    let games = s.path("games.txt");
+    std::fs::write(
+        &games,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\te2e4 e7e5 g1f3 b8c6\n\
+         rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\tc7c5 g1f3 d7d6\n",
+    )
+    .unwrap();
+    for meter in [&[][..], &["--meter"][..]] {
+        let out = Command::new(floor())
+            .arg(&games)
+            .args(meter)
+            .args(["--", env!("CARGO_BIN_EXE_blitz-arena"), "engine", "instant"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(text, "floor: 2 games, 7 plies\n");
+    }
+    // An engine that never answers: the mover's clock runs out and the floor says so.
+    let out = Command::new(floor())
+        .arg(&games)
+        .args(["--tc-ms", "200", "--", "sh", "-c", MUTE])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "floor: no bestmove in time\n"
+    );
+}
+
+/// An engine that answers the handshake and never moves.
+const MUTE: &str =
+    "while read l; do case $l in uci) echo uciok;; isready) echo readyok;; esac; done";
 
 /// The `instructions` configuration (the arena under callgrind) prints its table, with the
 /// parts it names found in the profile, the median of two runs and their range, and
