@@ -33,7 +33,11 @@ same time control:
              `instant` games and Stockfish at 2000 nodes, --ratio-work): each round's CPU per
              ply of both and their ratio, then the median and spread of the ratio. The two run
              back to back, first one then the other, so a change in the machine's load falls
-             on both; only the ratio within a round is compared (needs --fastchess)
+             on both; only the ratio within a round is compared (needs --fastchess). With
+             the floor built (`cargo build --release --example floor`, or --floor PATH),
+             each round also replays the arena's games with examples/floor.rs, a manager
+             that does only what every manager with real clocks must, bare and with the
+             arena's CPU reading a move: the least any manager spends on the same moves
     instructions
              the `instant` games (100 by default, --cg-games) with the arena under valgrind's
              callgrind: instructions a move, in all and by part (the referee, the dead-position

@@ -1002,6 +1002,11 @@ fn run_other(block: &Block, s: &Scratch) -> bool {
         // Output shown to the reader, not a command.
     } else if text.starts_with("cargo build --release\npython3 benches/overhead.py") {
         // The full harness takes 20-40 minutes; tests/benches.rs runs it with `--quick`.
+    } else if text.starts_with("cargo build --release --example floor\npython3 benches/overhead.py")
+    {
+        // The ratio with the floor needs fastchess and some minutes: tests/benches.rs runs it
+        // on four games with the arena standing in for fastchess, the floor's columns
+        // included, and runs the floor itself.
     } else {
         return false;
     }
