@@ -99,14 +99,16 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
 fn run(options: &Options) -> Result<(), String> {
     let file = std::fs::File::open(&options.games)
         .map_err(|e| format!("cannot read {}: {e}", options.games))?;
-    let games: Vec<(String, String)> = BufReader::new(file)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|l| {
-            let (fen, moves) = l.split_once('\t')?;
-            Some((fen.to_string(), moves.trim().to_string()))
-        })
-        .collect();
+    let mut games = Vec::new();
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("{}: {e}", options.games))?;
+        let (fen, moves) = line.split_once('\t').ok_or(format!(
+            "{} line {}: want a FEN, a tab, the moves",
+            options.games,
+            n + 1
+        ))?;
+        games.push((fen.to_string(), moves.trim().to_string()));
+    }
     let mut engines = [start(options)?, start(options)?];
     let go_tail = options
         .nodes

@@ -194,6 +194,21 @@ fn the_floor_replays_recorded_games() {
         String::from_utf8_lossy(&out.stderr),
         "floor: no bestmove in time\n"
     );
+    // A line that is not a game is refused, with its number.
+    let bad = s.write("bad.txt", "startpos e2e4\n");
+    let out = Command::new(floor())
+        .arg(&bad)
+        .args(["--", env!("CARGO_BIN_EXE_blitz-arena"), "engine", "instant"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "floor: {} line 1: want a FEN, a tab, the moves\n",
+            bad.display()
+        )
+    );
 }
 
 /// An engine that answers the handshake and never moves.
