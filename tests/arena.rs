@@ -6,13 +6,17 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
+/// `greedy` and `random` seeded: the games are the same in every run (minimax has no
+/// randomness; at a fixed depth its moves do not depend on the clock).
 const BUILTINS: &str = r#"
 [engines.minimax]
 builtin = "minimax"
 [engines.greedy]
 builtin = "greedy"
+options = { Seed = 3 }
 [engines.random]
 builtin = "random"
+options = { Seed = 7 }
 "#;
 
 #[test]

@@ -553,6 +553,8 @@ fn per_engine_time_controls_and_seeded_books() {
 }
 
 /// `tc=4/10+0` (OpenBench's X/Y+Z): 10 s for every 4 moves, refilled after each 4th move.
+/// Both engines seeded: the game reaches white's fifth move (an early mate would end it before
+/// the period it checks).
 #[test]
 fn repeating_periods_refill_the_clock() {
     let s = Scratch::new("compat-periods");
@@ -562,9 +564,11 @@ fn repeating_periods_refill_the_clock() {
         "-engine",
         "cmd=./gr",
         "name=gr",
+        "option.Seed=1",
         "-engine",
         "cmd=./rn",
         "name=rn",
+        "option.Seed=2",
         "-each",
         "tc=4/10+0",
         "-rounds",

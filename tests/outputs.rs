@@ -5,13 +5,17 @@ mod common;
 
 use common::*;
 
+/// `greedy` and `random` seeded, so that `--seed` fixes the games too, not only the
+/// injections (minimax has no randomness).
 const BUILTINS: &str = r#"
 [engines.minimax]
 builtin = "minimax"
 [engines.greedy]
 builtin = "greedy"
+options = { Seed = 3 }
 [engines.random]
 builtin = "random"
+options = { Seed = 7 }
 "#;
 
 /// The reproduction of issue 12 item 8: every game gets a flag that falls exactly at zero

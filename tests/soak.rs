@@ -61,7 +61,7 @@ options = { Hash = 16 }
 }
 
 /// `minimax` with its own time management at 3s+0.05s scores clearly above `greedy` and
-/// `random` and never loses on time, one game at a time.
+/// `random` (both seeded) and never loses on time, one game at a time.
 #[test]
 #[ignore = "soak: .ci/run runs it alone"]
 fn minimax_never_loses_on_time_at_three_seconds() {
@@ -69,7 +69,7 @@ fn minimax_never_loses_on_time_at_three_seconds() {
     s.write(
         "engines.toml",
         "[engines.minimax]\nbuiltin = \"minimax\"\n[engines.greedy]\nbuiltin = \"greedy\"\n\
-         [engines.random]\nbuiltin = \"random\"\n",
+         options = { Seed = 3 }\n[engines.random]\nbuiltin = \"random\"\noptions = { Seed = 7 }\n",
     );
     s.run_ok(&[
         "gauntlet",
