@@ -238,8 +238,11 @@ fn stockfish_plays_chess960() {
                 "max-moves",
                 "stalemate",
                 "insufficient-material",
-                "threefold-repetition",
-                "fifty-move-rule"
+                "dead-position",
+                "threefold",
+                "fivefold",
+                "fifty-moves",
+                "seventy-five-moves"
             ]
             .contains(&row["termination"].as_str()),
             "{row:?}"

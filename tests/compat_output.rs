@@ -387,9 +387,15 @@ print(json.dumps(games))
         assert_eq!(result, &row["result"]);
         let expected = match row["termination"].as_str() {
             "flag" | "both-flags" => "time forfeit",
-            "checkmate" | "stalemate" | "threefold" | "fifty-moves" | "insufficient-material" => {
-                "normal"
-            }
+            "checkmate"
+            | "stalemate"
+            | "threefold"
+            | "fivefold"
+            | "fifty-moves"
+            | "seventy-five-moves"
+            | "insufficient-material"
+            | "dead-position" => "normal",
+            "max-moves" | "adjudication" | "tablebase" => "adjudication",
             other => panic!("unexpected termination {other}"),
         };
         assert_eq!(termination, expected);

@@ -82,9 +82,11 @@ fn assert_ruled_by_the_board(s: &Scratch, games: usize) {
                 "checkmate",
                 "stalemate",
                 "max-moves",
-                "repetition",
+                "threefold",
+                "fivefold",
                 "insufficient-material",
                 "fifty-moves",
+                "seventy-five-moves",
                 "dead-position"
             ]
             .contains(&row["termination"].as_str()),
@@ -114,7 +116,7 @@ fn minimax_ponders_through_whole_games() {
     s.write(
         "engines.toml",
         &format!(
-            "{}[engines.b]\nbuiltin = \"minimax\"\n[engines.random]\nbuiltin = \"random\"\n",
+            "{}[engines.b]\nbuiltin = \"minimax\"\n[engines.random]\nbuiltin = \"random\"\noptions = {{ Seed = 7 }}\n",
             wrapped("a", &format!("{BIN} engine minimax"))
         ),
     );
