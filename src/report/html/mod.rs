@@ -315,6 +315,32 @@ mod tests {
         assert!(!rewrite_due(ms(9000), ms(500)));
     }
 
+    /// An engine that answers in microseconds has its think time drawn in microseconds: the
+    /// chart's medians are its moves' 30 µs (the bin's middle, 0.028 ms), not half a
+    /// millisecond, and the axis is labelled at the ticks' own decimals.
+    #[test]
+    fn microsecond_moves_are_drawn_as_microseconds() {
+        let mut report = HtmlReport::new("quick", None, None);
+        let mut tally = Tally::default();
+        let mut record = Builder::new(1, "alpha", "beta")
+            .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
+            .end(GameResult::Draw, Termination::MaxMoves, "", "2 moves played");
+        for event in &mut record.events {
+            if let crate::event::Event::Move { think_us, .. } = event {
+                *think_us = 30;
+            }
+        }
+        let row = GameRow::from_record(&record);
+        report.add(&record, &row);
+        tally.add(&record, row);
+        let html = report.render(&tally);
+        assert!(
+            html.contains(r#"data-engine="alpha" data-medians-ms="0.028 0.028""#),
+            "{html}"
+        );
+        assert!(!html.contains(r#"data-medians-ms="0.500"#), "{html}");
+    }
+
     /// A large run's page stays small: a bounded number of game sections, whatever the run.
     #[test]
     fn a_large_run_shows_a_bounded_number_of_games() {

@@ -336,7 +336,7 @@ fn think_time_chart(out: &mut String, report: &HtmlReport, names: &[&str]) {
         let colour = report.colour_of(name);
         plot.line(q1, colour, r#"stroke-opacity="0.35""#);
         plot.line(q3, colour, r#"stroke-opacity="0.35""#);
-        let medians: Vec<String> = med.iter().map(|p| format!("{:.1}", p.1)).collect();
+        let medians: Vec<String> = med.iter().map(|p| format!("{:.3}", p.1)).collect();
         plot.line(
             med,
             colour,

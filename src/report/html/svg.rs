@@ -201,14 +201,20 @@ fn ticks((lo, hi): (f64, f64)) -> Vec<f64> {
     out
 }
 
+/// A tick's value with the decimals it needs (ticks are round: 0.005 is `0.005`, not `0.01`).
 fn tick_label(t: f64) -> String {
-    if t.abs() >= 1000.0 || t.fract().abs() < 1e-9 {
-        format!("{t:.0}")
-    } else if (t * 10.0).fract().abs() < 1e-9 {
-        format!("{t:.1}")
-    } else {
-        format!("{t:.2}")
+    if t.abs() >= 1000.0 {
+        return format!("{t:.0}");
     }
+    (0..=6)
+        .find(|&decimals| {
+            let scaled = t * 10f64.powi(decimals);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.abs().max(1.0)
+        })
+        .map_or_else(
+            || format!("{t:.6}"),
+            |decimals| format!("{t:.*}", decimals as usize),
+        )
 }
 
 /// One bar of a [`bars`] chart.
@@ -341,6 +347,22 @@ mod tests {
         assert_eq!(ticks((0.0, 10.0)), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         assert_eq!(ticks((-3.0, 3.0)), vec![-2.0, 0.0, 2.0]);
         assert!(ticks((0.0, 0.0)).len() == 1);
+    }
+
+    /// A label shows its tick's value: small steps keep their decimals, so no two ticks of
+    /// an axis read the same.
+    #[test]
+    fn tick_labels_keep_the_decimals_their_ticks_need() {
+        let labels = |range| ticks(range).into_iter().map(tick_label).collect::<Vec<_>>();
+        assert_eq!(
+            labels((0.0, 0.025)),
+            ["0", "0.005", "0.01", "0.015", "0.02", "0.025"]
+        );
+        assert_eq!(labels((0.0, 0.5)), ["0", "0.1", "0.2", "0.3", "0.4", "0.5"]);
+        assert_eq!(labels((0.0, 10.0)), ["0", "2", "4", "6", "8", "10"]);
+        assert_eq!(labels((-400.0, 200.0)), ["-400", "-200", "0", "200"]);
+        assert_eq!(tick_label(2500.0), "2500");
+        assert_eq!(tick_label(0.25), "0.25");
     }
 
     #[test]

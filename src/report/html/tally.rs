@@ -12,23 +12,27 @@ use crate::report::{PentaTally, Sprt, SprtCounts};
 
 /// Move numbers kept apart; later moves count in the last one.
 pub const MOVE_NUMBERS: usize = 80;
-/// Think-time bins: below 1 ms, then ten per decade from 1 ms to 10^6 ms, then above.
-const BINS: usize = 62;
+/// Think-time bins: below 1 µs, then ten per decade from 1 µs to 10^6 ms, then above. An
+/// engine that answers in microseconds (the built-in ones, a book move) is drawn where it is,
+/// not at the first bin's middle.
+const BINS: usize = 92;
+/// The first decade's start: 1 µs, 10^-3 ms.
+const FIRST_DECADE: f64 = -3.0;
 
 fn bin_of(ms: f64) -> usize {
-    if ms < 1.0 {
+    if ms < 10f64.powf(FIRST_DECADE) {
         0
     } else {
-        (1 + (ms.log10() * 10.0).floor() as usize).min(BINS - 1)
+        (1 + ((ms.log10() - FIRST_DECADE) * 10.0).floor() as usize).min(BINS - 1)
     }
 }
 
-/// The middle of a bin, in ms (geometric).
+/// The middle of a bin, in ms (geometric); half a microsecond for the bin below 1 µs.
 fn bin_middle(bin: usize) -> f64 {
     if bin == 0 {
-        0.5
+        0.5 * 10f64.powf(FIRST_DECADE)
     } else {
-        10f64.powf((bin as f64 - 0.5) / 10.0)
+        10f64.powf((bin as f64 - 0.5) / 10.0 + FIRST_DECADE)
     }
 }
 
@@ -267,6 +271,32 @@ mod tests {
         t.add(500, 1);
         assert_eq!(t.count(MOVE_NUMBERS), 1);
         assert_eq!(t.last(), MOVE_NUMBERS);
+    }
+
+    /// Moves of microseconds are binned as finely as slow ones: a median of 30 µs is drawn
+    /// at 0.03 ms, not at the middle of a bin below 1 ms. No time at all is below 1 µs, and
+    /// a move of weeks falls in the last bin.
+    #[test]
+    fn quantiles_of_microsecond_moves_are_microseconds() {
+        let mut t = MoveTimes::default();
+        for us in [10, 20, 30, 40, 50] {
+            t.add(1, us);
+        }
+        let median = t.quantile(1, 0.5).unwrap();
+        assert!((median - 0.03).abs() / 0.03 < 0.13, "{median}");
+        t.add(2, 0);
+        assert_eq!(t.quantile(2, 0.5), Some(0.0005));
+        t.add(3, i64::MAX);
+        assert!(t.quantile(3, 0.5).unwrap() > 1e6);
+        for ms in [1e-3, 0.5, 1.0, 999.0, 1e6 - 1.0] {
+            let bin = bin_of(ms);
+            assert!(bin > 0 && bin < BINS - 1, "{ms} ms: bin {bin}");
+            let middle = bin_middle(bin);
+            assert!(
+                (middle / ms).log10().abs() < 0.1,
+                "{ms} ms: middle {middle}"
+            );
+        }
     }
 
     #[test]
