@@ -324,7 +324,12 @@ mod tests {
         let mut tally = Tally::default();
         let mut record = Builder::new(1, "alpha", "beta")
             .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
-            .end(GameResult::Draw, Termination::MaxMoves, "", "2 moves played");
+            .end(
+                GameResult::Draw,
+                Termination::MaxMoves,
+                "",
+                "2 moves played",
+            );
         for event in &mut record.events {
             if let crate::event::Event::Move { think_us, .. } = event {
                 *think_us = 30;
