@@ -412,6 +412,12 @@ fn the_report_says_what_a_reader_needs_and_nothing_of_the_code() {
         "clipped: {}",
         check["data-clipped-texts"]
     );
+    // No label straddles its chart's frame.
+    assert_eq!(
+        check["data-crossing"], "0",
+        "crossing the frame: {}",
+        check["data-crossing-texts"]
+    );
 
     // One colour per engine on the whole page: the summary box, the tables, the games.
     let mut colours: HashMap<String, String> = HashMap::new();

@@ -54,14 +54,19 @@ out.setAttribute('data-sections',document.querySelectorAll('section.game').lengt
 out.setAttribute('data-ms',Math.round(performance.now()));
 var root=document.documentElement,widest=0,clipped=[];
 document.querySelectorAll('svg.plot').forEach(function(svg){widest=Math.max(widest,svg.getBoundingClientRect().width);});
+var crossing=[];
 document.querySelectorAll('svg text:not([transform])').forEach(function(t){var svg=t.ownerSVGElement,vb=svg.viewBox.baseVal,b=t.getBBox();
-  if(vb&&vb.width&&b.width&&(b.x<vb.x-0.5||b.x+b.width>vb.x+vb.width+0.5)){clipped.push(t.textContent);}});
+  if(vb&&vb.width&&b.width&&(b.x<vb.x-0.5||b.x+b.width>vb.x+vb.width+0.5)){clipped.push(t.textContent);}
+  var frame=svg.classList.contains('plot')&&svg.querySelector('rect');
+  if(frame&&b.height){var f=frame.getBBox();[f.y,f.y+f.height].forEach(function(edge){if(b.y<edge-0.5&&b.y+b.height>edge+0.5&&b.x<f.x+f.width&&b.x+b.width>f.x){crossing.push(t.textContent);}});}});
 var body=document.body;
 out.setAttribute('data-page-width',body.clientWidth);
 out.setAttribute('data-page-overflow',Math.max(root.scrollWidth-root.clientWidth,body.scrollWidth-body.clientWidth));
 out.setAttribute('data-widest-plot',Math.round(widest));
 out.setAttribute('data-clipped',clipped.length);
 out.setAttribute('data-clipped-texts',clipped.slice(0,5).join(' | '));
+out.setAttribute('data-crossing',crossing.length);
+out.setAttribute('data-crossing-texts',crossing.slice(0,5).join(' | '));
 out.setAttribute('data-status',errors.length?'bad':'ok');
 if(errors.length){out.textContent='page check failed: '+errors.slice(0,5).join('; ');out.hidden=false;}
 if(errors.length){console.error('report self-check: '+errors.join('; '));}
@@ -269,9 +274,10 @@ fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], name
             lo = lo.min(v[0]);
             hi = hi.max(v[v.len() - 1]);
         }
+        // A row an engine, 40 px: its name over its box, both inside the frame.
         let mut plot = Plot::new(
             900.0,
-            46.0 + 30.0 * names.len() as f64,
+            46.0 + 40.0 * names.len() as f64,
             (lo, hi),
             (0.0, names.len() as f64),
         );

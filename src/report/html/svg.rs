@@ -54,6 +54,10 @@ const LEFT: f64 = 56.0;
 const RIGHT: f64 = 12.0;
 const TOP: f64 = 12.0;
 const BOTTOM: f64 = 34.0;
+/// Room a 10 px label takes above a line it sits on (3 px gap, its ascent), and the baseline
+/// of one hung below a line.
+const LABEL_ABOVE: f64 = 14.0;
+const LABEL_BELOW: f64 = 11.0;
 
 impl Plot {
     pub fn new(width: f64, height: f64, x_range: (f64, f64), y_range: (f64, f64)) -> Plot {
@@ -118,11 +122,16 @@ impl Plot {
     /// A horizontal dashed line at data y, labelled.
     pub fn hline(&mut self, y: f64, label: &str, attrs: &str) {
         let (x0, x1, py) = (self.x(self.x_range.0), self.x(self.x_range.1), self.y(y));
+        // The label sits on the line, or under it where above would cross the frame's top.
+        let baseline = if py - LABEL_ABOVE < self.y(self.y_range.1) {
+            py + LABEL_BELOW
+        } else {
+            py - 3.0
+        };
         let _ = write!(
             self.body,
-            r##"<line x1="{x0:.1}" y1="{py:.1}" x2="{x1:.1}" y2="{py:.1}" stroke="#888" stroke-dasharray="4 3" {attrs}/><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
+            r##"<line x1="{x0:.1}" y1="{py:.1}" x2="{x1:.1}" y2="{py:.1}" stroke="#888" stroke-dasharray="4 3" {attrs}/><text x="{:.1}" y="{baseline:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
             x1 - 2.0,
-            py - 3.0,
             esc(label)
         );
     }
