@@ -317,7 +317,7 @@ mod tests {
 
     /// An engine that answers in microseconds has its think time drawn in microseconds: the
     /// chart's medians are its moves' 30 µs (the bin's middle, 0.028 ms), not half a
-    /// millisecond, and the axis is labelled at the ticks' own decimals.
+    /// millisecond (the axis's labels: `svg`'s tests).
     #[test]
     fn microsecond_moves_are_drawn_as_microseconds() {
         let mut report = HtmlReport::new("quick", None, None);
