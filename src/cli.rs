@@ -186,7 +186,9 @@ pub struct RunArgs {
     /// The blitz code that rules every game [default: fide]
     #[arg(long, value_enum)]
     pub ruleset: Option<Ruleset>,
-    /// Seeds every random choice, 0 to 18446744073709551615 [default: random, printed]
+    /// Seeds the arena's random choices (book order, injections, watchers; not the engines':
+    /// a built-in engine takes its own Seed option), 0 to 18446744073709551615 [default:
+    /// random, printed]
     #[arg(long, value_name = "N", value_parser = |s: &str| limits::SEED.parse(s))]
     pub seed: Option<u64>,
     /// Results folder [default: results/<UTC time>-<format>]
