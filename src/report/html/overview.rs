@@ -233,9 +233,6 @@ fn standings_mark(
     marks
 }
 
-/// The height of an engine's row in the standings chart: its 11 px label, then its mark.
-const ROW: f64 = 40.0;
-
 /// The standings: a chart of each engine's Elo and interval, and the table.
 pub fn standings(out: &mut String, report: &HtmlReport, summary: &Summary) {
     out.push_str(r#"<h2 id="standings">Standings</h2><p class="small">Elo difference against the field with its 95 % interval. An infinite Elo (every game won, or every game lost) is an arrow at the axis's end; an interval the games cannot give yet (every game scored the same: no spread) is not drawn, and says so.</p>"#);
@@ -246,9 +243,7 @@ pub fn standings(out: &mut String, report: &HtmlReport, summary: &Summary) {
     }
     let range = standings_range(summary);
     let n = engines.len() as f64;
-    // A row an engine: its label over its mark, both inside the frame.
-    let mut plot = Plot::new(900.0, 46.0 + ROW * n, range, (0.0, n));
-    plot.y_ticks = false;
+    let mut plot = Plot::rows(900.0, engines.len(), range);
     plot.push(&format!(
         r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#555"/>"##,
         plot.y(0.0),

@@ -274,14 +274,7 @@ fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], name
             lo = lo.min(v[0]);
             hi = hi.max(v[v.len() - 1]);
         }
-        // A row an engine, 40 px: its name over its box, both inside the frame.
-        let mut plot = Plot::new(
-            900.0,
-            46.0 + 40.0 * names.len() as f64,
-            (lo, hi),
-            (0.0, names.len() as f64),
-        );
-        plot.y_ticks = false;
+        let mut plot = Plot::rows(900.0, names.len(), (lo, hi));
         for (i, name) in names.iter().enumerate() {
             let Some(v) = left.get(name) else { continue };
             let y = plot.y(names.len() as f64 - i as f64 - 0.5);

@@ -58,8 +58,19 @@ const BOTTOM: f64 = 34.0;
 /// of one hung below a line.
 const LABEL_ABOVE: f64 = 14.0;
 const LABEL_BELOW: f64 = 11.0;
+/// The height of a row of [`Plot::rows`]: an 11 px label over its mark, both inside the frame.
+const ROW: f64 = 40.0;
 
 impl Plot {
+    /// A chart of `rows` labelled rows (one an engine) over `x_range`, without y ticks: row
+    /// `i` from the top is centred at data y `rows - i - 0.5`.
+    pub fn rows(width: f64, rows: usize, x_range: (f64, f64)) -> Plot {
+        let n = rows as f64;
+        let mut plot = Plot::new(width, TOP + BOTTOM + ROW * n, x_range, (0.0, n));
+        plot.y_ticks = false;
+        plot
+    }
+
     pub fn new(width: f64, height: f64, x_range: (f64, f64), y_range: (f64, f64)) -> Plot {
         let widen = |(lo, hi): (f64, f64)| {
             let (lo, hi) = if lo.is_finite() && hi.is_finite() {
