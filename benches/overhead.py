@@ -271,11 +271,11 @@ def floor_games(arena_out, path):
     return path
 
 
-def floor_run(args, work, run, arena, engines, tc, nodes, meter):
-    """examples/floor.rs on the arena's games of this round: the least a manager spends a
-    move (stamps, one write, an epoll wait against the clock, the reads); with `meter`, also
-    the reading of the engine's CPU the arena takes at each `bestmove`."""
-    games = floor_games(arena.out, os.path.join(work, run + "-floor.txt"))
+def floor_run(args, work, run, arena, games, engines, tc, nodes, meter):
+    """examples/floor.rs on `games`, the arena's games of this round (`floor_games`): the
+    least a manager spends a move (stamps, one write, an epoll wait against the clock, the
+    reads); with `meter`, also the reading of the engine's CPU the arena takes at each
+    `bestmove`."""
     _, cmd, eargs, options = engines[0]
     argv = [args.floor, games, "--tc-ms", str(int(float(tc.split("+")[0]) * 1000))]
     if nodes:
@@ -291,6 +291,17 @@ def floor_run(args, work, run, arena, engines, tc, nodes, meter):
         text = open(log, encoding="utf-8", errors="replace").read()
         sys.exit("floor failed (exit %d), see %s:\n%s" % (code, log, text[-2000:]))
     return Result("floor", wall, cpu, engines_cpu, arena.plies, arena.games, 0)
+
+
+# The columns of a ratio round that are ratios (the rest are µs a ply): arena / fastchess,
+# floor / fastchess, floor with meter / fastchess.
+RATIO_COLUMNS = (2, 5, 6)
+
+
+def ratio_cell(column, template):
+    """`template` with each `%s` made the column's number format: two decimals for a ratio,
+    one for µs a ply."""
+    return template.replace("%s", "%.2f" if column in RATIO_COLUMNS else "%.1f")
 
 
 def ratio(args, work):
@@ -336,24 +347,24 @@ def ratio(args, work):
             fcpu = f.per_ply(f.cpu) if f.cpu and f.plies else float("nan")
             row = [a.per_ply(a.cpu), fcpu, a.per_ply(a.cpu) / fcpu]
             if floor:
-                bare = floor_run(args, work, run, a, engines, tc, nodes, False)
-                metered = floor_run(args, work, run, a, engines, tc, nodes, True)
+                games_file = floor_games(a.out, os.path.join(work, run + "-floor.txt"))
+                bare = floor_run(args, work, run, a, games_file, engines, tc, nodes, False)
+                metered = floor_run(args, work, run, a, games_file, engines, tc, nodes, True)
                 row += [bare.per_ply(bare.cpu), metered.per_ply(metered.cpu)]
                 row += [row[3] / fcpu, row[4] / fcpu]
             if a.cpu and f.cpu:
                 rounds.append(row)
             print("| %d | %s | %d | %d | " % (
                 i + 1, "blitz-arena" if order[0] == "arena" else "fastchess", a.plies,
-                f.plies) + " | ".join(("%.1f" if k in (0, 1, 3, 4) else "%.2f") % v
-                                      for k, v in enumerate(row)) + " |")
+                f.plies) + " | ".join(ratio_cell(k, "%s") % v for k, v in enumerate(row))
+                + " |")
             sys.stdout.flush()
         if not rounds:
             print("\nratio %s: no round was long enough to measure" % name)
             continue
         cols = [spread([r[k] for r in rounds]) for k in range(len(rounds[0]))]
         print("| median (range) | | | | " + " | ".join(
-            ("%.1f (%.1f-%.1f)" if k in (0, 1, 3, 4) else "%.2f (%.2f-%.2f)") % c
-            for k, c in enumerate(cols)) + " |")
+            ratio_cell(k, "%s (%s-%s)") % c for k, c in enumerate(cols)) + " |")
         rm, rlo, rhi = cols[2]
         print("\nratio %s: median %.2f, range %.2f-%.2f over %d alternations"
               % (name, rm, rlo, rhi, len(rounds)))
