@@ -4,7 +4,7 @@
 //! stamp the time, write `position` and `go` in one write, wait for the engine's output with
 //! the mover's clock as the deadline (epoll), read until the `bestmove` line, stamp again
 //! and charge the clock. With `--meter` it also reads the engine's CPU the way the arena's
-//! CPU meter does at each `bestmove` (the process's CPU clock and its thread's `schedstat`).
+//! CPU meter does at each `bestmove` (the process's CPU clock and each thread's `schedstat`).
 //! It rules nothing, records nothing and checks no move: the moves sent are the record's,
 //! whatever the engine answered. No async runtime, no allocation a move beyond the command's
 //! growth.
@@ -19,7 +19,7 @@
 //! Linux only (epoll, /proc).
 
 use std::io::{BufRead, BufReader};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -28,11 +28,12 @@ struct Engine {
     stdin: i32,
     stdout: i32,
     /// Its own epoll instance, watching its output alone.
-    epoll: i32,
+    epoll: OwnedFd,
     /// Bytes read and not yet split into lines.
     pending: Vec<u8>,
-    /// The engine's CPU clock and its main thread's `schedstat`, with `--meter`.
-    meter: Option<(libc::clockid_t, std::fs::File)>,
+    /// The engine's CPU clock and each of its threads' `schedstat` (as the arena's CPU meter
+    /// reads them), with `--meter`.
+    meter: Option<(libc::clockid_t, Vec<std::fs::File>)>,
 }
 
 struct Options {
@@ -149,8 +150,8 @@ fn run(options: &Options) -> Result<(), String> {
             send(engine, &command)?;
             wait_for(engine, "bestmove", clocks[side])?;
             let think = start.elapsed();
-            if let Some((clock, schedstat)) = &engine.meter {
-                read_meter(*clock, schedstat);
+            if let Some((clock, threads)) = &engine.meter {
+                read_meter(*clock, threads);
             }
             clocks[side] = clocks[side].saturating_sub(think);
             plies += 1;
@@ -179,32 +180,23 @@ fn start(options: &Options) -> Result<Engine, String> {
     if epoll < 0 {
         return Err(format!("epoll: {}", std::io::Error::last_os_error()));
     }
+    // SAFETY: a new descriptor, owned by nothing else.
+    let epoll = unsafe { OwnedFd::from_raw_fd(epoll) };
     let mut event = libc::epoll_event {
         events: libc::EPOLLIN as u32,
         u64: 0,
     };
     // SAFETY: the event is a valid epoll_event; both descriptors are open.
-    if unsafe { libc::epoll_ctl(epoll, libc::EPOLL_CTL_ADD, stdout, &mut event) } != 0 {
+    if unsafe { libc::epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, stdout, &mut event) } != 0 {
         return Err(format!("epoll_ctl: {}", std::io::Error::last_os_error()));
     }
-    let meter = if options.meter {
-        let pid = child.id() as libc::pid_t;
-        let mut clock: libc::clockid_t = 0;
-        // SAFETY: clock_getcpuclockid writes one clockid_t.
-        unsafe { libc::clock_getcpuclockid(pid, &mut clock) };
-        let schedstat = std::fs::File::open(format!("/proc/{pid}/task/{pid}/schedstat"))
-            .map_err(|e| format!("schedstat: {e}"))?;
-        Some((clock, schedstat))
-    } else {
-        None
-    };
     let mut engine = Engine {
         child,
         stdin,
         stdout,
         epoll,
         pending: Vec::with_capacity(65536),
-        meter,
+        meter: None,
     };
     send(&mut engine, "uci\n")?;
     wait_for(&mut engine, "uciok", Duration::from_secs(60))?;
@@ -217,7 +209,28 @@ fn start(options: &Options) -> Result<Engine, String> {
             &format!("setoption name {name} value {value}\n"),
         )?;
     }
+    if options.meter {
+        // The threads are looked up once the engine is ready, as the arena's meter does at
+        // its first `go`.
+        send(&mut engine, "isready\n")?;
+        wait_for(&mut engine, "readyok", Duration::from_secs(60))?;
+        engine.meter = Some(meter_files(engine.child.id() as libc::pid_t)?);
+    }
     Ok(engine)
+}
+
+/// The engine process's CPU clock and its threads' `schedstat` files.
+fn meter_files(pid: libc::pid_t) -> Result<(libc::clockid_t, Vec<std::fs::File>), String> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: clock_getcpuclockid writes one clockid_t.
+    unsafe { libc::clock_getcpuclockid(pid, &mut clock) };
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).map_err(|e| format!("{e}"))?;
+    let threads = tasks
+        .flatten()
+        .map(|task| std::fs::File::open(task.path().join("schedstat")))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("schedstat: {e}"))?;
+    Ok((clock, threads))
 }
 
 fn send(engine: &mut Engine, text: &str) -> Result<(), String> {
@@ -256,7 +269,7 @@ fn wait_for(engine: &mut Engine, word: &str, limit: Duration) -> Result<(), Stri
         let mut event = libc::epoll_event { events: 0, u64: 0 };
         let timeout = left.as_millis().clamp(1, i32::MAX as u128) as i32;
         // SAFETY: room for one event.
-        if unsafe { libc::epoll_wait(engine.epoll, &mut event, 1, timeout) } <= 0 {
+        if unsafe { libc::epoll_wait(engine.epoll.as_raw_fd(), &mut event, 1, timeout) } <= 0 {
             continue; // the deadline (checked above) or EINTR
         }
         engine.pending.reserve(65536);
@@ -271,7 +284,7 @@ fn wait_for(engine: &mut Engine, word: &str, limit: Duration) -> Result<(), Stri
     }
 }
 
-fn read_meter(clock: libc::clockid_t, schedstat: &std::fs::File) {
+fn read_meter(clock: libc::clockid_t, threads: &[std::fs::File]) {
     use std::os::unix::fs::FileExt;
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -280,6 +293,9 @@ fn read_meter(clock: libc::clockid_t, schedstat: &std::fs::File) {
     // SAFETY: clock_gettime writes one timespec.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     let mut buf = [0u8; 128];
-    let _ = schedstat.read_at(&mut buf, 0);
-    std::hint::black_box((ts.tv_nsec, buf));
+    for schedstat in threads {
+        let _ = schedstat.read_at(&mut buf, 0);
+        std::hint::black_box(&buf);
+    }
+    std::hint::black_box(ts.tv_nsec);
 }
