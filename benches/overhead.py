@@ -45,7 +45,8 @@ same time control:
              does not depend on the machine's load, so it is what to compare before and after
              a change (needs valgrind; not part of the default set). With --fastchess, the
              same games with fastchess under callgrind too, and the ratio; --cg-work adds
-             Stockfish at 2000 nodes (--cg-sf-games)
+             Stockfish at 2000 nodes (--cg-sf-games). With the floor built, the floor's
+             count on the arena's games too, bare and with the CPU meter
 
 --pin CPUS (`--pin 0`) runs every measured command, the engines it starts included, on those
 CPUs only. On this project's 2-vCPU machine a wake-up that crosses CPUs costs more than the
@@ -271,11 +272,9 @@ def floor_games(arena_out, path):
     return path
 
 
-def floor_run(args, work, run, arena, games, engines, tc, nodes, meter):
-    """examples/floor.rs on `games`, the arena's games of this round (`floor_games`): the
-    least a manager spends a move (stamps, one write, an epoll wait against the clock, the
-    reads); with `meter`, also the reading of the engine's CPU the arena takes at each
-    `bestmove`."""
+def floor_argv(args, games, engines, tc, nodes, meter):
+    """The floor's command line for `games` with the first of `engines`, as the arena played
+    them: the same time control, node limit and options."""
     _, cmd, eargs, options = engines[0]
     argv = [args.floor, games, "--tc-ms", str(int(float(tc.split("+")[0]) * 1000))]
     if nodes:
@@ -284,7 +283,15 @@ def floor_run(args, work, run, arena, games, engines, tc, nodes, meter):
         argv.append("--meter")
     for kv in options.items():
         argv += ["--option", "%s=%s" % kv]
-    argv += ["--", cmd, *eargs]
+    return argv + ["--", cmd, *eargs]
+
+
+def floor_run(args, work, run, arena, games, engines, tc, nodes, meter):
+    """examples/floor.rs on `games`, the arena's games of this round (`floor_games`): the
+    least a manager spends a move (stamps, one write, an epoll wait against the clock, the
+    reads); with `meter`, also the reading of the engine's CPU the arena takes at each
+    `bestmove`."""
+    argv = floor_argv(args, games, engines, tc, nodes, meter)
     log = os.path.join(work, run + ("-floor-meter.log" if meter else "-floor.log"))
     wall, cpu, engines_cpu, code = run_measured(argv, work, log)
     if code != 0:
@@ -556,6 +563,24 @@ def count_instructions(args, work, name, title, engines, tc, games, nodes):
     for label, function in PARTS:
         part = statistics.median(found.get(function, 0) for _, _, found in runs)
         print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"), part / 1000))
+    if os.path.exists(args.floor):
+        # The floor on the first run's games: what any manager spends a move in user space.
+        games_file = floor_games(os.path.join(work, "cg-%s-arena" % name + (
+            "-1" if args.cg_runs > 1 else "")), os.path.join(work, "cg-%s-floor.txt" % name))
+        floor = []
+        for meter in (False, True):
+            argv = floor_argv(args, games_file, engines, tc, nodes, meter)
+            _, total = callgrind(argv, work, "cg-%s-floor%s" % (name, "-meter" * meter))
+            floor.append(total / plies)
+        print("\n| floor (examples/floor.rs, the same games) | instructions a move |")
+        print("|---|---|")
+        print("| bare | %.1fk |" % (floor[0] / 1000))
+        print("| with the CPU meter | %.1fk |" % (floor[1] / 1000))
+        print("\ninstructions %s: blitz-arena %.1fk a move, the floor %.1fk (%.1fk with the "
+              "CPU meter)" % (name, arena / 1000, floor[0] / 1000, floor[1] / 1000))
+    else:
+        print("\n(no %s: `cargo build --release --example floor` adds the floor's count)"
+              % args.floor)
     if args.fastchess:
         cwd = tempfile.mkdtemp(prefix="cg-fastchess-", dir=work)
         pgn = os.path.join(cwd, "games.pgn")

@@ -253,7 +253,7 @@ fn wait_for(engine: &mut Engine, word: &str, limit: Duration) -> Result<(), Stri
     loop {
         // The lines already read: pass over each, stop at the one wanted.
         let mut start = 0;
-        while let Some(end) = engine.pending[start..].iter().position(|&b| b == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', &engine.pending[start..]) {
             let found = engine.pending[start..].starts_with(word.as_bytes());
             start += end + 1;
             if found {

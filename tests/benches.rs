@@ -246,6 +246,8 @@ fn the_instruction_count_names_the_parts_it_finds() {
         .arg("--fastchess")
         .arg(env!("CARGO_BIN_EXE_blitz-arena"))
         .args(["--cutechess", ""])
+        .arg("--floor")
+        .arg(floor())
         .output()
         .expect("python3 runs");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -288,6 +290,22 @@ fn the_instruction_count_names_the_parts_it_finds() {
         text.contains("instructions instant: blitz-arena / fastchess "),
         "{text}"
     );
+    // The floor replays the arena's games under callgrind, bare and with the CPU meter: each
+    // counted, each less than the arena.
+    if floor_built() {
+        for floor in [count("bare"), count("with the CPU meter")] {
+            assert!(0.0 < floor && floor < all, "{text}");
+        }
+        assert!(
+            text.contains("instructions instant: blitz-arena "),
+            "{text}"
+        );
+    } else {
+        eprintln!(
+            "no {}: the floor's count was not checked",
+            floor().display()
+        );
+    }
 }
 
 /// `benches/concurrency.py` runs a level per concurrency and prints what the arena held, or
