@@ -346,6 +346,56 @@ mod tests {
         assert!(!html.contains(r#"data-medians-ms="0.500"#), "{html}");
     }
 
+    /// When every game ended with the clocks they started with (a max-moves run of engines
+    /// that answer at once), each engine's box plot is drawn inside the chart's frame, where
+    /// it can be seen, not on the frame's right edge; and the axis reaches a tick past it.
+    #[test]
+    fn clocks_that_all_end_alike_are_drawn_inside_the_frame() {
+        let mut report = HtmlReport::new("alike", None, None);
+        let mut tally = Tally::default();
+        for game in 1..=4 {
+            let record = Builder::new(game, "alpha", "beta")
+                .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
+                .end(
+                    GameResult::Draw,
+                    Termination::MaxMoves,
+                    "",
+                    "2 moves played",
+                );
+            let row = GameRow::from_record(&record);
+            report.add(&record, &row);
+            tally.add(&record, row);
+        }
+        let html = report.render(&tally);
+        let chart = &html[html.find(r#"data-chart="time-left""#).unwrap()..];
+        let chart = &chart[..chart.find("</svg>").unwrap()];
+        let number = |text: &str, attribute: &str| -> f64 {
+            let at = text.find(&format!(" {attribute}=\"")).unwrap() + attribute.len() + 3;
+            text[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        let right = number(chart, "x") + number(chart, "width");
+        let mut boxes = 0;
+        for g in chart.split(r#"<g class="timeleft""#).skip(1) {
+            let rect = &g[g.find("<rect").unwrap()..];
+            let (x, width) = (number(rect, "x"), number(rect, "width"));
+            assert!(
+                x + width < right - 10.0,
+                "box at {x}+{width}, frame ends at {right}"
+            );
+            boxes += 1;
+        }
+        assert_eq!(boxes, 2, "{chart}");
+        let last_tick = chart
+            .split(r#"text-anchor="middle">"#)
+            .filter_map(|t| t.split('<').next()?.parse::<f64>().ok())
+            .fold(f64::MIN, f64::max);
+        let left_s = number(chart, "data-max-ms") / 1000.0;
+        assert!(
+            last_tick >= left_s,
+            "ticks end at {last_tick}, clocks at {left_s}"
+        );
+    }
+
     /// A large run's page stays small: a bounded number of game sections, whatever the run.
     #[test]
     fn a_large_run_shows_a_bounded_number_of_games() {

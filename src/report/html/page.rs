@@ -274,7 +274,11 @@ fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], name
             lo = lo.min(v[0]);
             hi = hi.max(v[v.len() - 1]);
         }
-        let mut plot = Plot::rows(900.0, names.len(), (lo, hi));
+        // A margin beyond the data, so that a clock at the range's end (every game ended with
+        // the time it started with) is drawn inside the frame, not on its edge.
+        let margin = (hi - lo) * 0.04;
+        let lo = if lo < 0.0 { lo - margin } else { lo };
+        let mut plot = Plot::rows(900.0, names.len(), (lo, hi + margin));
         for (i, name) in names.iter().enumerate() {
             let Some(v) = left.get(name) else { continue };
             let y = plot.y(names.len() as f64 - i as f64 - 0.5);
