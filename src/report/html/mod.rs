@@ -302,6 +302,30 @@ mod tests {
     use crate::event::{GameResult, Side, Termination};
     use crate::report::pgn::tests::Builder;
 
+    /// The page of a run of `records`.
+    fn page_of(name: &str, records: impl IntoIterator<Item = GameRecord>) -> String {
+        let mut report = HtmlReport::new(name, None, None);
+        let mut tally = Tally::default();
+        for record in records {
+            let row = GameRow::from_record(&record);
+            report.add(&record, &row);
+            tally.add(&record, row);
+        }
+        report.render(&tally)
+    }
+
+    /// Game `game` of alpha and beta: two moves each, then a draw at the move limit.
+    fn two_moves_each(game: u64) -> GameRecord {
+        Builder::new(game, "alpha", "beta")
+            .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
+            .end(
+                GameResult::Draw,
+                Termination::MaxMoves,
+                "",
+                "2 moves played",
+            )
+    }
+
     /// A page is rewritten once a second while it is quick to write, and no more than a
     /// twentieth of the time once it grows slow.
     #[test]
@@ -320,25 +344,13 @@ mod tests {
     /// millisecond (the axis's labels: `svg`'s tests).
     #[test]
     fn microsecond_moves_are_drawn_as_microseconds() {
-        let mut report = HtmlReport::new("quick", None, None);
-        let mut tally = Tally::default();
-        let mut record = Builder::new(1, "alpha", "beta")
-            .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
-            .end(
-                GameResult::Draw,
-                Termination::MaxMoves,
-                "",
-                "2 moves played",
-            );
+        let mut record = two_moves_each(1);
         for event in &mut record.events {
             if let crate::event::Event::Move { think_us, .. } = event {
                 *think_us = 30;
             }
         }
-        let row = GameRow::from_record(&record);
-        report.add(&record, &row);
-        tally.add(&record, row);
-        let html = report.render(&tally);
+        let html = page_of("quick", [record]);
         assert!(
             html.contains(r#"data-engine="alpha" data-medians-ms="0.028 0.028""#),
             "{html}"
@@ -351,22 +363,7 @@ mod tests {
     /// it can be seen, not on the frame's right edge; and the axis reaches a tick past it.
     #[test]
     fn clocks_that_all_end_alike_are_drawn_inside_the_frame() {
-        let mut report = HtmlReport::new("alike", None, None);
-        let mut tally = Tally::default();
-        for game in 1..=4 {
-            let record = Builder::new(game, "alpha", "beta")
-                .moves(Side::White, 0, "d2d4 d7d5 c2c4 e7e6")
-                .end(
-                    GameResult::Draw,
-                    Termination::MaxMoves,
-                    "",
-                    "2 moves played",
-                );
-            let row = GameRow::from_record(&record);
-            report.add(&record, &row);
-            tally.add(&record, row);
-        }
-        let html = report.render(&tally);
+        let html = page_of("alike", (1..=4).map(two_moves_each));
         let chart = &html[html.find(r#"data-chart="time-left""#).unwrap()..];
         let chart = &chart[..chart.find("</svg>").unwrap()];
         let number = |text: &str, attribute: &str| -> f64 {
@@ -399,23 +396,20 @@ mod tests {
     /// A large run's page stays small: a bounded number of game sections, whatever the run.
     #[test]
     fn a_large_run_shows_a_bounded_number_of_games() {
-        let mut report = HtmlReport::new("big", None, None);
-        let mut tally = Tally::default();
-        for game in 1..=2000 {
-            let record = Builder::new(game, "alpha", "beta")
-                .moves(Side::White, 100, "d2d4 d7d5 c2c4 e7e6")
-                .flag(Side::White, 300)
-                .end(
-                    GameResult::BlackWins,
-                    Termination::Flag,
-                    "FIDE A4.3",
-                    "white flag fell",
-                );
-            let row = GameRow::from_record(&record);
-            report.add(&record, &row);
-            tally.add(&record, row);
-        }
-        let html = report.render(&tally);
+        let html = page_of(
+            "big",
+            (1..=2000).map(|game| {
+                Builder::new(game, "alpha", "beta")
+                    .moves(Side::White, 100, "d2d4 d7d5 c2c4 e7e6")
+                    .flag(Side::White, 300)
+                    .end(
+                        GameResult::BlackWins,
+                        Termination::Flag,
+                        "FIDE A4.3",
+                        "white flag fell",
+                    )
+            }),
+        );
         assert_eq!(
             html.matches(r#"<section class="game""#).count(),
             MAX_SECTIONS
