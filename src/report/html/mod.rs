@@ -300,7 +300,7 @@ pub fn from_folders(
 mod tests {
     use super::*;
     use crate::event::{GameResult, Side, Termination};
-    use crate::report::pgn::tests::Builder;
+    use crate::report::pgn::tests::{flag_game, Builder};
 
     /// The page of a run of `records`.
     fn page_of(name: &str, records: impl IntoIterator<Item = GameRecord>) -> String {
@@ -396,20 +396,7 @@ mod tests {
     /// A large run's page stays small: a bounded number of game sections, whatever the run.
     #[test]
     fn a_large_run_shows_a_bounded_number_of_games() {
-        let html = page_of(
-            "big",
-            (1..=2000).map(|game| {
-                Builder::new(game, "alpha", "beta")
-                    .moves(Side::White, 100, "d2d4 d7d5 c2c4 e7e6")
-                    .flag(Side::White, 300)
-                    .end(
-                        GameResult::BlackWins,
-                        Termination::Flag,
-                        "FIDE A4.3",
-                        "white flag fell",
-                    )
-            }),
-        );
+        let html = page_of("big", (1..=2000).map(flag_game));
         assert_eq!(
             html.matches(r#"<section class="game""#).count(),
             MAX_SECTIONS
