@@ -318,3 +318,28 @@ fn check_warns_of_an_engine_that_cannot_ponder() {
     assert_eq!(text.matches("warning").count(), 1, "{text}");
     s.assert_no_engines_left();
 }
+
+/// The pondering line docs/play.md shows is what its run prints: two `minimax` engines `a`
+/// and `b` with the options the page gives. Node-limited searches make it the same every run.
+#[test]
+fn the_pondering_line_of_docs_play_is_what_its_run_prints() {
+    let page = include_str!("../docs/play.md")
+        .split_whitespace()
+        .collect::<Vec<_>>();
+    let page = page.join(" ");
+    let between = |start: &str| -> &str {
+        let from = page.find(start).unwrap_or_else(|| panic!("no {start:?}")) + start.len();
+        &page[from..from + page[from..].find('`').unwrap()]
+    };
+    let line = between("as cutechess's ponderhit rate: `");
+    let options = between("(two `minimax` engines `a` and `b`, `");
+    let s = Scratch::new("docs-ponder");
+    s.write(
+        "engines.toml",
+        "[engines.a]\nbuiltin = \"minimax\"\n[engines.b]\nbuiltin = \"minimax\"\n",
+    );
+    let mut args = vec!["gauntlet", "a", "--vs", "b", "--out", "res"];
+    args.extend(options.split(' '));
+    let out = s.run_ok(&args);
+    assert!(stdout(&out).contains(line), "{line}\n{}", stdout(&out));
+}
