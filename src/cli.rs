@@ -290,7 +290,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t)]
     pub output_format: OutputFormat,
     /// With --output-format fastchess|cutechess: the results block every N pairs (fastchess)
-    /// or games (cutechess), 0 for only at the end [default: fastchess 10, cutechess 0]
+    /// or games (cutechess), 0 for only at the end [default: 10]
     #[arg(long, value_name = "N")]
     pub rating_interval: Option<u32>,
     /// With --output-format cutechess: the `Score of` line every N games [default: 1]
