@@ -163,6 +163,37 @@ pub struct Roster {
     /// The `[run]` table (empty if absent); the command line wins over it, see
     /// [`RunTable::overlay`].
     pub run: RunTable,
+    /// Where each engine's table and UCI options are written in the file.
+    pub places: Places,
+}
+
+/// Where an engine's table and each of its UCI options are written in the roster's file, as
+/// `file:line:column`: for the mistakes found only when the engine is looked for or started
+/// (a `cmd` that is not there, an option it does not declare, a value it does not take), so
+/// that they too name their line. Empty for a roster that is not a file (compat mode's).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Places {
+    tables: BTreeMap<String, String>,
+    /// By engine and option name in lowercase (UCI option names ignore case).
+    options: BTreeMap<(String, String), String>,
+}
+
+impl Places {
+    /// The place of engine `engine`'s table (a second copy, `name#2`, is the same table's).
+    pub fn table(&self, engine: &str) -> Option<&str> {
+        self.tables.get(base_name(engine)).map(String::as_str)
+    }
+
+    /// The place of engine `engine`'s UCI option `option`.
+    pub fn option(&self, engine: &str, option: &str) -> Option<&str> {
+        let key = (base_name(engine).to_string(), option.to_ascii_lowercase());
+        self.options.get(&key).map(String::as_str)
+    }
+}
+
+/// `name` without the `#2` of a second copy of an engine in one run.
+fn base_name(engine: &str) -> &str {
+    engine.split('#').next().unwrap_or(engine)
 }
 
 impl Roster {
@@ -531,13 +562,20 @@ pub fn parse_roster(text: &str, path: &Path) -> Result<Roster, ConfigError> {
     }
 
     let mut engines = BTreeMap::new();
+    let mut places = Places::default();
     for (key, engine) in raw.engines {
         let name = key.get_ref().clone();
         check_engine_name(&name).map_err(|message| ConfigError::Invalid {
             place: at(key.span()),
             message,
         })?;
-        let config = engine_config(name.clone(), key.span(), engine.into_inner(), &folder, &at)?;
+        let engine = engine.into_inner();
+        for option in engine.options.keys() {
+            let key = (name.clone(), option.get_ref().to_ascii_lowercase());
+            places.options.insert(key, at(option.span()));
+        }
+        places.tables.insert(name.clone(), at(key.span()));
+        let config = engine_config(name.clone(), key.span(), engine, &folder, &at)?;
         engines.insert(name, config);
     }
 
@@ -545,6 +583,7 @@ pub fn parse_roster(text: &str, path: &Path) -> Result<Roster, ConfigError> {
         path: path.to_path_buf(),
         engines,
         run,
+        places,
     })
 }
 
@@ -981,6 +1020,21 @@ fn program_status(p: &Path) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The roster remembers where each engine's table and options are written, for the
+    /// mistakes found only when the engine starts; a second copy (`x#2`) is the same table.
+    #[test]
+    fn places_name_the_table_and_each_option() {
+        let text = "[engines.x]\nbuiltin = \"random\"\noptions = { Hash = 1, Seed = 2 }\n";
+        let roster = parse_roster(text, Path::new("e.toml")).unwrap();
+        let places = &roster.places;
+        assert_eq!(places.table("x"), Some("e.toml:1:10"));
+        assert_eq!(places.table("x#2"), Some("e.toml:1:10"));
+        assert_eq!(places.option("x", "hash"), Some("e.toml:3:13"));
+        assert_eq!(places.option("x#2", "SEED"), Some("e.toml:3:23"));
+        assert_eq!(places.option("x", "Threads"), None);
+        assert_eq!(places.table("y"), None);
+    }
     use crate::settings::NoticeAt;
     use std::time::Duration;
 

@@ -284,9 +284,16 @@ options = { NoSuchOption = 3 }
         args.extend_from_slice(extra);
         s.run(&args)
     };
-    assert_one_line_error(&run(&["ghost", "--out", "r1"]), "/nonexistent/engine");
+    // Found only when the engine is looked for or started, yet named by its line.
+    assert_one_line_error(
+        &run(&["ghost", "--out", "r1"]),
+        "engines.toml:4:10: engine `ghost`: /nonexistent/engine",
+    );
     assert_usage_error(&run(&["nobody", "--out", "r2"]), "random");
-    assert_one_line_error(&run(&["picky", "--out", "r3"]), "NoSuchOption");
+    assert_one_line_error(
+        &run(&["picky", "--out", "r3"]),
+        "engines.toml:8:13: engine picky has no UCI option \"NoSuchOption\"",
+    );
     assert_one_line_error(
         &run(&["random", "--out", "/proc/no/such/dir"]),
         "/proc/no/such/dir",

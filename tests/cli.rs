@@ -215,13 +215,15 @@ fn a_mistyped_value_gets_one_line_saying_what_to_write() {
     assert_one_line(
         &near,
         1,
-        &[r#"engine mm has no UCI option "Hsh": did you mean "Hash"?"#],
+        &[r#"engines.toml:3:13: engine mm has no UCI option "Hsh": did you mean "Hash"?"#],
     );
     let far = s.run(&["gauntlet", "far", "--vs", "greedy", "--games", "2"]);
     assert_one_line(
         &far,
         1,
-        &[r#"no UCI option "Contempt" (`blitz-arena check far` lists the"#],
+        &[
+            r#"engines.toml:6:13: engine far has no UCI option "Contempt" (`blitz-arena check far` lists the"#,
+        ],
     );
     if debian_engines(&["stockfish"]) {
         s.write(
@@ -229,7 +231,22 @@ fn a_mistyped_value_gets_one_line_saying_what_to_write() {
             "[engines.sf]\ncmd = \"/usr/games/stockfish\"\noptions = { Thread = 1 }\n",
         );
         let sf = s.run(&["gauntlet", "sf", "--vs", "greedy", "--games", "2"]);
-        assert_one_line(&sf, 1, &[r#"did you mean "Threads"?"#]);
+        assert_one_line(
+            &sf,
+            1,
+            &["engines.toml:3:13: ", r#"did you mean "Threads"?"#],
+        );
+        // A value the engine does not take, at its option's place.
+        s.write(
+            "engines.toml",
+            "[engines.sf]\ncmd = \"/usr/games/stockfish\"\n\noptions = { Threads = 0 }\n",
+        );
+        let sf = s.run(&["gauntlet", "sf", "--vs", "greedy", "--games", "2"]);
+        assert_one_line(
+            &sf,
+            1,
+            &[r#"engines.toml:4:13: engine sf: UCI option "Threads" cannot be "0""#],
+        );
     }
     assert!(!s.path("results").exists());
 }
@@ -696,6 +713,17 @@ fn check_and_play(s: &Scratch, good: &str, bad: &str) -> (Output, Output) {
     (check, play)
 }
 
+/// `check` said engine `bad` FAILED with `says`, led by its option's place in engines.toml.
+#[track_caller]
+fn assert_failed_at_its_line(check: &Output, bad: &str, says: &str) {
+    let text = stdout(check);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{bad}: FAILED: engines.toml:")))
+        .unwrap_or_else(|| panic!("no FAILED line with a place for {bad}:\n{text}"));
+    assert!(line.ends_with(says), "{line}");
+}
+
 #[test]
 fn uci_option_values_are_checked_against_the_declared_type_and_range() {
     let s = Scratch::new("uci-options");
@@ -734,11 +762,7 @@ options = { UCI_Chess960 = "maybe" }
         let (check, play) = check_and_play(&s, "fine", bad);
         assert_eq!(check.status.code(), Some(3), "{}", stdout(&check));
         assert!(stdout(&check).contains("fine: ok"), "{}", stdout(&check));
-        assert!(
-            stdout(&check).contains(&format!("{bad}: FAILED: {says}")),
-            "{}",
-            stdout(&check)
-        );
+        assert_failed_at_its_line(&check, bad, says);
         assert_one_line(&play, 1, &[says]);
     }
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
@@ -806,11 +830,7 @@ options = {{ "King Safety Curve" = "Cubic" }}
             "{}",
             stdout(&check)
         );
-        assert!(
-            stdout(&check).contains(&format!("{bad}: FAILED: engine {bad}: {says}")),
-            "{}",
-            stdout(&check)
-        );
+        assert_failed_at_its_line(&check, bad, &format!("engine {bad}: {says}"));
         assert_one_line(&play, 1, &[says]);
     }
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());

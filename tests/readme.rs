@@ -43,7 +43,9 @@ fn check_exits_3_when_an_engine_does_not_work() {
     let text = stdout(&out);
     assert!(text.contains("random: ok: blitz-arena random"), "{text}");
     assert!(
-        text.contains("ghost: FAILED: engine `ghost`: /nonexistent/engine not found"),
+        text.contains(
+            "ghost: FAILED: engines.toml:3:10: engine `ghost`: /nonexistent/engine not found"
+        ),
         "{text}"
     );
     // The working engine alone passes.

@@ -66,7 +66,8 @@ pub async fn check_roster(roster: &config::Roster, names: Vec<String>) -> anyhow
                 .await
                 .map_err(anyhow::Error::from),
             Err(e) => Err(e.into()),
-        };
+        }
+        .map_err(|e| roster::placed(&roster.places, e));
         let ponder = engine.ponder;
         match started {
             Ok(engine) => {

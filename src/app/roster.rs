@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::UsageError;
-use crate::config::{self, ConfigError, Roster};
+use crate::config::{self, ConfigError, Places, Roster};
+use crate::engine::EngineError;
 use crate::settings::{EngineConfig, BUILTIN_ENGINES};
 
 /// The roster read when no `--engines FILE` is given (the command line's default): the only
@@ -48,4 +49,26 @@ pub fn load(file: &Path, names: &[String]) -> anyhow::Result<Roster> {
         }
     }
     Ok(roster)
+}
+
+/// An engine's mistake found when it is looked for or started, led by the place in the
+/// roster's file of what it is about: the option, for an option the engine does not declare
+/// or a value it does not take; the engine's table, for a `cmd` or `dir` that is not there.
+/// Any other error is returned as it is.
+pub fn placed(places: &Places, error: anyhow::Error) -> anyhow::Error {
+    let place = if let Some(e) = error.downcast_ref::<EngineError>() {
+        match e {
+            EngineError::UnknownOption { name, option, .. }
+            | EngineError::BadOptionValue { name, option, .. } => places.option(name, option),
+            _ => None,
+        }
+    } else if let Some(ConfigError::Launch { engine, .. }) = error.downcast_ref() {
+        places.table(engine)
+    } else {
+        None
+    };
+    match place {
+        Some(place) => anyhow::anyhow!("{place}: {error}"),
+        None => error,
+    }
 }

@@ -10,9 +10,10 @@ use anyhow::bail;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::roster::placed;
 use super::{note, say, usage, Finish, UsageError};
 use crate::cli::RunArgs;
-use crate::config::{self, Roster, RunTable};
+use crate::config::{self, Places, Roster, RunTable};
 use crate::engine::CHESS960_OPTION;
 use crate::engine::{Engine, Timeouts};
 use crate::game::{SearchLimits, Watchers};
@@ -37,16 +38,15 @@ pub async fn tournament(
 ) -> anyhow::Result<Finish> {
     // A test hook, None in use (see `invariants::Tamper`).
     let tamper = crate::invariants::Tamper::from_env()?;
-    let (plan, out, default_name, resuming) = match &args.resume {
+    // A resumed run's engines come from its run.json: no roster file to point into.
+    let (plan, out, default_name, places) = match &args.resume {
         Some(dir) => {
             let plan = resumed_plan(format, &names, &args, dir)?;
-            (plan, dir.clone(), false, true)
+            (plan, dir.clone(), false, Places::default())
         }
-        None => {
-            let (plan, out, default_name) = new_plan(format, &names, &args)?;
-            (plan, out, default_name, false)
-        }
+        None => new_plan(format, &names, &args)?,
     };
+    let resuming = args.resume.is_some();
     let book = plan.load_book()?;
     let tablebase = open_tablebase(&plan)?;
     let mut schedule = plan.schedule(book.len());
@@ -57,7 +57,7 @@ pub async fn tournament(
     let resume_lock = resuming.then(|| FolderLock::acquire(&out)).transpose()?;
 
     let timeouts = Timeouts::default();
-    if !engines_fit(&plan, planned, timeouts, &mut cancel).await? {
+    if !engines_fit(&plan, &places, planned, timeouts, &mut cancel).await? {
         note!("interrupted while starting the engines: no game was played, nothing was written");
         return Ok(Finish::Interrupted);
     }
@@ -142,13 +142,14 @@ pub async fn tournament(
 /// False when Ctrl-C stopped it (a new run has written nothing yet).
 async fn engines_fit(
     plan: &RunPlan,
+    places: &Places,
     planned: usize,
     timeouts: Timeouts,
     cancel: &mut watch::Receiver<bool>,
 ) -> anyhow::Result<bool> {
     tournament::capacity::raise_open_files();
     tokio::select! {
-        checked = preflight(&plan.engines, timeouts) => checked?,
+        checked = preflight(&plan.engines, timeouts) => checked.map_err(|e| placed(places, e))?,
         _ = cancel.wait_for(|c| *c) => return Ok(false),
     }
     // The engines' options are checked first: a `Hash` out of its range is the engine's.
@@ -489,7 +490,7 @@ fn new_plan(
     format: Format,
     names: &[String],
     args: &RunArgs,
-) -> anyhow::Result<(RunPlan, PathBuf, bool)> {
+) -> anyhow::Result<(RunPlan, PathBuf, bool, Places)> {
     let roster = match &args.roster {
         Some(roster) => roster.clone(),
         None => super::roster::load(&args.engines, names)?,
@@ -588,7 +589,7 @@ fn new_plan(
         tablebase,
         concurrency,
     };
-    Ok((plan, out, default_name))
+    Ok((plan, out, default_name, roster.places))
 }
 
 /// A run holds at most `limits::RUN_GAMES` games.
@@ -819,7 +820,7 @@ fn players(roster: &Roster, names: &[String]) -> anyhow::Result<Vec<EngineConfig
             .engine(name)
             .map_err(|e| UsageError(e.to_string()))?
             .clone();
-        config::check_launch(&engine)?;
+        config::check_launch(&engine).map_err(|e| placed(&roster.places, e.into()))?;
         let copies = engines
             .iter()
             .filter(|e| e.name.split('#').next() == Some(name))

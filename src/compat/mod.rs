@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::RunArgs;
-use crate::config::{Roster, RunTable};
+use crate::config::{Places, Roster, RunTable};
 use crate::report::compat_console::OutputFormat;
 use crate::tournament::Format;
 use crate::vocabulary::Ruleset;
@@ -230,6 +230,7 @@ fn compliance(args: &[String], cwd: &Path) -> Result<Request, CompatError> {
         path: PathBuf::from("the command line"),
         engines: BTreeMap::from([(config.name.clone(), config)]),
         run: RunTable::default(),
+        places: Places::default(),
     })))
 }
 
@@ -310,6 +311,7 @@ fn build(mut b: Builder, cwd: &Path) -> Result<CompatRun, CompatError> {
         path: PathBuf::from("the command line"),
         engines,
         run: RunTable::default(),
+        places: Places::default(),
     });
     let format = match b.format {
         Some(format) => format,

@@ -409,9 +409,10 @@ impl Engine {
             let declared = self.options.iter().map(|o| o.name.as_str());
             let hint = match nearest(option, declared) {
                 Some(near) => format!(": did you mean {near:?}?"),
+                // A second copy of an engine in one run is `name#2`; `check` takes the name.
                 None => format!(
                     " (`blitz-arena check {}` lists the {} it declares)",
-                    self.name,
+                    self.name.split('#').next().unwrap_or(&self.name),
                     self.options.len()
                 ),
             };
