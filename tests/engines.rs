@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::{csv_rows, wait_for_games, Scratch, BIN};
 
-/// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, against
+/// Two engines that print 100,000 scored `info` lines (about 12 MB) before every move, against
 /// an engine that reports its own thinking time, two games at once: every game is played to
 /// its end, the floods are read and dropped (the record keeps the one `info` line a move
 /// needs), and no engine is charged less than it thought. All exact: the clocks are long

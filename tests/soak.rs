@@ -101,7 +101,7 @@ fn minimax_never_loses_on_time_at_three_seconds() {
     }
 }
 
-/// Two engines that print 100,000 scored `info` lines (about 9 MB) before every move, and two
+/// Two engines that print 100,000 scored `info` lines (about 12 MB) before every move, and two
 /// calm engines that think until their own clock shows 50 ms left: at twice the cores in games
 /// at once, no calm engine may lose on time, in its games against a flooder or against the
 /// other calm engine. (Before each engine's output had its own reader thread, the floods
