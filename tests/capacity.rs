@@ -97,6 +97,50 @@ fn a_concurrency_that_does_not_fit_the_open_files_is_refused_with_what_to_lower(
     no_engine_charged(&s, "r");
 }
 
+/// With so few open files that the engines cannot even start to be checked (`-n 16`), the
+/// run is refused as it is with a few more (`-n 40`): the machine's limit, exit 2, not an
+/// engine's failure; and the line's numbers add up: the limit less what is open and what the
+/// arena keeps for its own is what it says is free.
+#[test]
+fn too_few_files_to_check_the_engines_is_the_same_refusal() {
+    let s = Scratch::new("capacity-preflight");
+    for limit in ["-n 16", "-n 40"] {
+        let refused = run(&mut limited(&s, limit, &gauntlet("random", "2", "2", "r")));
+        let err = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{limit}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--concurrency 2: 4 engines at once need about"),
+            "{err}"
+        );
+        assert!(
+            err.trim_end().ends_with("not even one game at a time fits"),
+            "{err}"
+        );
+        assert!(!s.path("r").exists(), "a refused run writes nothing");
+        // The number that follows `label` in the line.
+        let after = |label: &str| -> u64 {
+            let at = err
+                .find(label)
+                .unwrap_or_else(|| panic!("no {label:?}: {err}"))
+                + label.len();
+            let digits = err[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap();
+            digits
+                .parse()
+                .unwrap_or_else(|_| panic!("no number after {label:?}: {err}"))
+        };
+        let free = after(" and ");
+        let soft = after("(ulimit -n ");
+        let open = after(&format!("(ulimit -n {soft}, "));
+        let kept = after(&format!(", {open} open, "));
+        assert_eq!(free, soft.saturating_sub(open + kept), "{err}");
+    }
+    s.assert_no_engines_left();
+}
+
 #[test]
 fn a_low_soft_limit_is_raised_to_the_hard_one() {
     if hard_limit() < 1024 {

@@ -15,7 +15,7 @@ use super::{note, say, usage, Finish, UsageError};
 use crate::cli::RunArgs;
 use crate::config::{self, Places, Roster, RunTable};
 use crate::engine::CHESS960_OPTION;
-use crate::engine::{Engine, Timeouts};
+use crate::engine::{Engine, EngineError, Timeouts};
 use crate::game::{SearchLimits, Watchers};
 use crate::inject::InjectConfig;
 use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
@@ -148,12 +148,24 @@ async fn engines_fit(
     cancel: &mut watch::Receiver<bool>,
 ) -> anyhow::Result<bool> {
     tournament::capacity::raise_open_files();
-    tokio::select! {
-        checked = preflight(&plan.engines, timeouts) => checked.map_err(|e| placed(places, e))?,
+    let checked = tokio::select! {
+        checked = preflight(&plan.engines, timeouts) => checked,
         _ = cancel.wait_for(|c| *c) => return Ok(false),
+    };
+    // The engines' options are checked first: a `Hash` out of its range is the engine's. An
+    // engine that could not start for want of the arena's own files or processes is the
+    // machine's trouble: said as the refusal that names what to lower, when the check finds it.
+    let fits = tournament::capacity::check(&plan.engines, plan.concurrency, planned);
+    if let Err(e) = checked {
+        let short = e
+            .downcast_ref::<EngineError>()
+            .is_some_and(|e| e.shortage().is_some());
+        match fits {
+            Err(line) if short => usage!("{line}"),
+            _ => return Err(placed(places, e)),
+        }
     }
-    // The engines' options are checked first: a `Hash` out of its range is the engine's.
-    if let Err(line) = tournament::capacity::check(&plan.engines, plan.concurrency, planned) {
+    if let Err(line) = fits {
         usage!("{line}");
     }
     Ok(true)

@@ -126,7 +126,9 @@ fn files(engines: &[EngineConfig]) -> Option<Budget> {
         what: "open files",
         per_engine,
         free: soft.saturating_sub(open + SPARE_FILES),
-        from: format!("ulimit -n {soft}, {open} open, {raise}"),
+        from: format!(
+            "ulimit -n {soft}, {open} open, {SPARE_FILES} kept for the arena's own, {raise}"
+        ),
     })
 }
 
@@ -162,7 +164,7 @@ fn tasks(engines: &[EngineConfig]) -> Option<Budget> {
         what: "processes and threads",
         per_engine,
         free: free.saturating_sub(SPARE_FILES),
-        from,
+        from: format!("{from}, {SPARE_FILES} kept for the arena's own"),
     })
 }
 
