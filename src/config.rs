@@ -1020,6 +1020,8 @@ fn program_status(p: &Path) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::NoticeAt;
+    use std::time::Duration;
 
     /// The roster remembers where each engine's table and options are written, for the
     /// mistakes found only when the engine starts; a second copy (`x#2`) is the same table.
@@ -1035,8 +1037,6 @@ mod tests {
         assert_eq!(places.option("x", "Threads"), None);
         assert_eq!(places.table("y"), None);
     }
-    use crate::settings::NoticeAt;
-    use std::time::Duration;
 
     fn parse(text: &str) -> Result<Roster, ConfigError> {
         parse_roster(text, Path::new("/cfg/engines.toml"))
