@@ -8,6 +8,7 @@ use crate::game::rerule::{rerule, Rerule};
 use crate::game::Watchers;
 use crate::report::Rendered;
 use crate::rules::{cite, RefereeSettings, Ruleset, Situation};
+use crate::vocabulary::IllegalKind;
 
 /// The run's options a ruling depends on: the referee's settings and the watchers.
 #[derive(Clone, Copy, Debug)]
@@ -123,8 +124,16 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
             (_, Some(Event::End { .. })) => {
                 let offender = by.other();
                 // USCF 7d: the kings-adjacent mover's claim; H20: the claimant's own flag fell
-                // before the illegal move.
-                let exempt = outcome.rule.contains("7d") || outcome.rule == "H20";
+                // before the illegal move; FIDE 7.5.2 and 5.1.1: a pawn moved to the last rank
+                // without its piece becomes a queen, and a mate that queen gives ends the game.
+                let kind = record.events[..i].iter().rev().find_map(|e| match e {
+                    Event::IllegalMove { kind, .. } => Some(*kind),
+                    _ => None,
+                });
+                let queen_mates = record.ruleset == Ruleset::Fide
+                    && kind == Some(Some(IllegalKind::NoPromotion))
+                    && outcome.termination == Termination::Checkmate;
+                let exempt = outcome.rule.contains("7d") || outcome.rule == "H20" || queen_mates;
                 if winner == Some(offender) && !exempt {
                     broken.push(format!(
                         "{} won the claim of its own illegal move",
@@ -506,6 +515,19 @@ mod tests {
         }
     }
 
+    /// A pawn moved to the last rank without its piece.
+    fn no_promotion(t_us: i64, side: Side) -> Event {
+        Event::IllegalMove {
+            t_us,
+            side,
+            uci: "h7h8".into(),
+            think_us: 1,
+            clock_us: 1,
+            reason: "h7h8: the pawn reaches the last rank but no piece is named".into(),
+            kind: Some(IllegalKind::NoPromotion),
+        }
+    }
+
     fn penalty(side: Side) -> Event {
         Event::Penalty {
             t_us: 3,
@@ -609,6 +631,35 @@ mod tests {
                 ]
                 .concat(),
                 Some("FIDE A4.2, 7.5.5: the penalty went to the offender"),
+            ),
+            // FIDE 7.5.2, 5.1.1: white's pawn sent to the last rank without its piece becomes
+            // a queen, and the queen mates: white wins at the claim, by the mate.
+            (
+                Ruleset::Fide,
+                vec![
+                    no_promotion(1, Side::White),
+                    claim(2, Side::Black, Claimable::IllegalMove),
+                    end(
+                        GameResult::WhiteWins,
+                        Termination::Checkmate,
+                        "FIDE Laws 5.1.1",
+                    ),
+                ],
+                None,
+            ),
+            // Any other illegal move that would mate is not a mate.
+            (
+                Ruleset::Fide,
+                [
+                    claimed(),
+                    vec![end(
+                        GameResult::WhiteWins,
+                        Termination::Checkmate,
+                        "FIDE Laws 5.1.1",
+                    )],
+                ]
+                .concat(),
+                Some("white won the claim of its own illegal move"),
             ),
         ];
         for (ruleset, events, expected) in cases {

@@ -128,3 +128,68 @@ fn an_unknown_tamper_hook_is_a_one_line_error() {
     let out = play(&s, "res", "house", Some("everything"));
     assert_one_line_error(&out, "BLITZ_ARENA_TEST_TAMPER=\"everything\"");
 }
+
+/// FIDE 7.5.2 and 5.1.1 end to end: black's pawn sent to h1 without its piece is an illegal
+/// move, noticed and claimed, and becomes a queen, which mates. Black wins by the mate: the
+/// run holds its invariants (an offender winning at the claim of its own illegal move is
+/// otherwise a broken ruling) and re-rules the same.
+#[test]
+fn a_pawn_without_its_piece_whose_queen_mates_wins_under_fide() {
+    let s = Scratch::new("invariants-queen-mates");
+    s.write(
+        "engines.toml",
+        r#"
+[engines.pawn]
+builtin = "script"
+args = ["--moves", "h2h1"]
+[engines.king]
+builtin = "script"
+args = ["--moves", "f1e1"]
+"#,
+    );
+    // Black to move: h2h1=Q is mate (the king on f1 has e1, e2, f2, g1 and g2, all taken).
+    s.write("mate.epd", "8/8/8/8/8/5k2/7p/5K2 b - -\n");
+    let out = s.run(&[
+        "gauntlet",
+        "king",
+        "--vs",
+        "pawn",
+        "--games",
+        "1",
+        "--tc",
+        "60+0",
+        "--ruleset",
+        "fide",
+        "--openings",
+        "mate.epd",
+        "--out",
+        "res",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("invariants: held in all 1 games"),
+        "{}",
+        stdout(&out)
+    );
+    let row = &csv_rows(&s.path("res/games.csv"))[0];
+    assert_eq!(
+        (
+            &row["white"][..],
+            &row["result"][..],
+            &row["termination"][..],
+            &row["rule"][..]
+        ),
+        ("king", "0-1", "checkmate", "FIDE Laws 5.1.1"),
+        "{row:?}"
+    );
+    let events = std::fs::read_to_string(s.path("res/events.jsonl")).unwrap();
+    assert!(events.contains(r#""kind":"no-promotion""#), "{events}");
+    assert!(events.contains(r#""what":"illegal-move""#), "{events}");
+    let again = s.run(&["adjudicate", "res", "--ruleset", "fide"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stdout(&again).contains("0 rulings differ"),
+        "{}",
+        stdout(&again)
+    );
+}

@@ -405,7 +405,8 @@ fn ruleset_rulings(ruleset: Ruleset) -> Vec<(&'static str, &'static str)> {
             (
                 NO_PIECE,
                 "an illegal move: the pawn becomes a queen, the opponent gets a minute \
-                 ({QueenPenalty}); a second illegal move loses ({NoPromotion})",
+                 ({QueenPenalty}); a second illegal move loses ({NoPromotion}); a mate the \
+                 queen gives ends the game (FIDE 5.1.1)",
             ),
             (
                 NO_MOVE,
