@@ -162,6 +162,15 @@ pub fn reconcile(
     let csv_path = dir.join(GAMES_CSV);
     let mut tally = Tally::default();
     if csv_path.symlink_metadata().is_err() {
+        // games.csv is made with the folder, before any game: a record without it was lost.
+        let events = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
+        if !events.is_empty() {
+            bail!(
+                "{}: {GAMES_CSV} is missing but {EVENTS_JSONL} holds {} games; the folder cannot be resumed (restore {GAMES_CSV}, or start a new run)",
+                dir.display(),
+                events.len()
+            );
+        }
         return Ok(Reconciled {
             tally,
             repairs: Vec::new(),
@@ -225,6 +234,17 @@ pub fn reconcile(
             return Err(e);
         }
     };
+    // Each game is written to events.jsonl, then games.pgn, then games.csv, each flushed: an
+    // interruption leaves at most one game in the events that the CSV does not list. More is
+    // a damaged games.csv, and dropping them would lose finished games.
+    let unrecorded = events.len().saturating_sub(listed);
+    if unrecorded > 1 {
+        out.abandon();
+        bail!(
+            "{}: {EVENTS_JSONL} holds {unrecorded} games that {GAMES_CSV} does not list (an interrupted run leaves at most one); {GAMES_CSV} was damaged, and the folder cannot be resumed without losing them",
+            dir.display()
+        );
+    }
     let new_pgn_len = out.finish()?;
 
     let mut repairs = Vec::new();
@@ -234,7 +254,6 @@ pub fn reconcile(
         ));
     }
     let mut event_notes = events.notes.clone();
-    let unrecorded = events.len().saturating_sub(listed);
     if unrecorded > 0 {
         event_notes.push(format!(
             "dropped {unrecorded} game{} missing from games.csv (interrupted before they were recorded; they are played again)",
@@ -354,6 +373,52 @@ mod tests {
 
     fn line(r: &GameRecord) -> String {
         serde_json::to_string(r).unwrap() + "\n"
+    }
+
+    /// An interruption leaves at most one game in events.jsonl that games.csv does not list:
+    /// a games.csv that lists fewer, or none at all, was damaged, and resuming would drop (or
+    /// play again) finished games. The folder is refused and left as it was.
+    #[test]
+    fn a_damaged_games_csv_is_refused_not_resumed_over() {
+        let dir = temp_dir("damaged-csv");
+        {
+            let mut results = ResultsDir::create(&dir).unwrap();
+            for game in 1..=4 {
+                results.append(&flag_game(game, 42)).unwrap();
+            }
+        }
+        let files = |dir: &Path| {
+            [EVENTS_JSONL, GAMES_PGN].map(|name| std::fs::read(dir.join(name)).unwrap_or_default())
+        };
+        let before = files(&dir);
+        let csv = std::fs::read_to_string(dir.join(GAMES_CSV)).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        // The header and game 1 only: games 2 to 4 would be dropped.
+        std::fs::write(dir.join(GAMES_CSV), rows[..2].join("\n") + "\n").unwrap();
+        let e = reconcile(&dir, |_| Ok(()), |_, _| ())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("events.jsonl holds 3 games that games.csv does not list"),
+            "{e}"
+        );
+        assert_eq!(files(&dir), before);
+        // One game past games.csv is an interruption: resumed, that game played again.
+        std::fs::write(dir.join(GAMES_CSV), rows[..4].join("\n") + "\n").unwrap();
+        let done = reconcile(&dir, |_| Ok(()), |_, _| ()).unwrap();
+        assert_eq!(done.tally.rows.len(), 3);
+        // No games.csv at all, with games in the events: refused too.
+        std::fs::remove_file(dir.join(GAMES_CSV)).unwrap();
+        let e = reconcile(&dir, |_| Ok(()), |_, _| ())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("games.csv is missing but events.jsonl holds 3 games"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
