@@ -212,6 +212,46 @@ fn resume_keeps_an_untampered_folder() {
     assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
 }
 
+/// A run.json edited past the ranges a new run is held to (a schedule of 2^32 games would
+/// not fit in memory; an empty book indexes nothing) is refused by every command that goes by
+/// the plan, in one line naming the field, and the folder is left as it was.
+#[test]
+fn a_run_json_past_its_ranges_is_refused_by_every_command_that_reads_it() {
+    let s = Scratch::new("plan-ranges");
+    resumable_run(&s);
+    let plan_path = s.path("out/run.json");
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).unwrap()).unwrap();
+    for (field, value, says) in [
+        (
+            "games",
+            serde_json::json!(4294967295u64),
+            "games: 4294967295 is out of range",
+        ),
+        ("book", serde_json::json!([]), "book: it holds no position"),
+        ("engines", serde_json::json!([]), "it names 0 engine(s)"),
+    ] {
+        let mut edited = plan.clone();
+        edited[field] = value;
+        std::fs::write(&plan_path, serde_json::to_string(&edited).unwrap()).unwrap();
+        let before = folder_contents(&s.path("out"));
+        for args in [
+            &["gauntlet", "instant", "--vs", "random", "--resume", "out"][..],
+            &["merge", "out", "--out", "merged"],
+            &["adjudicate", "out", "--ruleset", "fide"],
+        ] {
+            let line = refused(&run_bounded(&s, args), "run.json: not a valid run plan: ");
+            assert!(line.contains(says), "{args:?}: {line}");
+            let mut after = folder_contents(&s.path("out"));
+            after.retain(|p, _| !p.ends_with("run.lock"));
+            let mut before = before.clone();
+            before.retain(|p, _| !p.ends_with("run.lock"));
+            assert_eq!(before, after, "{args:?} left the folder as it was");
+            assert!(!s.path("merged").exists());
+        }
+    }
+}
+
 const GREEDY_DECLARER: &str = r#"
 [engines.instant]
 builtin = "instant"

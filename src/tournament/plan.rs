@@ -15,7 +15,7 @@ use crate::inject::InjectConfig;
 use crate::openings::{self, Opening};
 use crate::report::folder;
 use crate::rules::RefereeSettings;
-use crate::settings::{EngineConfig, OpeningsOrder, Shard};
+use crate::settings::{limits, EngineConfig, OpeningsOrder, Shard};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::Variant;
 
@@ -288,8 +288,63 @@ impl RunPlan {
             }
             Err(e) => bail!("{}: cannot read: {e}", path.display()),
         };
-        serde_json::from_str(&text)
-            .map_err(|e| anyhow!("{}: not a valid run plan: {e}", path.display()))
+        let plan: RunPlan = serde_json::from_str(&text)
+            .map_err(|e| anyhow!("{}: not a valid run plan: {e}", path.display()))?;
+        plan.check_limits()
+            .map_err(|why| anyhow!("{}: not a valid run plan: {why}", path.display()))?;
+        Ok(plan)
+    }
+
+    /// The plan's numbers within the ranges a new run's are held to (`settings::limits`), and
+    /// what a schedule needs (two engines, a book with a position): a run.json edited or
+    /// damaged past them would ask for a schedule larger than memory, or index nothing.
+    fn check_limits(&self) -> Result<(), String> {
+        let field = |name: &str, checked: Result<(), String>| {
+            checked.map_err(|why| format!("{name}: {why}"))
+        };
+        if self.engines.len() < 2 {
+            return Err(format!(
+                "it names {} engine(s); a run plays two or more",
+                self.engines.len()
+            ));
+        }
+        field("games", limits::GAMES.check(self.games).map(drop))?;
+        let players = self.engines.len() as u64;
+        let encounters = match self.format {
+            Format::Gauntlet => players - 1,
+            Format::RoundRobin => players * (players - 1) / 2,
+        };
+        let total = encounters.saturating_mul(u64::from(self.games));
+        if total > limits::RUN_GAMES {
+            return Err(format!(
+                "{total} games; a run holds at most {}",
+                limits::RUN_GAMES
+            ));
+        }
+        if self.book.as_ref().is_some_and(Vec::is_empty) {
+            return Err("book: it holds no position".to_string());
+        }
+        field(
+            "openings_start",
+            limits::OPENINGS_START.check(self.openings_start).map(drop),
+        )?;
+        if let Some(plies) = self.opening_plies {
+            field(
+                "opening_plies",
+                limits::OPENING_PLIES.check(plies).map(drop),
+            )?;
+        }
+        if let Some(depth) = self.book_depth {
+            field("book_depth", limits::BOOK_DEPTH.check(depth).map(drop))?;
+        }
+        field(
+            "time_margin_ms",
+            limits::TIME_MARGIN.check(self.time_margin_ms).map(drop),
+        )?;
+        field(
+            "concurrency",
+            limits::CONCURRENCY.check(self.concurrency).map(drop),
+        )
     }
 }
 
