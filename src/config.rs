@@ -526,7 +526,7 @@ struct RawEngine {
 /// Reads and validates engines.toml. Does not check that the engines' programs exist: see
 /// [`check_launch`], for the engines a run needs.
 pub fn load_roster(path: &Path) -> Result<Roster, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+    let text = crate::files::read_named_text(path).map_err(|error| ConfigError::Read {
         path: path.to_path_buf(),
         error,
     })?;

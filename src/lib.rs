@@ -12,6 +12,7 @@ pub mod console;
 pub mod decimal;
 pub mod engine;
 pub mod event;
+pub mod files;
 pub mod game;
 pub mod inject;
 pub mod invariants;

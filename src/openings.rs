@@ -182,7 +182,7 @@ impl Default for BookOptions {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, OpeningsError> {
-    std::fs::read(path).map_err(|error| OpeningsError::Read {
+    crate::files::read_named(path).map_err(|error| OpeningsError::Read {
         path: path.to_path_buf(),
         error,
     })

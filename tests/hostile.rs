@@ -102,6 +102,57 @@ fn a_fifo_in_a_results_folder_is_refused_and_never_waited_on() {
     }
 }
 
+/// A FIFO named as the roster or the opening book is refused in one line before anything
+/// starts, never waited on; a symbolic link to a plain book is followed, as a user's own file.
+#[test]
+fn a_fifo_as_the_roster_or_the_book_is_refused_and_never_waited_on() {
+    let s = Scratch::new("fifo-inputs");
+    s.write("engines.toml", ENGINES);
+    mkfifo(&s.path("book.epd"));
+    mkfifo(&s.path("fifo.toml"));
+    let book = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--openings",
+            "book.epd",
+            "--out",
+            "r",
+        ],
+    );
+    refused(&book, "book.epd: cannot read: not a plain file");
+    let roster = run_bounded(&s, &["check", "instant", "--engines", "fifo.toml"]);
+    refused(&roster, "fifo.toml: cannot read: not a plain file");
+    assert!(!s.path("r").exists());
+    s.write(
+        "real.epd",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n",
+    );
+    std::os::unix::fs::symlink(s.path("real.epd"), s.path("link.epd")).unwrap();
+    let linked = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--openings",
+            "link.epd",
+            "--games",
+            "2",
+            "--max-moves",
+            "4",
+            "--out",
+            "r",
+        ],
+    );
+    assert!(linked.status.success(), "{}", stderr(&linked));
+    s.assert_no_engines_left();
+}
+
 #[test]
 fn a_symbolic_link_in_a_results_folder_is_not_followed_and_its_target_never_shown() {
     for name in ["games.csv", "events.jsonl"] {

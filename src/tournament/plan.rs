@@ -373,7 +373,8 @@ fn opening_of(record: &OpeningRecord) -> anyhow::Result<Opening> {
 /// A short digest of a file's content (FNV-1a, 64 bits): enough to notice that an opening book
 /// changed between a run and its resumption.
 pub fn digest(path: &Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = crate::files::read_named(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         hash ^= u64::from(b);
