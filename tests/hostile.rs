@@ -393,6 +393,30 @@ fn report_refuses_a_folder_a_live_run_holds() {
     refused(&out, "in use by a running blitz-arena run");
 }
 
+/// `report --out` never replaces a run's data: a name of one of a results folder's files is
+/// refused (exit 2), and the files are as they were.
+#[test]
+fn report_never_writes_over_a_results_folders_files() {
+    let s = Scratch::new("report-out");
+    finished_run(&s, "out");
+    let before = folder_contents(&s.path("out"));
+    for name in [
+        "games.csv",
+        "events.jsonl",
+        "games.pgn",
+        "run.json",
+        "summary.csv",
+        "run.lock",
+    ] {
+        let target = format!("out/{name}");
+        let out = run_bounded(&s, &["report", "out", "--out", &target]);
+        assert_usage_error(&out, "the name of a results folder's own file");
+    }
+    assert_eq!(folder_contents(&s.path("out")), before);
+    let elsewhere = run_bounded(&s, &["report", "out", "--out", "page.html"]);
+    assert!(elsewhere.status.success(), "{}", stderr(&elsewhere));
+}
+
 #[test]
 fn stats_says_what_it_dropped_and_what_it_counted_twice() {
     let s = Scratch::new("stats-notes");

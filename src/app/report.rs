@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::{say, usage, Finish};
+use crate::report::folder;
 use crate::report::html::{self, HtmlReport, PlanView, Rerule, REPORT_HTML};
 use crate::tournament::plan::RunPlan;
 
@@ -61,6 +62,10 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
         }
     }
     let out = match (out, dirs) {
+        (Some(out), _) if out.file_name().is_some_and(folder::is_run_file_name) => usage!(
+            "--out {}: that is the name of a results folder's own file, which the report would replace; write it as report.html or another name",
+            out.display()
+        ),
         (Some(out), _) => out.to_path_buf(),
         (None, [dir]) => dir.join(REPORT_HTML),
         _ => usage!(

@@ -23,6 +23,12 @@ pub const LOCK: &str = "run.lock";
 /// nothing.
 const ARENA_FILES: [&str; 5] = [RUN_JSON, GAMES_CSV, GAMES_PGN, EVENTS_JSONL, SUMMARY_CSV];
 
+/// Whether `name` is the name of one of the files a run keeps in its folder (its lock file
+/// too): what a report written elsewhere must not be called, lest it replace a run's data.
+pub fn is_run_file_name(name: &std::ffi::OsStr) -> bool {
+    ARENA_FILES.iter().chain([&LOCK]).any(|file| name == *file)
+}
+
 /// The arena's files present in `dir` (a symbolic link by one of these names counts too).
 pub fn arena_files(dir: &Path) -> Vec<String> {
     ARENA_FILES
