@@ -32,6 +32,48 @@ pub struct EventsIndex {
     pub lines: usize,
 }
 
+/// The longest line a game's record can take: a game of 10,000 moves a side, each with its
+/// `go`, comes to a few MB. A longer line is damage, and is never held whole.
+const MAX_RECORD: usize = 64 << 20;
+
+/// Reads one line into `line` (its newline included), keeping at most `max` bytes of it: the
+/// bytes it spans, and whether it was longer than that (the rest skipped, unkept; an overlong
+/// line keeps its newline, so that a complete one is told from a torn one).
+fn read_line_within(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, bool)> {
+    let (mut n, mut overlong) = (0, false);
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok((n, overlong));
+        }
+        let (take, end) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if !overlong && line.len() + take <= max {
+            line.extend_from_slice(&buf[..take]);
+        } else {
+            overlong = true;
+            if end {
+                line.push(b'\n');
+            }
+        }
+        reader.consume(take);
+        n += take;
+        if end {
+            return Ok((n, overlong));
+        }
+    }
+}
+
 /// The fields the index reads of each line.
 #[derive(serde::Deserialize)]
 struct GameNumber {
@@ -62,14 +104,27 @@ impl EventsIndex {
         let (mut offset, mut number, mut replayed) = (0u64, 0usize, 0usize);
         loop {
             line.clear();
-            let n = reader.read_until(b'\n', &mut line).map_err(cannot)?;
+            let (n, overlong) =
+                read_line_within(&mut reader, &mut line, MAX_RECORD).map_err(cannot)?;
             if n == 0 {
                 break;
             }
             number += 1;
             let complete = line.ends_with(b"\n");
             let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            if !text.trim_ascii().is_empty() {
+            if overlong {
+                // Kept only up to the bound, never whole: a damaged tail of gigabytes without
+                // a newline costs no memory.
+                if complete {
+                    bail!(
+                        "{}: line {number} is longer than any game's record ({n} bytes, at most {MAX_RECORD})",
+                        path.display()
+                    );
+                }
+                index.notes.push(format!(
+                    "dropped a half-written last line ({n} bytes) left by an interrupted run"
+                ));
+            } else if !text.trim_ascii().is_empty() {
                 let parsed = if complete {
                     serde_json::from_slice::<GameNumber>(text).map(|g| (g.game, g.ruleset))
                 } else {
@@ -419,6 +474,37 @@ mod tests {
             "{e}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A line longer than the bound is read past, never kept whole: what it spanned, that it
+    /// was overlong, and whether it ended in a newline; the next line reads as it is.
+    #[test]
+    fn a_line_past_the_bound_is_skipped_not_held() {
+        let text = b"short\nxxxxxxxxxxxxxxxxxxxx\nnext\nyyyyyyyyyyyyyyyyyyyyyyyyyyyy";
+        let mut reader = std::io::BufReader::with_capacity(4, &text[..]);
+        let mut lines = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            let (n, overlong) = read_line_within(&mut reader, &mut line, 8).unwrap();
+            if n == 0 {
+                break;
+            }
+            // At most the bound (and a newline) is kept, and only the line's start.
+            assert!(line.len() <= 8 + 1, "{line:?}");
+            let complete = line.ends_with(b"\n");
+            let kept = line.strip_suffix(b"\n").unwrap_or(&line);
+            assert!(text.windows(kept.len()).any(|w| w == kept), "{line:?}");
+            lines.push((kept.first().copied(), n, overlong, complete));
+        }
+        assert_eq!(
+            lines,
+            [
+                (Some(b's'), 6, false, true),
+                (Some(b'x'), 21, true, true),
+                (Some(b'n'), 5, false, true),
+                (Some(b'y'), 28, true, false),
+            ]
+        );
     }
 
     #[test]
