@@ -417,6 +417,36 @@ fn report_never_writes_over_a_results_folders_files() {
     assert!(elsewhere.status.success(), "{}", stderr(&elsewhere));
 }
 
+/// `stats` and `report` count a folder whose events.jsonl was cut short from games.csv, and
+/// say so on stderr, one warning line each: what was dropped, how many games lack a record.
+#[test]
+fn stats_and_report_warn_of_an_events_jsonl_cut_short() {
+    let s = Scratch::new("events-cut");
+    finished_run(&s, "out");
+    let events = s.path("out/events.jsonl");
+    let text = std::fs::read(&events).unwrap();
+    let first = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    // The first game's record whole, the second's cut in the middle.
+    std::fs::write(&events, &text[..first + 100]).unwrap();
+    for args in [
+        &["stats", "out"][..],
+        &["report", "out", "--out", "page.html"],
+    ] {
+        let out = run_bounded(&s, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("events.jsonl: dropped a half-written last line (100 bytes)"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("3 of the 4 games of games.csv have no record here"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn stats_says_what_it_dropped_and_what_it_counted_twice() {
     let s = Scratch::new("stats-notes");

@@ -626,7 +626,8 @@ fn measure_report_generation() {
     };
     let dirs = [std::path::PathBuf::from(dir)];
     let start = std::time::Instant::now();
-    let (mut report, tally) = blitz_arena::report::html::from_folders(&dirs, None, None).unwrap();
+    let (mut report, tally, _) =
+        blitz_arena::report::html::from_folders(&dirs, None, None).unwrap();
     let read = start.elapsed();
     let start = std::time::Instant::now();
     let rounds = 10;

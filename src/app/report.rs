@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-use super::{say, usage, Finish};
+use super::{note, say, usage, Finish};
 use crate::report::folder;
 use crate::report::html::{self, HtmlReport, PlanView, Rerule, REPORT_HTML};
 use crate::tournament::plan::RunPlan;
@@ -75,7 +75,10 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
     };
     let plan = RunPlan::load(&dirs[0]).ok();
     let view = plan.as_ref().map(plan_view);
-    let (mut report, tally) = html::from_folders(dirs, view, Some(rerule_with(plan)))?;
+    let (mut report, tally, warnings) = html::from_folders(dirs, view, Some(rerule_with(plan)))?;
+    for warning in warnings {
+        note!("warning: {warning}");
+    }
     if tally.rows.is_empty() {
         bail!(
             "no games in {}",

@@ -88,18 +88,21 @@ fn read_results(path: &Path) -> anyhow::Result<(Tally, bool)> {
     }
     let index = EventsIndex::scan(&events)?;
     let mut tally = Tally::default();
-    let mut complete = true;
+    let (listed, mut missing) = (rows.len(), 0);
     for row in rows {
         match index.record(row.game)? {
             Some(record) if row.result.is_some() => tally.add(&record, row),
             Some(_) => tally.rows.push(row),
             None => {
-                complete = false;
+                missing += 1;
                 tally.rows.push(row);
             }
         }
     }
-    Ok((tally, complete))
+    if let Some(damage) = index.damage(listed, missing) {
+        note!("warning: {}: {damage}", path.display());
+    }
+    Ok((tally, missing == 0))
 }
 
 /// Says what a `games.csv` held that is not counted as read: a torn last line (dropped) and

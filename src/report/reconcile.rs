@@ -163,6 +163,19 @@ impl EventsIndex {
         Ok(index)
     }
 
+    /// What a reader that counts the folder's games as they are (`stats`, `report`) should
+    /// warn of, in one line: what the index left out, and how many of the `listed` games of
+    /// `games.csv` it holds no record of (`missing`). `None` when there is nothing to say.
+    pub fn damage(&self, listed: usize, missing: usize) -> Option<String> {
+        let mut said = self.notes.clone();
+        if missing > 0 {
+            said.push(format!(
+                "{missing} of the {listed} games of {GAMES_CSV} have no record here; they are counted from {GAMES_CSV} alone"
+            ));
+        }
+        (!said.is_empty()).then(|| format!("{EVENTS_JSONL}: {}", said.join("; ")))
+    }
+
     /// Games indexed.
     pub fn len(&self) -> usize {
         self.at.len()

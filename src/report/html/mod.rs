@@ -28,7 +28,7 @@ use anyhow::anyhow;
 
 use self::tally::{add_move_times, MoveTimes, Series};
 use super::csv::{read_rows_reporting, GameRow};
-use super::folder::{tmp_path, EVENTS_JSONL};
+use super::folder::{tmp_path, EVENTS_JSONL, GAMES_CSV};
 use super::{EventsIndex, Sprt, Tally};
 use crate::event::{BySide, GameRecord};
 use crate::vocabulary::Ruleset;
@@ -253,11 +253,13 @@ fn title_of(dirs: &[PathBuf]) -> String {
 /// The report of the results folders `dirs` (a run, or the shards of one), read from their
 /// files: `games.csv` decides which games count, `events.jsonl` gives their records; `plan` is
 /// the view of the run's plan (of the first folder's `run.json`, when there is one).
+/// The third value holds a warning line for each folder whose files were damaged (a torn
+/// line, records missing), as `stats` warns of them.
 pub fn from_folders(
     dirs: &[PathBuf],
     plan: Option<PlanView>,
     rerule: Option<Rerule>,
-) -> anyhow::Result<(HtmlReport, Tally)> {
+) -> anyhow::Result<(HtmlReport, Tally, Vec<String>)> {
     let mut report = match plan {
         Some(plan) => HtmlReport::for_plan(plan, &dirs[0]),
         None => HtmlReport::new("", None, None),
@@ -265,8 +267,17 @@ pub fn from_folders(
     report.title = title_of(dirs);
     report.rerule = rerule;
     let mut tally = Tally::default();
+    let mut warnings = Vec::new();
     for dir in dirs {
-        let (rows, _) = read_rows_reporting(dir)?;
+        let (rows, torn) = read_rows_reporting(dir)?;
+        if torn > 0 {
+            warnings.push(format!(
+                "{}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
+                dir.display()
+            ));
+        }
+        let listed = rows.len();
+        let mut missing = 0;
         let events = dir.join(EVENTS_JSONL);
         // A link by that name, even one to nothing, is refused by the scan, never taken for a
         // missing file (`exists` would follow it).
@@ -287,13 +298,17 @@ pub fn from_folders(
                     tally.add(&record, row);
                 }
                 None => {
+                    missing += usize::from(index.is_some());
                     report.add_row(&row);
                     tally.rows.push(row);
                 }
             }
         }
+        if let Some(damage) = index.and_then(|i| i.damage(listed, missing)) {
+            warnings.push(format!("{}: {damage}", dir.display()));
+        }
     }
-    Ok((report, tally))
+    Ok((report, tally, warnings))
 }
 
 #[cfg(test)]
