@@ -418,9 +418,10 @@ fn report_never_writes_over_a_results_folders_files() {
 }
 
 /// `stats` and `report` count a folder whose events.jsonl was cut short from games.csv, and
-/// say so on stderr, one warning line each: what was dropped, how many games lack a record.
+/// say so on stderr, one warning line each: what was dropped, how many games lack a record;
+/// and a folder whose run.json is no plan without it, saying so.
 #[test]
-fn stats_and_report_warn_of_an_events_jsonl_cut_short() {
+fn stats_and_report_warn_of_an_events_jsonl_cut_short_and_a_run_json_that_is_no_plan() {
     let s = Scratch::new("events-cut");
     finished_run(&s, "out");
     let events = s.path("out/events.jsonl");
@@ -443,6 +444,21 @@ fn stats_and_report_warn_of_an_events_jsonl_cut_short() {
         assert!(
             err.contains("3 of the 4 games of games.csv have no record here"),
             "{err}"
+        );
+    }
+    // A run.json that is no plan: the games are counted without it, and that is said.
+    std::fs::write(s.path("out/run.json"), "{}").unwrap();
+    for args in [
+        &["stats", "out"][..],
+        &["report", "out", "--out", "page.html"],
+    ] {
+        let out = run_bounded(&s, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("run.json: not a valid run plan: ")
+                && err.contains("; counted without it"),
+            "{args:?}: {err}"
         );
     }
 }

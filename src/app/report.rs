@@ -8,7 +8,7 @@ use anyhow::bail;
 use super::{note, say, usage, Finish};
 use crate::report::folder;
 use crate::report::html::{self, HtmlReport, PlanView, Rerule, REPORT_HTML};
-use crate::tournament::plan::RunPlan;
+use crate::tournament::plan::{RunPlan, RUN_JSON};
 
 /// What the report shows of `plan`.
 pub fn plan_view(plan: &RunPlan) -> PlanView {
@@ -43,6 +43,22 @@ pub fn run_report(plan: &RunPlan, dir: &Path) -> HtmlReport {
     HtmlReport::for_plan(plan_view(plan), dir).with_rerule(rerule_with(Some(plan.clone())))
 }
 
+/// The plan of the results folder `dir`, for the commands that count its games without
+/// needing it (`report`, `stats`): none if it has no `run.json`, and none with a warning line
+/// if its `run.json` cannot be read as a plan (damaged or edited past its ranges).
+pub(super) fn plan_or_warn(dir: &Path) -> Option<RunPlan> {
+    if !dir.is_dir() || dir.join(RUN_JSON).symlink_metadata().is_err() {
+        return None;
+    }
+    match RunPlan::load(dir) {
+        Ok(plan) => Some(plan),
+        Err(e) => {
+            note!("warning: {e:#}; counted without it");
+            None
+        }
+    }
+}
+
 /// `report DIR... [--out FILE]`.
 pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
     for dir in dirs {
@@ -73,7 +89,7 @@ pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
             dirs.len()
         ),
     };
-    let plan = RunPlan::load(&dirs[0]).ok();
+    let plan = plan_or_warn(&dirs[0]);
     let view = plan.as_ref().map(plan_view);
     let (mut report, tally, warnings) = html::from_folders(dirs, view, Some(rerule_with(plan)))?;
     for warning in warnings {

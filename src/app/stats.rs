@@ -22,9 +22,7 @@ pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
         let (part, complete) = read_results(path)?;
         // The run's plan, when there is one: for the order of the engines, the SPRT, and to say
         // which rows are none of its games.
-        let plan = (path.is_dir() && path.join(RUN_JSON).symlink_metadata().is_ok())
-            .then(|| RunPlan::load(path).ok())
-            .flatten();
+        let plan = super::report_html::plan_or_warn(path);
         if let Some(plan) = &plan {
             warn_out_of_plan(path, plan, &part.rows);
         }
