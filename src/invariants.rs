@@ -3,7 +3,7 @@
 //! faults were ruled as the rules say.
 
 use crate::engine::Shortage;
-use crate::event::{Claimable, Event, Fault, GameRecord, Side, Termination};
+use crate::event::{Claimable, Event, Fault, GameRecord, Outcome, Side, Termination};
 use crate::game::rerule::{rerule, Rerule};
 use crate::game::Watchers;
 use crate::report::Rendered;
@@ -90,66 +90,7 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
         }
     }
 
-    // 3. Every noticed illegal move is ruled per the ruleset: the claim ends the game (FIDE:
-    //    a penalty the first time), and the offender does not win it (but under USCF 7d and
-    //    H20).
-    let mut claimed = None;
-    for (i, event) in record.events.iter().enumerate() {
-        if let Event::Claim {
-            by,
-            what: Claimable::IllegalMove,
-            ..
-        } = event
-        {
-            claimed = Some((i, *by));
-        }
-    }
-    if let Some((i, by)) = claimed {
-        let next = record.events[i + 1..].iter().find(|e| {
-            !matches!(
-                e,
-                Event::Notice { .. }
-                    | Event::Injected { .. }
-                    | Event::EngineFault { .. }
-                    // The opponent's engine stopped pondering as the game ended.
-                    | Event::Ponder { .. }
-                    | Event::PonderStopped { .. }
-            )
-        });
-        match (record.ruleset, next) {
-            (Ruleset::Fide, Some(Event::Penalty { side, .. })) if *side == by => {}
-            (Ruleset::Fide, Some(Event::Penalty { .. })) => {
-                broken.push("FIDE A4.2, 7.5.5: the penalty went to the offender".to_string());
-            }
-            (_, Some(Event::End { .. })) => {
-                let offender = by.other();
-                // USCF 7d: the kings-adjacent mover's claim; H20: the claimant's own flag fell
-                // before the illegal move; FIDE 7.5.2 and 5.1.1: a pawn moved to the last rank
-                // without its piece becomes a queen, and a mate that queen gives ends the game.
-                let kind = record.events[..i].iter().rev().find_map(|e| match e {
-                    Event::IllegalMove { kind, .. } => Some(*kind),
-                    _ => None,
-                });
-                let queen_mates = record.ruleset == Ruleset::Fide
-                    && kind == Some(Some(IllegalKind::NoPromotion))
-                    && outcome.termination == Termination::Checkmate;
-                let exempt = outcome.rule.contains("7d") || outcome.rule == "H20" || queen_mates;
-                if winner == Some(offender) && !exempt {
-                    broken.push(format!(
-                        "{} won the claim of its own illegal move",
-                        offender.name()
-                    ));
-                }
-            }
-            (_, other) => broken.push(format!(
-                "a noticed illegal move was not ruled at its claim (next: {})",
-                other.map_or("nothing".to_string(), |e| format!("{e:?}")
-                    .chars()
-                    .take(60)
-                    .collect())
-            )),
-        }
-    }
+    broken.extend(illegal_claim_ruled_otherwise(record, &outcome));
 
     // 4. The CSV row and the PGN as written agree with the event record on the result.
     if written.row.result != Some(outcome.result) {
@@ -167,6 +108,67 @@ fn ruled(record: &GameRecord, written: &Rendered) -> Vec<String> {
         ));
     }
     broken
+}
+
+/// Invariant 3: every noticed illegal move is ruled per the ruleset: the claim ends the game
+/// (FIDE: a penalty the first time), and the offender does not win it (but under USCF 7d and
+/// H20, and under FIDE a queen made of a pawn without its piece that mates). What broke, if
+/// anything.
+fn illegal_claim_ruled_otherwise(record: &GameRecord, outcome: &Outcome<'_>) -> Option<String> {
+    // The last claim of an illegal move: the one the game's ending answers.
+    let (i, by) = record
+        .events
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, event)| match event {
+            Event::Claim {
+                by,
+                what: Claimable::IllegalMove,
+                ..
+            } => Some((i, *by)),
+            _ => None,
+        })?;
+    let next = record.events[i + 1..].iter().find(|e| {
+        !matches!(
+            e,
+            Event::Notice { .. }
+                | Event::Injected { .. }
+                | Event::EngineFault { .. }
+                // The opponent's engine stopped pondering as the game ended.
+                | Event::Ponder { .. }
+                | Event::PonderStopped { .. }
+        )
+    });
+    match (record.ruleset, next) {
+        (Ruleset::Fide, Some(Event::Penalty { side, .. })) if *side == by => None,
+        (Ruleset::Fide, Some(Event::Penalty { .. })) => {
+            Some("FIDE A4.2, 7.5.5: the penalty went to the offender".to_string())
+        }
+        (_, Some(Event::End { .. })) => {
+            let offender = by.other();
+            // USCF 7d: the kings-adjacent mover's claim; H20: the claimant's own flag fell
+            // before the illegal move; FIDE 7.5.2 and 5.1.1: a pawn moved to the last rank
+            // without its piece becomes a queen, and a mate that queen gives ends the game.
+            let kind = record.events[..i].iter().rev().find_map(|e| match e {
+                Event::IllegalMove { kind, .. } => Some(*kind),
+                _ => None,
+            });
+            let queen_mates = record.ruleset == Ruleset::Fide
+                && kind == Some(Some(IllegalKind::NoPromotion))
+                && outcome.termination == Termination::Checkmate;
+            let exempt = outcome.rule.contains("7d") || outcome.rule == "H20" || queen_mates;
+            (outcome.result.winner() == Some(offender) && !exempt)
+                .then(|| format!("{} won the claim of its own illegal move", offender.name()))
+        }
+        (_, other) => Some(format!(
+            "a noticed illegal move was not ruled at its claim (next: {})",
+            other.map_or("nothing".to_string(), |e| format!("{e:?}")
+                .chars()
+                .take(60)
+                .collect())
+        )),
+    }
 }
 
 /// Why the game's ending is neither a rule of its ruleset nor an option the user gave.
