@@ -110,20 +110,15 @@ fn a_fifo_as_the_roster_or_the_book_is_refused_and_never_waited_on() {
     s.write("engines.toml", ENGINES);
     mkfifo(&s.path("book.epd"));
     mkfifo(&s.path("fifo.toml"));
-    let book = run_bounded(
-        &s,
-        &[
-            "gauntlet",
-            "instant",
-            "--vs",
-            "random",
-            "--openings",
-            "book.epd",
-            "--out",
-            "r",
-        ],
+    let with_book = |book: &str| {
+        let args = ["gauntlet", "instant", "--vs", "random", "--openings", book];
+        let rest = ["--games", "2", "--max-moves", "4", "--out", "r"];
+        run_bounded(&s, &[&args[..], &rest[..]].concat())
+    };
+    refused(
+        &with_book("book.epd"),
+        "book.epd: cannot read: not a plain file",
     );
-    refused(&book, "book.epd: cannot read: not a plain file");
     let roster = run_bounded(&s, &["check", "instant", "--engines", "fifo.toml"]);
     refused(&roster, "fifo.toml: cannot read: not a plain file");
     assert!(!s.path("r").exists());
@@ -132,23 +127,7 @@ fn a_fifo_as_the_roster_or_the_book_is_refused_and_never_waited_on() {
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n",
     );
     std::os::unix::fs::symlink(s.path("real.epd"), s.path("link.epd")).unwrap();
-    let linked = run_bounded(
-        &s,
-        &[
-            "gauntlet",
-            "instant",
-            "--vs",
-            "random",
-            "--openings",
-            "link.epd",
-            "--games",
-            "2",
-            "--max-moves",
-            "4",
-            "--out",
-            "r",
-        ],
-    );
+    let linked = with_book("link.epd");
     assert!(linked.status.success(), "{}", stderr(&linked));
     s.assert_no_engines_left();
 }
@@ -424,41 +403,44 @@ fn report_never_writes_over_a_results_folders_files() {
 fn stats_and_report_warn_of_an_events_jsonl_cut_short_and_a_run_json_that_is_no_plan() {
     let s = Scratch::new("events-cut");
     finished_run(&s, "out");
+    // `stats` and `report` of the folder, each run to its end and asked for its warning line.
+    let warned = || {
+        [
+            &["stats", "out"][..],
+            &["report", "out", "--out", "page.html"],
+        ]
+        .map(|args| {
+            let out = run_bounded(&s, args);
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+            err
+        })
+    };
     let events = s.path("out/events.jsonl");
     let text = std::fs::read(&events).unwrap();
     let first = text.iter().position(|&b| b == b'\n').unwrap() + 1;
     // The first game's record whole, the second's cut in the middle.
     std::fs::write(&events, &text[..first + 100]).unwrap();
-    for args in [
-        &["stats", "out"][..],
-        &["report", "out", "--out", "page.html"],
-    ] {
-        let out = run_bounded(&s, args);
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        let err = stderr(&out);
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for err in warned() {
         assert!(
             err.contains("events.jsonl: dropped a half-written last line (100 bytes)"),
-            "{args:?}: {err}"
+            "{err}"
         );
         assert!(
             err.contains("3 of the 4 games of games.csv have no record here"),
             "{err}"
         );
     }
-    // A run.json that is no plan: the games are counted without it, and that is said.
+    // A run.json that is no plan, the events whole again: the games are counted without the
+    // plan, and that is said.
+    std::fs::write(&events, &text).unwrap();
     std::fs::write(s.path("out/run.json"), "{}").unwrap();
-    for args in [
-        &["stats", "out"][..],
-        &["report", "out", "--out", "page.html"],
-    ] {
-        let out = run_bounded(&s, args);
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        let err = stderr(&out);
+    for err in warned() {
         assert!(
             err.contains("run.json: not a valid run plan: ")
                 && err.contains("; counted without it"),
-            "{args:?}: {err}"
+            "{err}"
         );
     }
 }
