@@ -606,10 +606,7 @@ fn new_plan(
 
 /// A run holds at most `limits::RUN_GAMES` games.
 fn check_run_games(format: Format, engines: usize, games: u32) -> anyhow::Result<()> {
-    let encounters = match format {
-        Format::Gauntlet => engines - 1,
-        Format::RoundRobin => engines * (engines - 1) / 2,
-    } as u64;
+    let encounters = format.encounters(engines as u64);
     let total = encounters * u64::from(games);
     if total > limits::RUN_GAMES {
         usage!(

@@ -299,21 +299,24 @@ impl RunPlan {
     /// what a schedule needs (two engines, a book with a position): a run.json edited or
     /// damaged past them would ask for a schedule larger than memory, or index nothing.
     fn check_limits(&self) -> Result<(), String> {
-        let field = |name: &str, checked: Result<(), String>| {
-            checked.map_err(|why| format!("{name}: {why}"))
-        };
+        /// `v` within `limit`, else why, named by the option.
+        fn within<T>(limit: limits::Limit<T>, v: T) -> Result<(), String>
+        where
+            T: Copy + PartialOrd + std::fmt::Display + std::str::FromStr,
+        {
+            limit
+                .check(v)
+                .map(drop)
+                .map_err(|why| format!("{}: {why}", limit.option))
+        }
         if self.engines.len() < 2 {
             return Err(format!(
                 "it names {} engine(s); a run plays two or more",
                 self.engines.len()
             ));
         }
-        field("games", limits::GAMES.check(self.games).map(drop))?;
-        let players = self.engines.len() as u64;
-        let encounters = match self.format {
-            Format::Gauntlet => players - 1,
-            Format::RoundRobin => players * (players - 1) / 2,
-        };
+        within(limits::GAMES, self.games)?;
+        let encounters = self.format.encounters(self.engines.len() as u64);
         let total = encounters.saturating_mul(u64::from(self.games));
         if total > limits::RUN_GAMES {
             return Err(format!(
@@ -324,27 +327,15 @@ impl RunPlan {
         if self.book.as_ref().is_some_and(Vec::is_empty) {
             return Err("book: it holds no position".to_string());
         }
-        field(
-            "openings_start",
-            limits::OPENINGS_START.check(self.openings_start).map(drop),
-        )?;
+        within(limits::OPENINGS_START, self.openings_start)?;
         if let Some(plies) = self.opening_plies {
-            field(
-                "opening_plies",
-                limits::OPENING_PLIES.check(plies).map(drop),
-            )?;
+            within(limits::OPENING_PLIES, plies)?;
         }
         if let Some(depth) = self.book_depth {
-            field("book_depth", limits::BOOK_DEPTH.check(depth).map(drop))?;
+            within(limits::BOOK_DEPTH, depth)?;
         }
-        field(
-            "time_margin_ms",
-            limits::TIME_MARGIN.check(self.time_margin_ms).map(drop),
-        )?;
-        field(
-            "concurrency",
-            limits::CONCURRENCY.check(self.concurrency).map(drop),
-        )
+        within(limits::TIME_MARGIN, self.time_margin_ms)?;
+        within(limits::CONCURRENCY, self.concurrency)
     }
 }
 

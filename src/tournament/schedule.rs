@@ -32,6 +32,15 @@ pub enum Format {
 }
 
 impl Format {
+    /// The encounters `players` players make: the first against each other one (gauntlet),
+    /// or every pair (round robin).
+    pub fn encounters(self, players: u64) -> u64 {
+        match self {
+            Format::Gauntlet => players.saturating_sub(1),
+            Format::RoundRobin => players * players.saturating_sub(1) / 2,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Gauntlet => "gauntlet",
