@@ -40,8 +40,8 @@ use crate::report::Sprt;
 use crate::rules::{DrawAdjudication, ResignAdjudication, Ruleset};
 use crate::settings::limits::{self, Limit};
 use crate::settings::{
-    ClaimDraws, EngineConfig, FlagNoticeAfter, IllegalNoticeAfter, Launch, MsRange, OpeningsOrder,
-    Shard, BUILTIN_ENGINES,
+    defined_name, ClaimDraws, EngineConfig, FlagNoticeAfter, IllegalNoticeAfter, Launch, MsRange,
+    OpeningsOrder, Shard, BUILTIN_ENGINES,
 };
 use crate::tablebase::TbPaths;
 use crate::timecontrol::TimeControl;
@@ -181,19 +181,17 @@ pub struct Places {
 impl Places {
     /// The place of engine `engine`'s table (a second copy, `name#2`, is the same table's).
     pub fn table(&self, engine: &str) -> Option<&str> {
-        self.tables.get(base_name(engine)).map(String::as_str)
+        self.tables.get(defined_name(engine)).map(String::as_str)
     }
 
     /// The place of engine `engine`'s UCI option `option`.
     pub fn option(&self, engine: &str, option: &str) -> Option<&str> {
-        let key = (base_name(engine).to_string(), option.to_ascii_lowercase());
+        let key = (
+            defined_name(engine).to_string(),
+            option.to_ascii_lowercase(),
+        );
         self.options.get(&key).map(String::as_str)
     }
-}
-
-/// `name` without the `#2` of a second copy of an engine in one run.
-fn base_name(engine: &str) -> &str {
-    engine.split('#').next().unwrap_or(engine)
 }
 
 impl Roster {

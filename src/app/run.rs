@@ -22,7 +22,7 @@ use crate::report::{self, folder, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::rules::illegal::IllegalKind;
 use crate::rules::{Adjudication, RefereeSettings};
 use crate::settings::limits;
-use crate::settings::{ClaimDraws, EngineConfig, OpeningsOrder, Shard};
+use crate::settings::{defined_name, ClaimDraws, EngineConfig, OpeningsOrder, Shard};
 use crate::tablebase::{TablebaseSpec, Tablebases, TbPaths};
 use crate::timecontrol::TimeControl;
 use crate::tournament::plan::{self, RunPlan, RUN_JSON};
@@ -719,11 +719,7 @@ fn resumed_plan(
             format.as_str()
         );
     }
-    let planned: Vec<&str> = plan
-        .engines
-        .iter()
-        .map(|e| e.name.split('#').next().unwrap_or(""))
-        .collect();
+    let planned: Vec<&str> = plan.engines.iter().map(|e| defined_name(&e.name)).collect();
     if planned != names.iter().map(String::as_str).collect::<Vec<_>>() {
         bail!(
             "{} was played by {}; resume it with the same engines",
@@ -832,7 +828,7 @@ fn players(roster: &Roster, names: &[String]) -> anyhow::Result<Vec<EngineConfig
         config::check_launch(&engine).map_err(|e| placed(&roster.places, e.into()))?;
         let copies = engines
             .iter()
-            .filter(|e| e.name.split('#').next() == Some(name))
+            .filter(|e| defined_name(&e.name) == name)
             .count();
         if copies > 0 {
             engine.name = format!("{name}#{}", copies + 1);

@@ -21,7 +21,7 @@ use std::time::Duration;
 use tokio::time::{sleep_until, Instant};
 
 use crate::event::SearchInfo;
-use crate::settings::{EngineConfig, Launch};
+use crate::settings::{defined_name, EngineConfig, Launch};
 pub use lines::MAX_LINE;
 pub use pipes::{read_on_this_thread, settle as settle_pipes, watched as engines_watched};
 use process::Line;
@@ -409,10 +409,10 @@ impl Engine {
             let declared = self.options.iter().map(|o| o.name.as_str());
             let hint = match nearest(option, declared) {
                 Some(near) => format!(": did you mean {near:?}?"),
-                // A second copy of an engine in one run is `name#2`; `check` takes the name.
+                // `check` takes the name the engine is defined under, not a copy's `NAME#2`.
                 None => format!(
                     " (`blitz-arena check {}` lists the {} it declares)",
-                    self.name.split('#').next().unwrap_or(&self.name),
+                    defined_name(&self.name),
                     self.options.len()
                 ),
             };

@@ -12,6 +12,12 @@ use crate::timecontrol::TimeControl;
 pub const BUILTIN_ENGINES: &[&str] =
     &["random", "instant", "greedy", "minimax", "faulty", "script"];
 
+/// The name engine `name` is defined under: a run that plays one engine more than once names
+/// its later copies `NAME#2`, `NAME#3`, ... (`app::run`'s players), and this is `NAME` for each.
+pub fn defined_name(name: &str) -> &str {
+    name.split('#').next().unwrap_or(name)
+}
+
 /// How an engine process is started.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

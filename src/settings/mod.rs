@@ -12,7 +12,7 @@ pub mod limits;
 pub mod schedule;
 pub mod watchers;
 
-pub use engine::{control_character, EngineConfig, Launch, BUILTIN_ENGINES};
+pub use engine::{control_character, defined_name, EngineConfig, Launch, BUILTIN_ENGINES};
 pub use injection::MsRange;
 pub use limits::Limit;
 pub use schedule::{OpeningsOrder, Shard};
