@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::{note, say, Finish};
-use crate::report::csv::read_rows_reporting;
+use crate::report::csv::{read_rows_reporting, torn_warning};
 use crate::report::{folder, EventsIndex, FolderLock, ResultsDir, Sprt, Summary, Tally};
 use crate::report::{EVENTS_JSONL, GAMES_CSV};
 use crate::tournament::plan::RunPlan;
@@ -133,19 +133,13 @@ fn index_games(dirs: &[PathBuf]) -> anyhow::Result<Sources> {
     let mut origin: HashMap<u64, usize> = HashMap::new();
     for (k, dir) in dirs.iter().enumerate() {
         let (rows, torn) = read_rows_reporting(dir)?;
-        if torn > 0 {
-            note!(
-                "warning: {}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
-                dir.display()
-            );
+        if let Some(warning) = torn_warning(dir, torn) {
+            note!("warning: {warning}");
         }
         let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
-        if !index.notes.is_empty() {
-            note!(
-                "warning: {}: {EVENTS_JSONL}: {}",
-                dir.display(),
-                index.notes.join("; ")
-            );
+        // Each game's record is looked for as it is copied: none is missing yet.
+        if let Some(damage) = index.damage(rows.len(), 0) {
+            note!("warning: {}: {damage}", dir.display());
         }
         for row in rows {
             if let Some(other) = origin.insert(row.game, k) {

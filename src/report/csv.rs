@@ -310,6 +310,17 @@ pub fn read_rows(path: &Path) -> anyhow::Result<Vec<GameRow>> {
     Ok(read_rows_reporting(path)?.0)
 }
 
+/// What a reader of the results folder `dir` says when [`read_rows_reporting`] dropped a torn
+/// last line of its `games.csv` (`torn` bytes); `None` when it dropped nothing.
+pub fn torn_warning(dir: &Path, torn: u64) -> Option<String> {
+    (torn > 0).then(|| {
+        format!(
+            "{}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
+            dir.display()
+        )
+    })
+}
+
 /// [`read_rows`], and the length in bytes of the torn last line it dropped (0 if none). The
 /// file is streamed: only the rows are kept.
 pub fn read_rows_reporting(path: &Path) -> anyhow::Result<(Vec<GameRow>, u64)> {

@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 
 use self::tally::{add_move_times, MoveTimes, Series};
-use super::csv::{read_rows_reporting, GameRow};
-use super::folder::{tmp_path, EVENTS_JSONL, GAMES_CSV};
+use super::csv::{read_rows_reporting, torn_warning, GameRow};
+use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
 use crate::event::{BySide, GameRecord};
 use crate::vocabulary::Ruleset;
@@ -270,12 +270,7 @@ pub fn from_folders(
     let mut warnings = Vec::new();
     for dir in dirs {
         let (rows, torn) = read_rows_reporting(dir)?;
-        if torn > 0 {
-            warnings.push(format!(
-                "{}: {GAMES_CSV}: left out a half-written last line ({torn} bytes)",
-                dir.display()
-            ));
-        }
+        warnings.extend(torn_warning(dir, torn));
         let listed = rows.len();
         let mut missing = 0;
         let events = dir.join(EVENTS_JSONL);
