@@ -530,9 +530,11 @@ def instructions(args, work):
 def count_instructions(args, work, name, title, engines, tc, games, nodes):
     toml = write_toml(work, "cg-" + name, engines)
     runs = []  # a run's (plies, instructions a move in all, {function: instructions a move})
+    outs = []  # each run's results folder
     for run in range(args.cg_runs):
         label = "cg-%s-arena" % name + ("-%d" % (run + 1) if args.cg_runs > 1 else "")
         out = os.path.join(work, label)
+        outs.append(out)
         argv = [args.arena, "gauntlet", engines[0][0], "--vs", engines[1][0], "--engines", toml,
                 "--tc", arena_tc(tc), "--games", str(games), "--concurrency", "1",
                 "--openings", args.book, "--openings-order", "sequential", "--seed", "1",
@@ -565,8 +567,7 @@ def count_instructions(args, work, name, title, engines, tc, games, nodes):
         print("| %s | %.1fk |" % (label.replace("  ", "&nbsp;&nbsp;"), part / 1000))
     if os.path.exists(args.floor):
         # The floor on the first run's games: what any manager spends a move in user space.
-        games_file = floor_games(os.path.join(work, "cg-%s-arena" % name + (
-            "-1" if args.cg_runs > 1 else "")), os.path.join(work, "cg-%s-floor.txt" % name))
+        games_file = floor_games(outs[0], os.path.join(work, "cg-%s-floor.txt" % name))
         floor = []
         for meter in (False, True):
             argv = floor_argv(args, games_file, engines, tc, nodes, meter)
