@@ -938,3 +938,23 @@ fn stats_says_how_many_rows_are_not_games_of_the_folder_s_plan() {
     let err = stderr(&s.run_ok(&["stats", "out"]));
     assert!(!err.contains("not games of its plan"), "{err}");
 }
+
+#[test]
+fn an_error_quoting_a_huge_or_control_laden_value_is_one_short_line() {
+    let s = Scratch::new("hostile-one-line");
+    let value = "x".repeat(3_000_000);
+    s.write(
+        "big.toml",
+        &format!("[engines.big]\nbuiltin = \"{value}\"\n"),
+    );
+    let args = ["gauntlet", "big", "--vs", "big", "--engines", "big.toml"];
+    let line = refused(&run_bounded(&s, &args), "big.toml:2:11: engine `big`");
+    assert!(line.len() < 2_100, "{} bytes", line.len());
+    assert!(line.contains(" characters left out ...]"), "{line}");
+    assert!(line.ends_with("(known: random, instant, greedy, minimax, faulty, script)"));
+
+    // A newline or a terminal's escape sequence in a name is shown, not obeyed.
+    let book = "a\nb\u{1b}[2J.epd";
+    let args = ["gauntlet", "instant", "--vs", "instant", "--openings", book];
+    refused(&run_bounded(&s, &args), "a\\nb\\u{1b}[2J.epd: cannot read");
+}
