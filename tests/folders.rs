@@ -395,3 +395,37 @@ fn ctrl_c_during_the_handshakes_stops_at_once_and_leaves_nothing() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn stats_report_and_merge_refuse_a_folder_named_twice() {
+    let s = Scratch::new("twice");
+    s.write("engines.toml", ENGINES);
+    finished_folder(&s, "r1");
+    std::os::unix::fs::symlink("r1", s.path("link")).unwrap();
+    let before = folder_contents(&s.path("r1"));
+    // `r1` alone is counted; named twice, by any spelling, it would be counted twice.
+    ok(&s.run(&["stats", "r1"]));
+    for (a, b) in [
+        ("r1", "r1"),
+        ("r1", "./r1"),
+        ("r1", "link"),
+        ("link", "r1/"),
+    ] {
+        let said = format!("{a} and {b} are the same results folder: name each folder once");
+        for args in [
+            vec!["stats", a, b],
+            vec!["report", a, b, "--out", "page.html"],
+            vec!["report", a, b],
+            vec!["merge", a, b, "--out", "merged"],
+        ] {
+            let out = s.run(&args);
+            assert_usage_error(&out, &said);
+        }
+    }
+    // The same games.csv twice, too.
+    let out = s.run(&["stats", "r1/games.csv", "link/games.csv"]);
+    assert_usage_error(&out, "are the same results file: name each file once");
+    // Nothing was written, and the folder is as it was.
+    assert!(!s.path("page.html").exists() && !s.path("merged").exists());
+    assert_eq!(folder_contents(&s.path("r1")), before);
+}

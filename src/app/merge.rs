@@ -14,6 +14,7 @@ use crate::report::{EVENTS_JSONL, GAMES_CSV};
 use crate::tournament::plan::RunPlan;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
+    super::named_once(dirs)?;
     let plans = shard_plans(dirs)?;
     folder::check_free(out)?;
     let Sources {

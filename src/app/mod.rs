@@ -12,7 +12,8 @@ mod rules;
 mod run;
 mod stats;
 
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use crate::config;
 use crate::engine::{Engine, Timeouts};
@@ -34,6 +35,30 @@ macro_rules! usage {
     };
 }
 pub(crate) use usage;
+
+/// Refuses a list of results folders (or files, for `stats`) that names one of them twice,
+/// by another spelling (`r1` and `./r1`) or through a symbolic link: `stats`, `report` and
+/// `merge` would count its games twice. Checked before anything is read; a path that does not
+/// exist is left for the command to refuse.
+pub(crate) fn named_once(paths: &[PathBuf]) -> anyhow::Result<()> {
+    let mut seen: Vec<((u64, u64), &PathBuf)> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue;
+        };
+        let id = (meta.dev(), meta.ino());
+        if let Some((_, first)) = seen.iter().find(|(seen_id, _)| *seen_id == id) {
+            let what = if meta.is_dir() { "folder" } else { "file" };
+            usage!(
+                "{} and {} are the same results {what}: name each {what} once",
+                first.display(),
+                path.display()
+            );
+        }
+        seen.push((id, path));
+    }
+    Ok(())
+}
 
 /// How a command ended, for the exit code.
 #[derive(Debug, PartialEq, Eq)]
