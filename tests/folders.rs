@@ -422,9 +422,21 @@ fn stats_report_and_merge_refuse_a_folder_named_twice() {
             assert_usage_error(&out, &said);
         }
     }
-    // The same games.csv twice, too.
-    let out = s.run(&["stats", "r1/games.csv", "link/games.csv"]);
-    assert_usage_error(&out, "are the same results file: name each file once");
+    // A folder's games.csv is that folder; any other file named twice is refused too.
+    for (a, b) in [
+        ("r1/games.csv", "link/games.csv"),
+        ("r1", "r1/games.csv"),
+        ("link/games.csv", "./r1/"),
+    ] {
+        let out = s.run(&["stats", a, b]);
+        assert_usage_error(&out, &format!("{a} and {b} are the same results folder"));
+    }
+    std::fs::copy(s.path("r1/games.csv"), s.path("rows.csv")).unwrap();
+    let out = s.run(&["stats", "rows.csv", "./rows.csv"]);
+    assert_usage_error(
+        &out,
+        "rows.csv and ./rows.csv are the same results file: name each file once",
+    );
     // Nothing was written, and the folder is as it was.
     assert!(!s.path("page.html").exists() && !s.path("merged").exists());
     assert_eq!(folder_contents(&s.path("r1")), before);
