@@ -395,3 +395,92 @@ fn ctrl_c_during_the_handshakes_stops_at_once_and_leaves_nothing() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn stats_report_and_merge_refuse_a_folder_named_twice() {
+    let s = Scratch::new("twice");
+    s.write("engines.toml", ENGINES);
+    finished_folder(&s, "r1");
+    std::os::unix::fs::symlink("r1", s.path("link")).unwrap();
+    let before = folder_contents(&s.path("r1"));
+    // `r1` alone is counted; named twice, by any spelling, it would be counted twice.
+    ok(&s.run(&["stats", "r1"]));
+    for (a, b) in [
+        ("r1", "r1"),
+        ("r1", "./r1"),
+        ("r1", "link"),
+        ("link", "r1/"),
+    ] {
+        let said = format!("{a} and {b} are the same results folder: name each folder once");
+        for args in [
+            vec!["stats", a, b],
+            vec!["report", a, b, "--out", "page.html"],
+            vec!["report", a, b],
+            vec!["merge", a, b, "--out", "merged"],
+        ] {
+            let out = s.run(&args);
+            assert_usage_error(&out, &said);
+        }
+    }
+    // A folder's games.csv is that folder; any other file named twice is refused too.
+    for (a, b) in [
+        ("r1/games.csv", "link/games.csv"),
+        ("r1", "r1/games.csv"),
+        ("link/games.csv", "./r1/"),
+    ] {
+        let out = s.run(&["stats", a, b]);
+        assert_usage_error(&out, &format!("{a} and {b} are the same results folder"));
+    }
+    std::fs::copy(s.path("r1/games.csv"), s.path("rows.csv")).unwrap();
+    let out = s.run(&["stats", "rows.csv", "./rows.csv"]);
+    assert_usage_error(
+        &out,
+        "rows.csv and ./rows.csv are the same results file: name each file once",
+    );
+    // Nothing was written, and the folder is as it was.
+    assert!(!s.path("page.html").exists() && !s.path("merged").exists());
+    assert_eq!(folder_contents(&s.path("r1")), before);
+}
+
+#[test]
+fn a_failing_merge_says_only_its_error_and_a_merge_that_succeeds_its_warnings() {
+    let s = Scratch::new("mergewarn");
+    s.write("engines.toml", ENGINES);
+    for k in 1..=2 {
+        let (shard, out) = (format!("{k}/2"), format!("shard{k}"));
+        ok(&quick(
+            &s,
+            "instant",
+            "random",
+            "4",
+            &["--shard", &shard, "--out", &out],
+        ));
+    }
+    // shard1: a half-written last line in games.csv, which merge warns of and leaves out.
+    let mut csv = read(&s, "shard1/games.csv");
+    csv.extend_from_slice(b"9,5,instant,ran");
+    std::fs::write(s.path("shard1/games.csv"), csv).unwrap();
+    // cut: shard2 with its last record cut in half (a warning), so its last game has none.
+    std::fs::create_dir(s.path("cut")).unwrap();
+    for name in ["run.json", "games.csv", "games.pgn"] {
+        std::fs::copy(
+            s.path(&format!("shard2/{name}")),
+            s.path(&format!("cut/{name}")),
+        )
+        .unwrap();
+    }
+    let events = String::from_utf8(read(&s, "shard2/events.jsonl")).unwrap();
+    let last = events.trim_end().rfind('\n').unwrap() + 1;
+    s.write("cut/events.jsonl", &events[..last + 40]);
+    let failed = s.run(&["merge", "shard1", "cut", "--out", "merged"]);
+    assert_one_line_error(&failed, "but not in its events.jsonl");
+    assert!(!s.path("merged").exists(), "no half-made merged folder");
+    let merged = s.run(&["merge", "shard1", "shard2", "--out", "merged"]);
+    ok(&merged);
+    assert!(
+        stderr(&merged).contains("warning: shard1: games.csv: left out a half-written last line"),
+        "{}",
+        stderr(&merged)
+    );
+    assert_eq!(game_numbers(&s, "merged/games.csv"), (1..=4).collect());
+}

@@ -14,12 +14,18 @@ use crate::report::{EVENTS_JSONL, GAMES_CSV};
 use crate::tournament::plan::RunPlan;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
+    super::named_once(dirs)?;
     let plans = shard_plans(dirs)?;
     folder::check_free(out)?;
     let Sources {
         indexes: sources,
         games,
+        warnings,
     } = index_games(dirs)?;
+    // A game without its record fails the merge: found before the output folder is made.
+    if let Some(&(game, k)) = games.iter().find(|&&(game, k)| !sources[k].holds(game)) {
+        return Err(no_record(&dirs[k], game));
+    }
 
     let mut merged = plans[0].clone();
     merged.shard = None;
@@ -41,10 +47,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     let mut html = super::report_html::run_report(&merged, &out);
     for &(game, k) in &games {
         let Some(record) = sources[k].record(game)? else {
-            bail!(
-                "game {game} is in {} but not in its {EVENTS_JSONL}",
-                dirs[k].join(GAMES_CSV).display()
-            );
+            return Err(no_record(&dirs[k], game));
         };
         if let Err(why) = check(&record) {
             bail!(
@@ -65,6 +68,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
     }
     results.write_summary(&summary)?;
     html.write(&out, &tally)?;
+    // Said once nothing can fail: a failed merge says only its error.
+    for warning in warnings {
+        note!("warning: {warning}");
+    }
     say!("{}", summary.to_text());
     if !tally.injections.is_empty() {
         say!("{}", tally.injections.to_text());
@@ -82,6 +89,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         );
     }
     Ok(Finish::Done)
+}
+
+/// The error of a game listed in `dir`'s games.csv whose record its events.jsonl lacks.
+fn no_record(dir: &Path, game: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "game {game} is in {} but not in its {EVENTS_JSONL}",
+        dir.join(GAMES_CSV).display()
+    )
 }
 
 /// The folders' plans, once each is known to be a different shard of one and the same run.
@@ -117,10 +132,12 @@ fn shard_plans(dirs: &[PathBuf]) -> anyhow::Result<Vec<RunPlan>> {
 }
 
 /// Where the shards' games are: each folder's index of its records, and every finished game
-/// as (game, index of its folder), in the order of the schedule.
+/// as (game, index of its folder), in the order of the schedule; and what the folders hold
+/// that the merge leaves out, to warn of once it has succeeded.
 struct Sources {
     indexes: Vec<EventsIndex>,
     games: Vec<(u64, usize)>,
+    warnings: Vec<String>,
 }
 
 /// Each folder's index of its records, and every finished game, in the order of the
@@ -131,15 +148,14 @@ fn index_games(dirs: &[PathBuf]) -> anyhow::Result<Sources> {
     let mut sources = Vec::with_capacity(dirs.len());
     let mut games: Vec<(u64, usize)> = Vec::new();
     let mut origin: HashMap<u64, usize> = HashMap::new();
+    let mut warnings = Vec::new();
     for (k, dir) in dirs.iter().enumerate() {
         let (rows, torn) = read_rows_reporting(dir)?;
-        if let Some(warning) = torn_warning(dir, torn) {
-            note!("warning: {warning}");
-        }
+        warnings.extend(torn_warning(dir, torn));
         let index = EventsIndex::scan(&dir.join(EVENTS_JSONL))?;
-        // Each game's record is looked for as it is copied: none is missing yet.
+        // A game without its record fails the merge (see merge): none is counted as missing.
         if let Some(damage) = index.damage(rows.len(), 0) {
-            note!("warning: {}: {damage}", dir.display());
+            warnings.push(format!("{}: {damage}", dir.display()));
         }
         for row in rows {
             if let Some(other) = origin.insert(row.game, k) {
@@ -158,5 +174,6 @@ fn index_games(dirs: &[PathBuf]) -> anyhow::Result<Sources> {
     Ok(Sources {
         indexes: sources,
         games,
+        warnings,
     })
 }

@@ -12,7 +12,8 @@ mod rules;
 mod run;
 mod stats;
 
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use crate::config;
 use crate::engine::{Engine, Timeouts};
@@ -34,6 +35,49 @@ macro_rules! usage {
     };
 }
 pub(crate) use usage;
+
+/// Refuses a list of results folders (or files, for `stats`) that names one of them twice,
+/// by another spelling (`r1` and `./r1`), through a symbolic link, or as a folder and its own
+/// `games.csv`: `stats`, `report` and `merge` would count its games twice. Checked before
+/// anything is read; a path that does not exist is left for the command to refuse.
+pub(crate) fn named_once(paths: &[PathBuf]) -> anyhow::Result<()> {
+    let mut seen: Vec<((u64, u64), &PathBuf)> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let Some((id, what)) = results_identity(path) else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(seen_id, _)| *seen_id == id) {
+            usage!(
+                "{} and {} are the same results {what}: name each {what} once",
+                first.display(),
+                path.display()
+            );
+        }
+        seen.push((id, path));
+    }
+    Ok(())
+}
+
+/// The device and inode of the results `path` names, and what it is: a folder's own
+/// `games.csv` is that folder.
+fn results_identity(path: &Path) -> Option<((u64, u64), &'static str)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let in_folder =
+        meta.is_file() && path.file_name() == Some(std::ffi::OsStr::new(crate::report::GAMES_CSV));
+    let (meta, what) = match path.parent() {
+        Some(dir) if in_folder => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            (std::fs::metadata(dir).ok()?, "folder")
+        }
+        _ if meta.is_dir() => (meta, "folder"),
+        _ => (meta, "file"),
+    };
+    Some(((meta.dev(), meta.ino()), what))
+}
 
 /// How a command ended, for the exit code.
 #[derive(Debug, PartialEq, Eq)]

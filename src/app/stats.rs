@@ -13,6 +13,7 @@ use crate::report::{GameRow, Sprt, Summary, Tally, EVENTS_JSONL};
 use crate::tournament::plan::{RunPlan, RUN_JSON};
 
 pub fn stats(paths: &[PathBuf]) -> anyhow::Result<Finish> {
+    super::named_once(paths)?;
     let mut tally = Tally::default();
     let mut phases_known = true;
     let mut named: Vec<String> = Vec::new();

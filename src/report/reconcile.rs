@@ -185,6 +185,11 @@ impl EventsIndex {
         self.at.is_empty()
     }
 
+    /// Whether the file holds a record of `game`.
+    pub fn holds(&self, game: u64) -> bool {
+        self.at.contains_key(&game)
+    }
+
     /// The games indexed, in order.
     pub fn games(&self) -> Vec<u64> {
         let mut games: Vec<u64> = self.at.keys().copied().collect();
