@@ -475,6 +475,28 @@ fn a_failing_merge_says_only_its_error_and_a_merge_that_succeeds_its_warnings() 
     let failed = s.run(&["merge", "shard1", "cut", "--out", "merged"]);
     assert_one_line_error(&failed, "but not in its events.jsonl");
     assert!(!s.path("merged").exists(), "no half-made merged folder");
+    // edited: shard2 whose last record's result was changed, found as that game is copied,
+    // after the games before it were written: the merged folder goes again.
+    std::fs::create_dir(s.path("edited")).unwrap();
+    for name in ["run.json", "games.csv", "games.pgn"] {
+        let from = s.path(&format!("shard2/{name}"));
+        std::fs::copy(from, s.path(&format!("edited/{name}"))).unwrap();
+    }
+    let (head, last) = events.trim_end().rsplit_once('\n').unwrap();
+    let result = [
+        "\"result\":\"1-0\"",
+        "\"result\":\"0-1\"",
+        "\"result\":\"1/2-1/2\"",
+    ];
+    let from = result.iter().find(|r| last.contains(*r)).unwrap();
+    let to = result.iter().find(|r| !last.contains(*r)).unwrap();
+    s.write(
+        "edited/events.jsonl",
+        &format!("{head}\n{}\n", last.replace(from, to)),
+    );
+    let failed = s.run(&["merge", "shard1", "edited", "--out", "merged"]);
+    assert_one_line_error(&failed, "is not the game the run's plan schedules");
+    assert!(!s.path("merged").exists(), "no half-made merged folder");
     let merged = s.run(&["merge", "shard1", "shard2", "--out", "merged"]);
     ok(&merged);
     assert!(

@@ -37,37 +37,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         super::adjudicate::ruling_holds(record, &merged)
     };
 
-    let (out, _) = folder::make_folder(out, false)?;
-    let _lock = FolderLock::acquire(&out)?;
-    folder::check_unused(&out)?;
-    merged.save(&out)?;
-    let mut results = ResultsDir::create(&out)?;
-    let mut tally = Tally::default();
-    // The merged folder gets the report a run writes, over all its games.
-    let mut html = super::report_html::run_report(&merged, &out);
-    for &(game, k) in &games {
-        let Some(record) = sources[k].record(game)? else {
-            return Err(no_record(&dirs[k], game));
-        };
-        if let Err(why) = check(&record) {
-            bail!(
-                "{}: game {game} is not the game the run's plan schedules: {why}",
-                dirs[k].display()
-            );
+    let (out, created) = folder::make_folder(out, false)?;
+    let written = FolderLock::acquire(&out).and_then(|lock| {
+        write_merged(&merged, &out, &sources, &games, dirs, &check).map(|done| (done, lock))
+    });
+    // A merge that fails part-way (a record its plan does not schedule, a full disk) leaves
+    // no half-made folder behind: the shards are untouched, and it can be run again.
+    let (summary, tally, _lock) = match written {
+        Ok(((summary, tally), lock)) => (summary, tally, lock),
+        Err(e) => {
+            folder::remove_run(&out, created);
+            return Err(e);
         }
-        let written = results.append(&record)?;
-        html.add(&record, &written.row);
-        tally.add(&record, written.row);
-    }
-    let names: Vec<String> = merged.engines.iter().map(|e| e.name.clone()).collect();
-    let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
-    summary.with_phases(&tally.phases);
-    let sprt = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
-    if let (Some(sprt), Some(first)) = (sprt, names.first()) {
-        summary.with_sprt(&sprt, first, !merged.sprt_by_games);
-    }
-    results.write_summary(&summary)?;
-    html.write(&out, &tally)?;
+    };
     // Said once nothing can fail: a failed merge says only its error.
     for warning in warnings {
         note!("warning: {warning}");
@@ -89,6 +71,48 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Finish> {
         );
     }
     Ok(Finish::Done)
+}
+
+/// Writes the merged folder `out` (locked): the run's plan, every game of `games` from its
+/// shard's records, checked by `check`, the summary and the report.
+fn write_merged(
+    merged: &RunPlan,
+    out: &Path,
+    sources: &[EventsIndex],
+    games: &[(u64, usize)],
+    dirs: &[PathBuf],
+    check: &dyn Fn(&crate::event::GameRecord) -> Result<(), String>,
+) -> anyhow::Result<(Summary, Tally)> {
+    folder::check_unused(out)?;
+    merged.save(out)?;
+    let mut results = ResultsDir::create(out)?;
+    let mut tally = Tally::default();
+    // The merged folder gets the report a run writes, over all its games.
+    let mut html = super::report_html::run_report(merged, out);
+    for &(game, k) in games {
+        let Some(record) = sources[k].record(game)? else {
+            return Err(no_record(&dirs[k], game));
+        };
+        if let Err(why) = check(&record) {
+            bail!(
+                "{}: game {game} is not the game the run's plan schedules: {why}",
+                dirs[k].display()
+            );
+        }
+        let written = results.append(&record)?;
+        html.add(&record, &written.row);
+        tally.add(&record, written.row);
+    }
+    let names: Vec<String> = merged.engines.iter().map(|e| e.name.clone()).collect();
+    let mut summary = Summary::from_rows_ordered(&tally.rows, &names);
+    summary.with_phases(&tally.phases);
+    let sprt = merged.sprt.as_deref().and_then(|t| t.parse::<Sprt>().ok());
+    if let (Some(sprt), Some(first)) = (sprt, names.first()) {
+        summary.with_sprt(&sprt, first, !merged.sprt_by_games);
+    }
+    results.write_summary(&summary)?;
+    html.write(out, &tally)?;
+    Ok((summary, tally))
 }
 
 /// The error of a game listed in `dir`'s games.csv whose record its events.jsonl lacks.
