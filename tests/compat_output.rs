@@ -496,6 +496,113 @@ print(json.dumps(counts))
     assert_eq!(flooder_moves, counts[0]);
 }
 
+/// A UCI engine that prints no `info` line: it answers `go` with its first legal move after
+/// 0.2 to 0.9 ms, a different wait each move, so its think times fall all over the
+/// millisecond.
+const SCORELESS_PY: &str = r#"
+import sys, time, chess
+board, n = chess.Board(), 0
+for line in sys.stdin:
+    t = line.split()
+    if not t:
+        continue
+    if t[0] == "uci":
+        print("id name scoreless\nuciok")
+    elif t[0] == "isready":
+        print("readyok")
+    elif t[0] == "position":
+        board = chess.Board() if t[1] == "startpos" else chess.Board(" ".join(t[2:8]))
+        for m in t[t.index("moves") + 1:] if "moves" in t else []:
+            board.push_uci(m)
+    elif t[0] == "go":
+        n += 1
+        time.sleep((2 + n % 8) / 10000)
+        print("bestmove " + min(m.uci() for m in board.legal_moves))
+    elif t[0] == "quit":
+        break
+    sys.stdout.flush()
+"#;
+
+/// Moves whose engine sent no score (a Python engine and `random` print no `info` at all)
+/// get fastchess's comment for them through its own command line: an empty score, depth 0,
+/// and the think time in whole milliseconds cut down (fastchess counts a move's time as a
+/// whole number of milliseconds), so a move of 1.7 ms reads `/0 0.001s`, not `0.002s`. Each
+/// comment is checked against the move's `think_us` in events.jsonl.
+#[test]
+fn pgnout_comments_without_a_score_are_fastchess_s() {
+    if !python_chess() {
+        eprintln!("SKIPPED: python-chess is not installed");
+        return;
+    }
+    let s = Scratch::new("compat-noscore");
+    let engine = s.write("scoreless.py", SCORELESS_PY);
+    let out = s.run(&[
+        "-engine",
+        "cmd=python3",
+        &format!("args={}", engine.display()),
+        "name=py",
+        "-engine",
+        &format!("cmd={BIN}"),
+        "args=engine random",
+        "option.Seed=3",
+        "name=rnd",
+        "-each",
+        "tc=10+0.1",
+        "-rounds",
+        "1",
+        "-repeat",
+        "-maxmoves",
+        "30",
+        "-pgnout",
+        "file=fc.pgn",
+        "-out",
+        "r",
+    ]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let pgn = std::fs::read_to_string(s.path("fc.pgn")).unwrap();
+    let mut written: Vec<Vec<String>> = pgn
+        .split("[Event ")
+        .skip(1)
+        .map(|game| {
+            game.split('{')
+                .skip(1)
+                .map(|c| c.split('}').next().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    let events = std::fs::read_to_string(s.path("r/events.jsonl")).unwrap();
+    let (mut expected, mut rounding_differs) = (Vec::new(), false);
+    for line in events.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        let mut comments = Vec::new();
+        for e in game["events"].as_array().unwrap() {
+            if e["event"] != "move" {
+                continue;
+            }
+            // No score, depth or nodes: only the CPU the arena measured, if anything.
+            let info = e["info"].as_object().map(|i| i.keys().collect::<Vec<_>>());
+            assert!(info.is_none_or(|keys| keys == ["cpu"]), "{e}");
+            let us = e["think_us"].as_i64().unwrap();
+            rounding_differs |= us % 1000 >= 500;
+            comments.push(format!("/0 {}.{:03}s", us / 1_000_000, us / 1000 % 1000));
+        }
+        expected.push(comments);
+    }
+    // The last move's comment also gives the ending: `/0 0.000s, Draw by adjudication`.
+    for game in &mut written {
+        let last = game.last_mut().unwrap();
+        let (comment, ending) = last.split_once(", ").unwrap_or_else(|| panic!("{last}"));
+        assert!(!ending.is_empty());
+        *last = comment.to_string();
+    }
+    written.sort();
+    expected.sort();
+    assert_eq!(written.len(), 2);
+    assert_eq!(written, expected);
+    // Some move's time was past a half millisecond, where rounding would have written more.
+    assert!(rounding_differs, "{expected:?}");
+}
+
 /// Every line fastchess prints on stdout in its own output format, as the format string of
 /// its source (Disservin/fastchess at commit 74deac23aadc6718fa0f8e24ac95d16392d79444:
 /// `output_fastchess.hpp`, `match.cpp`, `uci_engine.cpp`, `tournament.cpp`, `main.cpp`,

@@ -1,9 +1,9 @@
 //! `--pgnout FILE` and `--epdout FILE`: each finished game appended in fastchess's formats,
 //! beside the results folder's own games.pgn: its headers and `Termination` names, a comment
-//! per move `{+0.25/12 0.123s, n=12345, nps=100000}` (score/depth, think time, the extras
-//! asked for, the ending's text on the last move), lines wrapped at 80 characters, and the
-//! final position as `FEN-fields hmvc N; fmvn M;` (fastchess `pgn_builder.cpp`, `pgn_gen.hpp`,
-//! `epd_builder.hpp`).
+//! per move `{+0.25/12 0.123s, n=12345, nps=100000}` (score/depth, think time in whole
+//! milliseconds, the extras asked for, the ending's text on the last move), lines wrapped at
+//! 80 characters, and the final position as `FEN-fields hmvc N; fmvn M;` (fastchess
+//! `pgn_builder.cpp`, `pgn_gen.hpp`, `epd_builder.hpp`).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -347,7 +347,10 @@ pub fn fastchess_pgn(
 /// A move's comment without its braces, as fastchess's `createComment` writes it:
 /// `score/depth time`, then the extras asked for in fastchess's fixed order (`n=`, `sd=`,
 /// `nps=`, whatever order they were asked in; a value the engine did not report is 0, as
-/// fastchess writes it), then the game's ending on the last move.
+/// fastchess writes it), then the game's ending on the last move. A move without a score
+/// (no scored `info` line before its `bestmove`) reads `/0 0.002s`: fastchess writes an empty
+/// score and depth 0 there. The time is whole milliseconds, cut down, not rounded: fastchess
+/// measures a move's time as a whole count of milliseconds (1.999 ms is `0.001s`).
 fn move_comment(
     info: &SearchInfo,
     think_us: i64,
@@ -358,7 +361,7 @@ fn move_comment(
         "{}/{} {:.3}s",
         score_text(info.score),
         info.depth.unwrap_or(0),
-        think_us as f64 / 1e6
+        think_us.div_euclid(1000) as f64 / 1e3
     )];
     if extras.contains(&Extra::Nodes) {
         parts.push(format!("n={}", info.nodes.unwrap_or(0)));
@@ -499,6 +502,9 @@ mod tests {
             "+0.25/12 0.123s, sd=18"
         );
         assert_eq!(move_comment(&info, 123_450, &[], None), "+0.25/12 0.123s");
+        // Whole milliseconds, cut down as fastchess counts them.
+        assert_eq!(move_comment(&info, 1_999, &[], None), "+0.25/12 0.001s");
+        assert_eq!(move_comment(&info, 123_999, &[], None), "+0.25/12 0.123s");
         // Nothing reported: fastchess writes 0s (`value_or(0)`).
         assert_eq!(
             move_comment(&SearchInfo::default(), 0, &all, None),
