@@ -76,11 +76,12 @@ fn compat_main(tool: compat::Tool, args: &[String]) -> ExitCode {
     for file in &run.truncate {
         // `append=false`: the file starts empty, as fastchess opens it.
         if let Err(e) = std::fs::write(file, "") {
+            // As a file that cannot be opened for appending: a bad command line.
             err_line(&format!(
-                "blitz-arena: error: {}: cannot write: {e}",
+                "blitz-arena: error: cannot open {}: {e}",
                 file.display()
             ));
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     }
     in_runtime(Job::Compat(*run))
@@ -171,6 +172,17 @@ async fn compat_run(
         out_line(&unset.line());
     }
     let result = app::tournament(run.format, run.names, run.run, cancel).await;
+    if let (Some(dir), Err(e)) = (&run.scratch, &result) {
+        // A run that failed keeps its folder: its games may be nowhere else (a -pgnout on a
+        // full disk), and the error names it.
+        if dir.exists() && compat::scratch::keep(dir).is_ok() {
+            return Err(anyhow::anyhow!(
+                "{}; the run's folder {} is kept (remove it when done)",
+                error_text(e),
+                dir.display()
+            ));
+        }
+    }
     if let Some(dir) = &run.scratch {
         if dir.exists() {
             match std::fs::remove_dir_all(dir) {

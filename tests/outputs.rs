@@ -251,3 +251,130 @@ fn a_crashed_engines_tag_lines_never_start_a_pgn_line() {
         assert_eq!(read.len(), 2);
     }
 }
+
+/// `-pgnout`'s file as fastchess's front end takes it: two engines, two games.
+fn compat_pgnout(file: &str) -> Vec<String> {
+    let mut args: Vec<String> = ["-engine", &format!("cmd={BIN}"), "args=engine instant"]
+        .map(String::from)
+        .to_vec();
+    args.extend(
+        [
+            "name=a",
+            "-engine",
+            &format!("cmd={BIN}"),
+            "args=engine random",
+        ]
+        .map(String::from),
+    );
+    args.extend(
+        [
+            "name=b",
+            "-each",
+            "tc=10+0.1",
+            "-maxmoves",
+            "8",
+            "-rounds",
+            "1",
+        ]
+        .map(String::from),
+    );
+    args.extend(["-pgnout".to_string(), format!("file={file}")]);
+    args
+}
+
+/// A disk that takes no more (`/dev/full`): the games are played and kept in the results
+/// folder, the file's trouble is said once and counted, and the run fails (exit 1), so a
+/// script never takes a `--pgnout` that misses games for a finished run.
+#[test]
+fn a_pgnout_the_disk_refuses_fails_the_run_and_every_game_is_kept() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("no /dev/full here: skipped");
+        return;
+    }
+    let s = Scratch::new("pgnout-full");
+    let mut args = quick_gauntlet("instant", "random", "4");
+    args.extend([
+        "--pgnout",
+        "/dev/full",
+        "--epdout",
+        "/dev/full",
+        "--out",
+        "res",
+    ]);
+    let out = s.run(&args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // Once a file, at its first failure; then counted.
+    let warning = "warning: cannot write /dev/full: No space left on device";
+    assert_eq!(err.matches(warning).count(), 2, "{err}");
+    let last = err.trim_end().lines().last().unwrap();
+    let lost = "4 of 4 games were not written to /dev/full (No space left on device (os error 28))";
+    assert_eq!(
+        last,
+        format!("blitz-arena: error: {lost}; {lost}; every game played is in res/games.pgn")
+    );
+    assert_eq!(pgn_games(&s.path("res/games.pgn")).len(), 4);
+
+    // fastchess's front end keeps its folder in the temporary folder, which it removes after
+    // a run that went well; a later run's sweep leaves it alone.
+    let tmp = s.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let args = compat_pgnout("/dev/full");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = s.command(&args).env("TMPDIR", &tmp).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let kept: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let last = err.trim_end().lines().last().unwrap();
+    assert!(
+        last.ends_with(&format!(
+            "the run's folder {} is kept (remove it when done)",
+            kept[0].display()
+        )),
+        "{last}"
+    );
+    assert_eq!(pgn_games(&kept[0].join("games.pgn")).len(), 2);
+    let args = compat_pgnout("fine.pgn");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = s.command(&args).env("TMPDIR", &tmp).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(pgn_games(&s.path("fine.pgn")).len(), 2);
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left, kept, "the kept folder stays; the good run's went");
+    s.assert_no_engines_left();
+}
+
+/// A `--pgnout` / `--epdout` that cannot be opened is a bad command line: said before any
+/// engine starts, and no results folder is made.
+#[test]
+fn a_pgnout_that_cannot_be_opened_is_refused_before_the_run() {
+    let s = Scratch::new("pgnout-missing");
+    for flag in ["--pgnout", "--epdout"] {
+        let mut args = quick_gauntlet("instant", "random", "2");
+        args.extend([flag, "no-such-folder/x.txt", "--out", "res"]);
+        let out = s.run(&args);
+        let said = "cannot open no-such-folder/x.txt: No such file or directory";
+        assert_usage_error(&out, said);
+        assert!(!s.path("res").exists());
+    }
+    let tmp = s.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut args = compat_pgnout("no-such-folder/x.pgn");
+    for append in [None, Some("append=false")] {
+        args.extend(append.map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = s.command(&args).env("TMPDIR", &tmp).output().unwrap();
+        assert_usage_error(
+            &out,
+            "cannot open no-such-folder/x.pgn: No such file or directory",
+        );
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+}

@@ -56,6 +56,9 @@ pub async fn tournament(
     // starts anything (the lock is held until this run ends).
     let resume_lock = resuming.then(|| FolderLock::acquire(&out)).transpose()?;
 
+    // The files asked for beside the folder are opened before any engine starts: a path that
+    // cannot be written is a bad command line, not a run that fails once it has begun.
+    let files = compat_files(&args)?;
     let timeouts = Timeouts::default();
     if !engines_fit(&plan, &places, planned, timeouts, &mut cancel).await? {
         note!("interrupted while starting the engines: no game was played, nothing was written");
@@ -93,7 +96,7 @@ pub async fn tournament(
         .as_deref()
         .map(|text| text.parse::<Sprt>().map_err(anyhow::Error::msg))
         .transpose()?;
-    let mut progress = progress(&plan, &args, planned, sprt)?;
+    let mut progress = progress(&plan, &args, planned, sprt).with_files(files);
     let closing = Closing {
         compat: progress.is_compat(),
         sprt_pairs: !plan.sprt_by_games,
@@ -121,6 +124,7 @@ pub async fn tournament(
     };
     let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
     progress.finish();
+    let lost = progress.lost_games();
     let cpu = cpu_time().saturating_sub(cpu_before);
     if outcome.interrupted && outcome.tally.rows.is_empty() && !resuming {
         // Stopped before any game finished: the folder holds nothing worth keeping.
@@ -133,7 +137,7 @@ pub async fn tournament(
         return Ok(Finish::Interrupted);
     }
     closing.summarize(&plan, &outcome, &mut results, sprt.as_ref(), cpu)?;
-    closing.finish(&outcome, &results, planned)
+    closing.finish(&outcome, &results, planned, lost)
 }
 
 /// Every engine starts and shakes hands before the first game: a missing binary, an engine
@@ -279,27 +283,29 @@ fn announce(
     }
 }
 
-/// The progress output: native lines, or another tool's (`--output-format`), with the
-/// `--pgnout` / `--epdout` files that tool would write.
-fn progress(
-    plan: &RunPlan,
-    args: &RunArgs,
-    planned: usize,
-    sprt: Option<Sprt>,
-) -> anyhow::Result<Progress> {
-    let progress = Progress::new(output_settings(plan, args, sprt), planned, args.verbose);
-    let files = report::pgnout::CompatFiles::open(
+/// The progress output: native lines, or another tool's (`--output-format`).
+fn progress(plan: &RunPlan, args: &RunArgs, planned: usize, sprt: Option<Sprt>) -> Progress {
+    Progress::new(output_settings(plan, args, sprt), planned, args.verbose)
+}
+
+/// The `--pgnout` / `--epdout` files another tool would write, open for appending; one that
+/// cannot be opened is a usage error.
+fn compat_files(args: &RunArgs) -> anyhow::Result<Option<report::pgnout::CompatFiles>> {
+    let opened = report::pgnout::CompatFiles::open(
         args.pgnout.as_deref(),
         args.epdout.as_deref(),
         args.pgnout_notation.unwrap_or_default(),
         args.pgnout_extras.clone(),
-    )?
-    .map(|files| files.with_tags(args.pgn_event.clone(), args.pgn_site.clone()));
-    let files = match files {
-        Some(files) if args.pgnout_crc => Some(files.with_crc()?),
-        files => files,
-    };
-    Ok(progress.with_files(files))
+    )
+    .map(|files| files.map(|f| f.with_tags(args.pgn_event.clone(), args.pgn_site.clone())))
+    .and_then(|files| match files {
+        Some(files) if args.pgnout_crc => files.with_crc().map(Some),
+        files => Ok(files),
+    });
+    match opened {
+        Ok(files) => Ok(files),
+        Err(e) => usage!("{e:#}"),
+    }
 }
 
 /// The run's closing lines. With another tool's lines on stdout (`compat`), blitz-arena's own
@@ -404,8 +410,11 @@ impl Closing {
         outcome: &tournament::Outcome,
         results: &ResultsDir,
         planned: usize,
+        lost: Option<String>,
     ) -> anyhow::Result<Finish> {
-        if self.compat {
+        // A compat run's folder in the temporary folder is removed unless the run fails.
+        let scratch = self.compat && crate::compat::scratch::is_scratch(results.dir());
+        if self.compat && !scratch {
             note!(
                 "summary: {} (blitz-arena stats {} prints its tables)",
                 results.dir().join(report::SUMMARY_CSV).display(),
@@ -434,13 +443,22 @@ impl Closing {
                 results.dir().display()
             );
         }
-        if outcome.interrupted {
-            note!(
-                "interrupted: {} of {planned} games finished and saved in {}; games in progress were not recorded; continue with --resume {}",
-                outcome.tally.rows.len(),
-                results.dir().display(),
-                results.dir().display()
+        // A game the user's own file lacks is an error, though the folder has it.
+        if let Some(lost) = lost {
+            bail!(
+                "{lost}; every game played is in {}",
+                results.dir().join(report::GAMES_PGN).display()
             );
+        }
+        if outcome.interrupted {
+            let (done, dir) = (outcome.tally.rows.len(), results.dir().display());
+            if scratch {
+                note!("interrupted: {done} of {planned} games finished; games in progress were not recorded");
+            } else {
+                note!(
+                    "interrupted: {done} of {planned} games finished and saved in {dir}; games in progress were not recorded; continue with --resume {dir}"
+                );
+            }
             return Ok(Finish::Interrupted);
         }
         Ok(Finish::Done)

@@ -11,6 +11,29 @@ use crate::report::folder::FolderLock;
 
 const PREFIX: &str = "blitz-arena-compat-";
 
+/// The file that marks a compat run's folder as kept: a run that ended with an error keeps
+/// its folder (the games may be nowhere else, when `-pgnout` could not be written), and the
+/// sweep leaves it alone.
+pub const KEPT: &str = "kept-by-blitz-arena";
+
+/// Marks `dir` kept; the sweep of later compat runs leaves it alone.
+pub fn keep(dir: &Path) -> std::io::Result<()> {
+    std::fs::write(
+        dir.join(KEPT),
+        "kept by blitz-arena: the compat run that made this folder ended with an error; remove the folder when done\n",
+    )
+}
+
+/// Whether `dir` is a compat run's folder in the temporary folder, named by [`folder`].
+pub fn is_scratch(dir: &Path) -> bool {
+    dir.parent() == Some(std::env::temp_dir().as_path())
+        && dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(pid_of)
+            .is_some()
+}
+
 /// A fresh folder name in the temporary folder for a run's results.
 pub fn folder() -> PathBuf {
     let nanos = std::time::SystemTime::now()
@@ -58,7 +81,8 @@ pub fn sweep(tmp: &Path) -> Vec<PathBuf> {
         let path = entry.path();
         // Not followed: a symbolic link is not a directory here.
         let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me);
-        if !ours || pid == own || !gone(pid) || FolderLock::holder(&path).is_some() {
+        let kept = path.join(KEPT).symlink_metadata().is_ok();
+        if !ours || kept || pid == own || !gone(pid) || FolderLock::holder(&path).is_some() {
             continue;
         }
         // remove_dir_all removes links inside the folder, never what they point to.

@@ -38,13 +38,43 @@ pub enum Extra {
 
 /// The PGN and EPD files a run appends to.
 pub struct CompatFiles {
-    pgn: Option<(PathBuf, File)>,
-    epd: Option<(PathBuf, File)>,
+    pgn: Option<Appended>,
+    epd: Option<Appended>,
     notation: Notation,
     extras: Vec<Extra>,
     tags: EventSite,
     /// `-crc32 pgn=true`: the PGN file's CRC-32 so far, printed after each game.
     crc: Option<u32>,
+    /// The games offered to the files.
+    games: u64,
+}
+
+/// A file the games are appended to, and the games it did not take.
+struct Appended {
+    path: PathBuf,
+    file: File,
+    /// Games not written (a full disk), and the first write's error.
+    lost: u64,
+    error: Option<String>,
+}
+
+impl Appended {
+    /// Appends `text`; whether it was written, and the warning for the user at the first
+    /// failure (the others are counted, and said at the run's end).
+    fn append(&mut self, text: &str) -> Result<(), Option<String>> {
+        let Err(e) = self.file.write_all(text.as_bytes()) else {
+            return Ok(());
+        };
+        self.lost += 1;
+        if self.error.is_some() {
+            return Err(None);
+        }
+        self.error = Some(e.to_string());
+        Err(Some(format!(
+            "cannot write {}: {e} (the games it misses are counted, and said at the end)",
+            self.path.display()
+        )))
+    }
 }
 
 /// The PGN `Event` and `Site` tags (fastchess's `-event` and `-site`).
@@ -63,13 +93,18 @@ impl Default for EventSite {
     }
 }
 
-fn open(path: &Path) -> anyhow::Result<(PathBuf, File)> {
+fn open(path: &Path) -> anyhow::Result<Appended> {
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
-    Ok((path.to_path_buf(), file))
+    Ok(Appended {
+        path: path.to_path_buf(),
+        file,
+        lost: 0,
+        error: None,
+    })
 }
 
 impl CompatFiles {
@@ -89,15 +124,16 @@ impl CompatFiles {
             extras,
             tags: EventSite::default(),
             crc: None,
+            games: 0,
         }))
     }
 
     /// After each game, prints `File F has CRC32: 0x...` on stdout, the CRC-32 of the whole
     /// PGN file (what was in it before included), as fastchess's `-crc32 pgn=true` does.
     pub fn with_crc(mut self) -> anyhow::Result<CompatFiles> {
-        if let Some((path, _)) = &self.pgn {
-            let before = std::fs::read(path)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        if let Some(pgn) = &self.pgn {
+            let before = std::fs::read(&pgn.path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", pgn.path.display()))?;
             self.crc = Some(super::crc32::update(0, &before));
         }
         Ok(self)
@@ -113,23 +149,48 @@ impl CompatFiles {
         self
     }
 
-    /// Appends one finished game.
-    pub fn append(&mut self, record: &GameRecord) -> anyhow::Result<()> {
-        if let Some((path, file)) = &mut self.pgn {
+    /// Appends one finished game to each file; a warning for each file that did not take it.
+    pub fn append(&mut self, record: &GameRecord) -> Vec<String> {
+        self.games += 1;
+        let mut warnings = Vec::new();
+        if let Some(pgn) = &mut self.pgn {
             let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags);
-            file.write_all(text.as_bytes())
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            if let Some(crc) = &mut self.crc {
-                *crc = super::crc32::update(*crc, text.as_bytes());
-                crate::console::say!("File {} has CRC32: {:#x}", path.display(), crc);
+            match pgn.append(&text) {
+                Err(warning) => warnings.extend(warning),
+                Ok(()) => {
+                    if let Some(crc) = &mut self.crc {
+                        *crc = super::crc32::update(*crc, text.as_bytes());
+                        crate::console::say!("File {} has CRC32: {:#x}", pgn.path.display(), crc);
+                    }
+                }
             }
         }
-        if let Some((path, file)) = &mut self.epd {
-            let line = format!("{}\n", final_epd(record));
-            file.write_all(line.as_bytes())
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if let Some(epd) = &mut self.epd {
+            if let Err(warning) = epd.append(&format!("{}\n", final_epd(record))) {
+                warnings.extend(warning);
+            }
         }
-        Ok(())
+        warnings
+    }
+
+    /// What the files did not take, when a game is missing from one: `N of M games were not
+    /// written to FILE (the first error)`, for each such file.
+    pub fn lost(&self) -> Option<String> {
+        let lines: Vec<String> = [&self.pgn, &self.epd]
+            .into_iter()
+            .flatten()
+            .filter(|f| f.lost > 0)
+            .map(|f| {
+                format!(
+                    "{} of {} games were not written to {} ({})",
+                    f.lost,
+                    self.games,
+                    f.path.display(),
+                    f.error.as_deref().unwrap_or_default()
+                )
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("; "))
     }
 }
 

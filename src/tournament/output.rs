@@ -135,8 +135,8 @@ impl Progress {
         self.board.tally(record);
         self.out.game_ruled(record);
         if let Some(files) = &mut self.files {
-            if let Err(e) = files.append(record) {
-                note!("warning: {e:#}");
+            for warning in files.append(record) {
+                note!("warning: {warning}");
             }
         }
         let end = GameEnd { record, sprt };
@@ -189,6 +189,11 @@ impl Progress {
         if self.is_compat() && !self.board.sprt_done {
             crate::console::say!("{line}");
         }
+    }
+
+    /// What `--pgnout` / `--epdout` did not take (a full disk): the run's error at its end.
+    pub fn lost_games(&self) -> Option<String> {
+        self.files.as_ref().and_then(CompatFiles::lost)
     }
 
     /// Prints a line of blitz-arena's own without tearing the bar.
