@@ -768,6 +768,76 @@ options = { UCI_Chess960 = "maybe" }
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
 
+/// A python3 engine that declares spins it cannot take: an empty range, a default outside
+/// its range, a default that is not a number; and one it can.
+const FLAWED_DECLARER: &str = r#"import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name Flawed")
+        print("id author blitz-arena tests")
+        print("option name Hash type spin default abc min 1 max 0")
+        print("option name Threads type spin default 0 min 1 max 8")
+        print("option name Depth type spin default x min 1 max 8")
+        print("option name Move Overhead type spin default 10 min 0 max 5000")
+        print("uciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "go":
+        print("bestmove e2e4", flush=True)
+    elif words[0] == "quit":
+        break
+"#;
+
+#[test]
+fn check_warns_of_an_option_the_engine_declares_but_cannot_take() {
+    let s = Scratch::new("flawed-options");
+    s.write("flawed.py", FLAWED_DECLARER);
+    s.write(
+        "engines.toml",
+        r#"
+[engines.flawed]
+cmd = "python3"
+args = ["flawed.py"]
+options = { Threads = 2, "Move Overhead" = 20 }
+[engines.flawed-hash]
+cmd = "python3"
+args = ["flawed.py"]
+options = { Hash = 1 }
+"#,
+    );
+    // The engine works: check passes, and warns of each flawed option below its line.
+    let check = s.run(&["check", "flawed"]);
+    let text = stdout(&check);
+    assert_eq!(check.status.code(), Some(0), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "flawed: ok: Flawed by blitz-arena tests",
+        "{text}"
+    );
+    for (line, says) in lines[1..4].iter().zip([
+        r#"  warning: UCI option "Hash": the engine declares min 1 above max 0; no value can be set"#,
+        r#"  warning: UCI option "Threads": the engine declares default 0, outside min 1 max 8;"#,
+        r#"  warning: UCI option "Depth": the engine declares default "x", which is not a whole number;"#,
+    ]) {
+        assert!(line.starts_with(says), "{line:?} is not {says:?}:\n{text}");
+    }
+    assert!(!text.contains(r#""Move Overhead": the engine"#), "{text}");
+    assert!(
+        text.contains("option Hash                     spin default abc min 1 max 0"),
+        "{text}"
+    );
+    // Setting the option with no value in its range says so, not "from 1 to 0".
+    let says = r#"engine flawed-hash: UCI option "Hash" cannot be "1": the engine declares min 1 above max 0, so no value fits (leave Hash out of its options)"#;
+    let (check, play) = check_and_play(&s, "flawed", "flawed-hash");
+    assert_eq!(check.status.code(), Some(3), "{}", stdout(&check));
+    assert_failed_at_its_line(&check, "flawed-hash", says);
+    assert_one_line(&play, 1, &[says]);
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
+
 #[test]
 fn stockfish_and_glaurung_option_values_are_checked() {
     let (sf, glaurung) = ("/usr/games/stockfish", "/usr/games/glaurung");

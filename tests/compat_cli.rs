@@ -980,6 +980,45 @@ fn bad_command_lines_are_one_line_errors() {
     s.assert_no_engines_left();
 }
 
+/// A count given a number too large for it says so and gives the largest it takes (it said
+/// "is not a count"), as the native `--games` does.
+#[test]
+fn a_count_too_large_says_so_and_gives_the_largest() {
+    let s = Scratch::new("compat-too-large");
+    engine_script(&s, "gr", "greedy");
+    let e = [
+        "-engine", "cmd=./gr", "name=a", "-engine", "cmd=./gr", "name=b", "-each", "tc=1+0",
+    ];
+    let huge = "99999999999999999999";
+    for (option, largest) in [
+        ("-rounds", "1000000"),
+        ("-games", "1000000"),
+        ("-ratinginterval", "4294967295"),
+    ] {
+        let mut args = e.to_vec();
+        args.extend_from_slice(&[option, huge]);
+        assert_usage_error(
+            &compat(&s, &args),
+            &format!("{option} {huge}: {huge} is too large: at most {largest}"),
+        );
+    }
+    let mut args = e.to_vec();
+    args.extend_from_slice(&["-rounds", "1000001"]);
+    assert_usage_error(&compat(&s, &args), "1000001 is too large: at most 1000000");
+    // Not numbers at all are still not counts.
+    for bad in ["0", "-3", "ten", "2.5"] {
+        let mut args = e.to_vec();
+        args.extend_from_slice(&["-rounds", bad]);
+        assert_usage_error(&compat(&s, &args), "is not a count (1 or more)");
+    }
+    let native = s.run(&["gauntlet", "a", "--vs", "b", "--games", huge]);
+    assert_usage_error(
+        &native,
+        &format!("{huge} is out of range: give a number from 1 to 1000000"),
+    );
+    assert!(!s.path("results").exists(), "nothing written");
+}
+
 /// `-version` (and `--version` under the name `fastchess`) prints what OpenBench's client
 /// reads: the first `N.N.N` is blitz-arena's version. `-help` lists the options.
 #[test]

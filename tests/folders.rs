@@ -506,3 +506,38 @@ fn a_failing_merge_says_only_its_error_and_a_merge_that_succeeds_its_warnings() 
     );
     assert_eq!(game_numbers(&s, "merged/games.csv"), (1..=4).collect());
 }
+
+#[test]
+fn a_file_named_as_a_results_folder_is_said_to_be_one_and_a_missing_folder_missing() {
+    let s = Scratch::new("not-a-folder");
+    s.write("afile", "hi\n");
+    let said = "afile: not a results folder (a file; name the folder that holds games.csv)";
+    for args in [
+        vec!["report", "afile"],
+        vec!["merge", "afile", "--out", "merged"],
+        vec!["round-robin", "instant", "random", "--resume", "afile"],
+    ] {
+        assert_one_line_error(&s.run(&args), said);
+    }
+    for args in [
+        vec!["report", "nowhere"],
+        vec!["merge", "nowhere", "--out", "merged"],
+    ] {
+        assert_one_line_error(&s.run(&args), "nowhere: no such results folder");
+    }
+    // A FIFO is never opened (it would block), and is not missing either.
+    let status = std::process::Command::new("mkfifo")
+        .arg(s.path("fifo"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_one_line_error(
+        &s.run(&["report", "fifo"]),
+        "fifo: not a results folder (a special file; name the folder that holds games.csv)",
+    );
+    assert_one_line_error(
+        &s.run(&["adjudicate", "fifo", "--ruleset", "uscf"]),
+        "fifo: not a results folder or file (a special file; name the results folder, or its events.jsonl)",
+    );
+    assert!(!s.path("merged").exists());
+}

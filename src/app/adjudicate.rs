@@ -114,6 +114,12 @@ fn load(results: &Path) -> anyhow::Result<(EventsIndex, Option<RunPlan>, std::pa
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         (dir.to_path_buf(), results.to_path_buf())
+    } else if results.exists() {
+        // A FIFO or a device: never opened (a FIFO would block).
+        bail!(
+            "{}: not a results folder or file (a special file; name the results folder, or its {EVENTS_JSONL})",
+            results.display()
+        );
     } else {
         bail!("{}: no such results folder or file", results.display());
     };

@@ -79,6 +79,16 @@ fn results_identity(path: &Path) -> Option<((u64, u64), &'static str)> {
     Some(((meta.dev(), meta.ino()), what))
 }
 
+/// What to do about an option the engine declares but cannot take as declared.
+fn flaw_advice(flaw: &crate::engine::OptionFlaw, option: &str) -> String {
+    match flaw {
+        crate::engine::OptionFlaw::EmptyRange { .. } => {
+            format!("no value can be set: leave {option} out of its options, or fix the engine")
+        }
+        _ => format!("set {option} in its options to be sure of its value"),
+    }
+}
+
 /// How a command ended, for the exit code.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Finish {
@@ -122,6 +132,17 @@ pub async fn check_roster(roster: &config::Roster, names: Vec<String>) -> anyhow
                 );
                 if ponder && !engine.ponders() {
                     say!("  warning: ponder = true, but it has no UCI option Ponder: it plays without pondering");
+                }
+                for (option, flaw) in engine
+                    .options()
+                    .iter()
+                    .filter_map(|o| Some((o, o.flaw.as_ref()?)))
+                {
+                    say!(
+                        "  warning: UCI option {:?}: {flaw}; {}",
+                        option.name,
+                        flaw_advice(flaw, &option.name)
+                    );
                 }
                 for option in engine.options() {
                     say!("  option {:<24} {}", option.name, option.description);

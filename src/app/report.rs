@@ -63,9 +63,7 @@ pub(super) fn plan_or_warn(dir: &Path) -> Option<RunPlan> {
 pub fn report(dirs: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Finish> {
     super::named_once(dirs)?;
     for dir in dirs {
-        if !dir.is_dir() {
-            bail!("{}: no such results folder", dir.display());
-        }
+        folder::check_is_folder(dir)?;
     }
     if out.is_none() {
         if let [dir] = dirs {

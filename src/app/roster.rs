@@ -59,7 +59,8 @@ pub fn placed(places: &Places, error: anyhow::Error) -> anyhow::Error {
     let place = if let Some(e) = error.downcast_ref::<EngineError>() {
         match e {
             EngineError::UnknownOption { name, option, .. }
-            | EngineError::BadOptionValue { name, option, .. } => places.option(name, option),
+            | EngineError::BadOptionValue { name, option, .. }
+            | EngineError::NoValueFits { name, option, .. } => places.option(name, option),
             _ => None,
         }
     } else if let Some(ConfigError::Launch { engine, .. }) = error.downcast_ref() {

@@ -261,20 +261,35 @@ fn at(g: &Given, message: String) -> String {
     format!("{} {}: {message}", g.spelled, g.params.join(" "))
 }
 
-/// A count of games or rounds, 1 and up.
+/// A count of games or rounds, 1 and up: at most the games of one pairing, which their
+/// product (`games_per_pairing`) is held to as well.
 fn count(g: &Given) -> Result<u32, String> {
     let v = g.single()?;
-    v.parse::<u32>()
-        .ok()
-        .filter(|n| *n >= 1)
-        .ok_or_else(|| at(g, format!("{v:?} is not a count (1 or more)")))
+    let max = limits::GAMES.max;
+    match v.parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ if above(v, max) => Err(at(g, format!("{v} is too large: at most {max}"))),
+        _ => Err(at(g, format!("{v:?} is not a count (1 or more)"))),
+    }
 }
 
 /// An interval, 0 and up.
 fn count0(g: &Given) -> Result<u32, String> {
     let v = g.single()?;
-    v.parse::<u32>()
-        .map_err(|_| at(g, format!("{v:?} is not a number (0 or more)")))
+    v.parse::<u32>().map_err(|_| {
+        if above(v, u32::MAX) {
+            at(g, format!("{v} is too large: at most {}", u32::MAX))
+        } else {
+            at(g, format!("{v:?} is not a number (0 or more)"))
+        }
+    })
+}
+
+/// Whether `v` is a whole number (digits only) above `max`, however many digits it has.
+fn above(v: &str, max: u32) -> bool {
+    !v.is_empty()
+        && v.bytes().all(|c| c.is_ascii_digit())
+        && v.parse::<u128>().ok().is_none_or(|n| n > u128::from(max))
 }
 
 /// `key=value key=value` as blitz-arena's `key=value,key=value`.

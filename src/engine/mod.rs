@@ -28,7 +28,7 @@ use process::Line;
 pub use process::{ExitStatus, MemoryEngine, Process, SearchLines};
 pub use resources::{Shortage, FILES_PER_ENGINE, THREADS_PER_ENGINE};
 pub use seat::Seat;
-pub use uci::UciOption;
+pub use uci::{OptionFlaw, UciOption};
 
 /// The UCI option that switches an engine to Chess960 castling (king takes own rook).
 pub const CHESS960_OPTION: &str = "UCI_Chess960";
@@ -95,6 +95,14 @@ pub enum EngineError {
         option: String,
         value: String,
         allowed: String,
+    },
+    /// An option declared with an empty range (`flaw`): no value can be set.
+    #[error("engine {name}: UCI option {option:?} cannot be {value:?}: {flaw}, so no value fits (leave {option} out of its options)")]
+    NoValueFits {
+        name: String,
+        option: String,
+        value: String,
+        flaw: String,
     },
     #[error("engine {name} fails its handshake: {what} (an engine may declare at most {max} options)", max = uci::MAX_OPTIONS)]
     DeclaresTooMuch { name: String, what: String },
@@ -422,6 +430,14 @@ impl Engine {
                 hint,
             });
         };
+        if let Some(flaw @ uci::OptionFlaw::EmptyRange { .. }) = &known.flaw {
+            return Err(EngineError::NoValueFits {
+                name: self.name.clone(),
+                option: known.name.clone(),
+                value: value.to_string(),
+                flaw: flaw.to_string(),
+            });
+        }
         let line = known
             .setoption(value)
             .map_err(|allowed| EngineError::BadOptionValue {

@@ -175,6 +175,69 @@ pub struct UciOption {
     pub description: String,
     /// What values it takes.
     pub kind: OptionKind,
+    /// What is wrong with the declaration, if anything (`check` warns of it).
+    pub flaw: Option<OptionFlaw>,
+}
+
+/// A declaration the engine cannot stand by: a spin whose range is empty (no value can be
+/// set), or whose default is not a whole number or is outside its range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionFlaw {
+    /// `min` above `max`.
+    EmptyRange { min: i64, max: i64 },
+    /// A default as written that is not a whole number.
+    DefaultNotNumber(String),
+    /// A default outside `min`..`max`.
+    DefaultOutside {
+        default: i64,
+        min: Option<i64>,
+        max: Option<i64>,
+    },
+}
+
+impl OptionFlaw {
+    /// The flaw of a spin declared with `min`, `max` and the default as written, if any.
+    fn of_spin(default: Option<&str>, min: Option<i64>, max: Option<i64>) -> Option<OptionFlaw> {
+        if let (Some(min), Some(max)) = (min, max) {
+            if min > max {
+                return Some(OptionFlaw::EmptyRange { min, max });
+            }
+        }
+        let default = default?;
+        let Ok(value) = default.parse::<i64>() else {
+            return Some(OptionFlaw::DefaultNotNumber(default.to_string()));
+        };
+        let outside = min.is_some_and(|min| value < min) || max.is_some_and(|max| value > max);
+        outside.then_some(OptionFlaw::DefaultOutside {
+            default: value,
+            min,
+            max,
+        })
+    }
+}
+
+impl std::fmt::Display for OptionFlaw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionFlaw::EmptyRange { min, max } => {
+                write!(f, "the engine declares min {min} above max {max}")
+            }
+            OptionFlaw::DefaultNotNumber(default) => write!(
+                f,
+                "the engine declares default {default:?}, which is not a whole number"
+            ),
+            OptionFlaw::DefaultOutside { default, min, max } => {
+                write!(f, "the engine declares default {default}, outside")?;
+                if let Some(min) = min {
+                    write!(f, " min {min}")?;
+                }
+                if let Some(max) = max {
+                    write!(f, " max {max}")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The type of a UCI option and the values it allows (UCI protocol, "option").
@@ -265,7 +328,7 @@ pub fn parse_option(line: &str) -> Option<UciOption> {
         _ => None,
     });
     match parsed {
-        Some(config) => Some(describe(config)),
+        Some(config) => Some(describe(config, declared_default(line))),
         // vampirc could not read it: take the name by hand so the option can still be set.
         None => {
             let rest = line
@@ -278,13 +341,31 @@ pub fn parse_option(line: &str) -> Option<UciOption> {
                 name: name.to_string(),
                 description: "(unparsed)".to_string(),
                 kind: OptionKind::Unparsed,
+                flaw: None,
             })
         }
     }
 }
 
-fn describe(config: UciOptionConfig) -> UciOption {
+/// The word after `default` in an option's declaration, as written: the parser drops a spin's
+/// default that is not a number.
+fn declared_default(line: &str) -> Option<&str> {
+    let mut words = line
+        .split_whitespace()
+        .skip_while(|w| !w.eq_ignore_ascii_case("type"))
+        .skip_while(|w| !w.eq_ignore_ascii_case("default"))
+        .skip(1);
+    words.next().filter(|w| {
+        !["min", "max", "var"]
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k))
+    })
+}
+
+/// `config` as the arena holds it; `written` is its default as written.
+fn describe(config: UciOptionConfig, written: Option<&str>) -> UciOption {
     let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    let mut flaw = None;
     let (name, description, kind) = match config {
         UciOptionConfig::Check { name, default } => (
             name,
@@ -296,16 +377,19 @@ fn describe(config: UciOptionConfig) -> UciOption {
             default,
             min,
             max,
-        } => (
-            name,
-            format!(
-                "spin default {} min {} max {}",
-                show(default.map(|d| d.to_string())),
-                show(min.map(|d| d.to_string())),
-                show(max.map(|d| d.to_string()))
-            ),
-            OptionKind::Spin { min, max },
-        ),
+        } => {
+            flaw = OptionFlaw::of_spin(written, min, max);
+            (
+                name,
+                format!(
+                    "spin default {} min {} max {}",
+                    show(written.map(String::from).or(default.map(|d| d.to_string()))),
+                    show(min.map(|d| d.to_string())),
+                    show(max.map(|d| d.to_string()))
+                ),
+                OptionKind::Spin { min, max },
+            )
+        }
         UciOptionConfig::Combo { name, default, var } => (
             name,
             format!("combo default {} var {}", show(default), var.join(" / ")),
@@ -322,6 +406,7 @@ fn describe(config: UciOptionConfig) -> UciOption {
         name,
         description,
         kind,
+        flaw,
     }
 }
 

@@ -79,6 +79,25 @@ fn finished_lines(path: &Path) -> usize {
     lines.saturating_sub(1)
 }
 
+/// Checks that `dir` names a results folder that is there: a path that does not exist is
+/// "no such results folder", and a file (or anything else that is not a folder) in its place
+/// says so and which path to give instead.
+pub fn check_is_folder(dir: &Path) -> anyhow::Result<()> {
+    let what = match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(meta) if meta.is_file() => "a file",
+        Ok(_) => "a special file",
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            bail!("{}: cannot read: {e}", dir.display())
+        }
+        Err(_) => bail!("{}: no such results folder", dir.display()),
+    };
+    bail!(
+        "{}: not a results folder ({what}; name the folder that holds {GAMES_CSV})",
+        dir.display()
+    )
+}
+
 /// Checks, before the engines start, that a new run may use `dir`: no run holds it, and it
 /// holds none of the arena's files (checked again under the lock with `check_unused`).
 pub fn check_free(dir: &Path) -> anyhow::Result<()> {

@@ -268,15 +268,13 @@ impl RunPlan {
     }
 
     pub fn load(dir: &Path) -> anyhow::Result<RunPlan> {
+        folder::check_is_folder(dir)?;
         let path = dir.join(RUN_JSON);
         let text = match folder::open_read(&path)
             .and_then(|f| std::io::read_to_string(std::io::BufReader::new(f)))
         {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !dir.is_dir() {
-                    bail!("{}: no such results folder", dir.display());
-                }
                 let files = folder::arena_files(dir);
                 if !files.is_empty() {
                     return Err(folder::no_plan_error(dir, &files));
