@@ -1105,7 +1105,15 @@ fn line_kinds(stdout: &str) -> std::collections::BTreeMap<String, usize> {
 /// so that a results folder left behind would show.
 fn arena_on(case: &str) -> (String, String, String) {
     let s = Scratch::new(&format!("parity-{case}"));
-    for book in ["openings.epd", "nomate.epd"] {
+    let (out, files, _) = arena_in(&s, case);
+    (stdout(&out), stderr(&out), files)
+}
+
+/// [`arena_on`] in `s`: the run's output, its exit code and files as CASE.files has them, and
+/// the `-pgnout` file it wrote (`games.pgn`), if any.
+fn arena_in(s: &Scratch, case: &str) -> (std::process::Output, String, Option<String>) {
+    const BOOKS: [&str; 3] = ["openings.epd", "nomate.epd", "book.pgn"];
+    for book in BOOKS {
         std::fs::copy(fastchess_data().join(book), s.path(book)).unwrap();
     }
     let tmp = s.path("tmp");
@@ -1117,12 +1125,80 @@ fn arena_on(case: &str) -> (String, String, String) {
     let mut files: Vec<String> = walk(&s.dir)
         .into_iter()
         .map(|p| format!("./{}", p.strip_prefix(&s.dir).unwrap().display()))
-        .filter(|p| !["./openings.epd", "./nomate.epd", "./tmp"].contains(&p.as_str()))
+        .filter(|p| p != "./tmp" && !BOOKS.iter().any(|b| *p == format!("./{b}")))
         .collect();
     files.sort();
     let code = out.status.code().unwrap_or(-1);
     let files = format!("exit {code}\n{}", files.join("\n"));
-    (stdout(&out), stderr(&out), files)
+    let pgn = std::fs::read_to_string(s.path("games.pgn")).ok();
+    (out, files, pgn)
+}
+
+/// fastchess's `-pgnout` from a PGN book starts each game at the book's own position and
+/// writes the book's moves, each commented `{book}`, then the engines' (`PlyCount` counts
+/// both). The real fastchess's file (tests/data/fastchess/pgnbook.pgn) and blitz-arena's on
+/// the same command line have the same movetext and tags, save the tags only one of them
+/// writes or that say when, and the think times.
+#[test]
+fn pgnout_writes_a_pgn_books_moves_as_fastchess_does() {
+    let s = Scratch::new("parity-pgnbook");
+    let (out, _, pgn) = arena_in(&s, "pgnbook");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recorded = std::fs::read_to_string(fastchess_data().join("pgnbook.pgn")).unwrap();
+    let ours = comparable_pgn(&pgn.expect("the -pgnout file"));
+    assert!(
+        ours.contains("1. e4 {book} e5 {book} 2. Nf3 {book} Nc6 {book} 3. "),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("1. d4 {book} d5 {book} 2. c4 {book} "),
+        "{ours}"
+    );
+    assert_eq!(ours, comparable_pgn(&recorded));
+}
+
+/// A PGN without the tags only one tool writes (`Event`'s default, the engines' UCI names,
+/// the opening's name) or that say when it was played, each think time `T`.
+fn comparable_pgn(pgn: &str) -> String {
+    const DROPPED: [&str; 11] = [
+        "Event",
+        "Date",
+        "GameDuration",
+        "GameStartTime",
+        "GameEndTime",
+        "ECO",
+        "Opening",
+        "EngineWhiteName",
+        "EngineWhiteAuthor",
+        "EngineBlackName",
+        "EngineBlackAuthor",
+    ];
+    let mut out = String::new();
+    for line in pgn.lines() {
+        let tag = line.strip_prefix('[').and_then(|t| t.split(' ').next());
+        if tag.is_some_and(|t| DROPPED.contains(&t)) {
+            continue;
+        }
+        // `0.123s` (think time) to `Ts`.
+        let mut rest = line;
+        while let Some(dot) = rest.find('.') {
+            let (head, tail) = rest.split_at(dot);
+            let int = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let frac = tail[1..].bytes().take_while(u8::is_ascii_digit).count();
+            if int > 0 && frac == 3 && tail[1 + frac..].starts_with('s') {
+                out.push_str(&head[..head.len() - int]);
+                out.push('T');
+                rest = &tail[1 + frac..];
+            } else {
+                out.push_str(head);
+                out.push('.');
+                rest = &tail[1..];
+            }
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
 }
 
 /// One case of the parity with the real fastchess (tests/data/fastchess/README.md): blitz-arena

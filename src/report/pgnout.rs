@@ -1,8 +1,8 @@
 //! `--pgnout FILE` and `--epdout FILE`: each finished game appended in fastchess's formats,
 //! beside the results folder's own games.pgn: its headers and `Termination` names, a comment
 //! per move `{+0.25/12 0.123s, n=12345, nps=100000}` (score/depth, think time in whole
-//! milliseconds, the extras asked for, the ending's text on the last move), lines wrapped at
-//! 80 characters, and the final position as `FEN-fields hmvc N; fmvn M;` (fastchess
+//! milliseconds, the extras asked for, the ending's text on the last move), a PGN book's moves
+//! from its own start position, each `{book}`, lines wrapped at 80 characters, and the final position as `FEN-fields hmvc N; fmvn M;` (fastchess
 //! `pgn_builder.cpp`, `pgn_gen.hpp`, `epd_builder.hpp`).
 
 use std::fs::{File, OpenOptions};
@@ -194,20 +194,32 @@ impl CompatFiles {
     }
 }
 
-/// The position the game started from (after its book moves) and the legal moves played.
-fn replay(record: &GameRecord) -> (Chess, Chess, Vec<(shakmaty::Move, usize)>) {
-    let mut pos = record.opening.root().unwrap_or_default();
+/// A game as fastchess's PGN has it: the position its opening starts from, the opening's
+/// book moves, the position at the end, and the legal moves played (with their events).
+struct Replayed {
+    root: Chess,
+    book: Vec<shakmaty::Move>,
+    end: Chess,
+    moves: Vec<(shakmaty::Move, usize)>,
+}
+
+fn replay(record: &GameRecord) -> Replayed {
+    let root = record.opening.root().unwrap_or_default();
+    let mut pos = root.clone();
+    let mut book = Vec::new();
     for text in &record.opening.moves {
         match text
             .parse::<UciMove>()
             .ok()
             .and_then(|u| u.to_move(&pos).ok())
         {
-            Some(m) => pos.play_unchecked(m),
+            Some(m) => {
+                pos.play_unchecked(m);
+                book.push(m);
+            }
             None => break,
         }
     }
-    let start = pos.clone();
     let mut moves = Vec::new();
     for (i, event) in record.events.iter().enumerate() {
         match event {
@@ -230,7 +242,12 @@ fn replay(record: &GameRecord) -> (Chess, Chess, Vec<(shakmaty::Move, usize)>) {
             _ => {}
         }
     }
-    (start, pos, moves)
+    Replayed {
+        root,
+        book,
+        end: pos,
+        moves,
+    }
 }
 
 /// `2026.11.24` from the record's `2026-11-24T01:36:58.931Z`.
@@ -307,7 +324,12 @@ pub fn fastchess_pgn(
 ) -> String {
     let outcome = super::compat_console::fastchess_ending(record);
     let result = outcome.map_or("*", |o| o.0.as_str());
-    let (start, _, moves) = replay(record);
+    let Replayed {
+        root: start,
+        book,
+        moves,
+        ..
+    } = replay(record);
     let mut headers = vec![
         ("Event", tags.event.clone()),
         ("Site", tags.site.clone()),
@@ -334,7 +356,7 @@ pub fn fastchess_pgn(
     if let Some(end) = game_end_time(&record.started, ended_us) {
         headers.push(("GameEndTime", end));
     }
-    headers.push(("PlyCount", moves.len().to_string()));
+    headers.push(("PlyCount", (book.len() + moves.len()).to_string()));
     headers.push((
         "Termination",
         termination_name(outcome.map(|o| o.1)).to_string(),
@@ -360,7 +382,12 @@ pub fn fastchess_pgn(
     let mut pos = start.clone();
     let mut number = pos.fullmoves().get();
     let black_starts = pos.turn() == shakmaty::Color::Black;
-    for (k, (m, at)) in moves.iter().enumerate() {
+    // fastchess starts the game at the opening's own position and writes its book moves,
+    // each commented `book`.
+    let played = moves.iter().map(|(m, at)| (m, Some(*at)));
+    let all = book.iter().map(|m| (m, None)).chain(played);
+    let plies = book.len() + moves.len();
+    for (k, (m, at)) in all.enumerate() {
         let notation_text = match notation {
             Notation::San => shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string(),
             Notation::Uci => m.to_uci(pos.castles().mode()).to_string(),
@@ -374,12 +401,16 @@ pub fn fastchess_pgn(
         } else {
             notation_text
         };
-        if let Event::Move { think_us, info, .. } = &record.events[*at] {
-            let last = (k + 1 == moves.len()).then_some(ending.as_str());
-            text.push_str(&format!(
-                " {{{}}}",
-                move_comment(info, *think_us, extras, last)
-            ));
+        match at.map(|at| &record.events[at]) {
+            None => text.push_str(" {book}"),
+            Some(Event::Move { think_us, info, .. }) => {
+                let last = (k + 1 == plies).then_some(ending.as_str());
+                text.push_str(&format!(
+                    " {{{}}}",
+                    move_comment(info, *think_us, extras, last)
+                ));
+            }
+            Some(_) => {}
         }
         texts.push(text);
         if !white {
@@ -475,7 +506,7 @@ fn lan(pos: &Chess, m: &shakmaty::Move) -> String {
 
 /// The final position as fastchess's EPD line: `8/8/8/8/8/8/3k1K2/8 b - - hmvc 0; fmvn 105;`.
 pub fn final_epd(record: &GameRecord) -> String {
-    let (_, pos, _) = replay(record);
+    let pos = replay(record).end;
     let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
     let fields: Vec<&str> = fen.split(' ').take(4).collect();
     format!(

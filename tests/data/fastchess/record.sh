@@ -43,14 +43,15 @@ args() {
     noscore) echo "-engine cmd=$BA args=\"engine faulty --unscored-after 3 --bad-score-after 5 --seed 5\" name=bad $rnd -each tc=10+0.1 -repeat -rounds 2 $common" ;;
     trinomial) echo "$new $base -each tc=10+0.1 -repeat -rounds 6 -ratinginterval 2 -report penta=false $common" ;;
     trisprt) echo "-engine cmd=$BA args=\"engine greedy\" name=New option.Seed=6 $base -each tc=10+0.1 -repeat -rounds 30 -sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 -ratinginterval 4 -report penta=false $common" ;;
+    pgnbook) echo "$new $base -each tc=10+0.1 -repeat -rounds 2 -maxmoves 6 -openings file=book.pgn format=pgn order=sequential -pgnout file=games.pgn" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
     esac
 }
 
-cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign noscore trinomial trisprt}
+cases=${*:-clean rounds illegal null crash hang timeloss flagnomate cuteclean cutetimeloss matepv cutesprt gamesprt three threeonce illegalpv wrongpv matesign noscore trinomial trisprt pgnbook}
 for case in $cases; do
     dir=$(mktemp -d)
-    cp "$here/openings.epd" "$here/nomate.epd" "$dir/"
+    cp "$here/openings.epd" "$here/nomate.epd" "$here/book.pgn" "$dir/"
     line=$(args "$case")
     echo "$case: fastchess $line" | sed "s|$BA|\$BA|g" >&2
     set +e
@@ -60,7 +61,9 @@ for case in $cases; do
     [ -s "$out/$case.err" ] || rm -f "$out/$case.err"
     {
         echo "exit $code"
-        (cd "$dir" && find . -type f ! -name openings.epd ! -name nomate.epd | sort)
+        (cd "$dir" && find . -type f ! -name openings.epd ! -name nomate.epd ! -name book.pgn | sort)
     } >"$out/$case.files"
+    # pgnbook's -pgnout file is its point: kept beside its stdout.
+    if [ "$case" = pgnbook ]; then cp "$dir/games.pgn" "$out/$case.pgn"; fi
     rm -rf "$dir"
 done
