@@ -259,12 +259,20 @@ pub async fn spawn(
             return Err(e);
         }
     };
+    let exit = match pidfd(&child) {
+        Ok(exit) => exit,
+        Err(e) => {
+            kill_group(&mut child);
+            return Err(e);
+        }
+    };
     let (tx, rx) = mpsc::channel(LINE_QUEUE);
     let reports = Reports::default();
     let stderr_tail = StderrTail::default();
     let watch = pipes::watch(
         OwnedFd::from(stdout),
         OwnedFd::from(stderr),
+        exit,
         tx,
         reports.clone(),
         Arc::clone(&stderr_tail),
@@ -287,6 +295,26 @@ pub async fn spawn(
         stderr_tail,
         child: Some(child),
     })
+}
+
+/// A pidfd of the engine's process, which becomes readable when it exits: how its exit is
+/// noticed while a process it left behind holds its pipes open. None where the kernel has no
+/// pidfds (before Linux 5.3): its exit is then noticed when its pipes close. Out of open files
+/// is an error (the run's, `resources`).
+fn pidfd(child: &Child) -> std::io::Result<Option<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open(2) of our own child, not yet reaped (its pid cannot name another
+    // process); the descriptor it returns (close-on-exec) is owned from here.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
+    if fd >= 0 {
+        // SAFETY: a descriptor pidfd_open(2) just returned, owned by nothing else.
+        return Ok(Some(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) }));
+    }
+    let error = std::io::Error::last_os_error();
+    match super::Shortage::of(&error) {
+        Some(_) => Err(error),
+        None => Ok(None),
+    }
 }
 
 /// An engine just started, on its way back to the game that asked for it: killed as a group
@@ -757,6 +785,53 @@ mod tests {
             "done"
         );
         process.kill().await;
+    }
+
+    /// An engine that exits while a process it started holds its pipes open (here `sleep`):
+    /// its output ends at its exit, after the lines it wrote, with its stderr, long before
+    /// the pipes close; killing it takes the process it left behind.
+    #[tokio::test]
+    async fn an_engine_s_output_ends_when_it_exits_though_its_child_holds_the_pipes() {
+        exit_with_a_child_left().await;
+    }
+
+    /// The same, read by a task on the game's own thread (a lane).
+    #[tokio::test]
+    async fn an_engine_read_on_the_game_s_thread_ends_when_it_exits_though_its_child_holds_the_pipes(
+    ) {
+        super::pipes::read_on_this_thread();
+        exit_with_a_child_left().await;
+    }
+
+    async fn exit_with_a_child_left() {
+        let mut process = sh("sleep 1000 & echo $!; echo bye; echo gone >&2; exit 3").await;
+        let started = std::time::Instant::now();
+        let mut got = Vec::new();
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(20), process.lines.recv()).await;
+            match line.expect("the exit was not noticed") {
+                Some(Line::Text { text, .. }) => got.push(text),
+                Some(Line::Eof { .. }) | None => break,
+                Some(Line::Overlong { .. }) => panic!("overlong"),
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert_eq!(got.get(1).map(String::as_str), Some("bye"), "{got:?}");
+        let child: i32 = got[0].parse().unwrap();
+        assert_eq!(
+            process.exit_status(Duration::ZERO).await,
+            Some(ExitStatus::Code(3))
+        );
+        assert_eq!(process.stderr_tail_at_end(Duration::ZERO).await, "gone");
+        assert!(alive(child));
+        process.kill().await;
+        for _ in 0..200 {
+            if !alive(child) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the engine's child {child} outlived the kill");
     }
 
     /// A start whose game is gone before the engine arrives (its future dropped, as a
