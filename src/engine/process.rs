@@ -317,6 +317,31 @@ fn pidfd(child: &Child) -> std::io::Result<Option<OwnedFd>> {
     }
 }
 
+/// The interpreter named by the `#!` line of the script `program`, if it is not there (what
+/// an exec's "No such file or directory" means of a script that exists). Reads the line's
+/// first 256 bytes at most (the kernel reads no more), without waiting on a FIFO.
+pub(super) fn missing_interpreter(program: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(program)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut head = [0u8; 256];
+    let n = file.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let interpreter = line
+        .split(|&b| b == b' ' || b == b'\t')
+        .find(|word| !word.is_empty())?;
+    let interpreter = String::from_utf8_lossy(interpreter).into_owned();
+    (!Path::new(&interpreter).exists()).then_some(interpreter)
+}
+
 /// An engine just started, on its way back to the game that asked for it: killed as a group
 /// and reaped if that game is gone before it arrives (its start was cancelled).
 struct Started(Option<Child>);
@@ -891,6 +916,29 @@ mod tests {
         );
         assert!(process.write("isready\n").await.is_err());
         process.kill().await;
+    }
+
+    /// The interpreter a script's `#!` line names, only when it is missing: spaces before it
+    /// and arguments after it are not part of its name; a file without `#!` has none.
+    #[test]
+    fn a_missing_interpreter_is_found_on_the_script_s_first_line() {
+        let dir = std::env::temp_dir().join(format!("blitz-arena-shebang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            (
+                "#! /usr/bin/nonexistent-python -u\nx\n",
+                Some("/usr/bin/nonexistent-python"),
+            ),
+            ("#!/bin/sh\nexit 1\n", None),
+            ("\x7fELF", None),
+        ];
+        for (i, (text, missing)) in cases.into_iter().enumerate() {
+            let path = dir.join(i.to_string());
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(missing_interpreter(&path).as_deref(), missing, "{text:?}");
+        }
+        assert_eq!(missing_interpreter(&dir.join("none")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Whether `pid` exists and is not a zombie.
