@@ -1105,3 +1105,45 @@ fn the_time_control_is_minutes_plus_seconds_and_said_in_words() {
         .iter()
         .all(|r| r["white_ms_left"].parse::<i64>().unwrap() > 590_000));
 }
+
+/// An engine that cannot be started says why once, in one statement: a script whose `#!`
+/// interpreter is missing is named as such (the kernel's "No such file or directory" would
+/// seem to be about the script), and another cause (a file that is no program: "Exec format
+/// error") is said once, by `check` (which lists every cause) as by a run.
+#[test]
+fn an_engine_that_cannot_start_says_why_once() {
+    let s = Scratch::new("cannot-start");
+    let executable = |name: &str, text: &str| {
+        let path = s.write(name, text);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        path.display().to_string()
+    };
+    let script = executable("bad.sh", "#!/usr/bin/nonexistent-python\nprint('uciok')\n");
+    let plain = executable("plain.bin", "not a program\n");
+    s.write(
+        "engines.toml",
+        &format!("[engines.bad]\ncmd = {script:?}\n[engines.plain]\ncmd = {plain:?}\n"),
+    );
+    let interpreter = format!(
+        "engine bad: cannot start {script}: its interpreter /usr/bin/nonexistent-python \
+         (the #! line) was not found"
+    );
+    let exec_format = format!("engine plain: cannot start {plain}: Exec format error (os error 8)");
+    let check = s.run(&["check", "bad", "plain"]);
+    assert_eq!(
+        stdout(&check).lines().collect::<Vec<_>>(),
+        [
+            format!("bad: FAILED: {interpreter}"),
+            format!("plain: FAILED: {exec_format}")
+        ],
+        "{}",
+        stderr(&check)
+    );
+    for (engine, says) in [("bad", &interpreter), ("plain", &exec_format)] {
+        let run = s.run(&["gauntlet", engine, "--vs", "random", "--out", "never"]);
+        assert_eq!(stderr(&run), format!("blitz-arena: error: {says}\n"));
+        assert_eq!(run.status.code(), Some(1));
+    }
+    assert!(!s.path("never").exists());
+}

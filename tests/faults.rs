@@ -1,5 +1,6 @@
 //! End-to-end, with real engine processes: an engine that sends a stray `bestmove` after its
-//! move (issue 8.2), and an engine that dies while idle between games (issue 8.5).
+//! move (issue 8.2), an engine that dies while idle between games (issue 8.5), and one that
+//! exits while a process it forked holds its pipes open.
 
 mod common;
 
@@ -146,5 +147,70 @@ fn an_engine_that_died_idle_forfeits_when_its_restart_fails() {
             && second["detail"].contains("restart failed")
             && second["detail"].contains("cannot start again"),
         "{second:?}"
+    );
+}
+
+/// A UCI engine that, on `go`, forks a process that sleeps for two minutes (holding the pipes
+/// it inherited), says so on stderr and exits with status 0.
+const FORKER: &str = r#"#!/usr/bin/env python3
+import os, sys, time
+for line in sys.stdin:
+    cmd = line.split()[:1]
+    if cmd == ["uci"]: print("id name forker\nuciok", flush=True)
+    elif cmd == ["isready"]: print("readyok", flush=True)
+    elif cmd == ["go"]:
+        if os.fork() == 0:
+            time.sleep(120)
+            os._exit(0)
+        print("leaving", file=sys.stderr, flush=True)
+        os._exit(0)
+    elif cmd == ["quit"]: break
+"#;
+
+/// An engine that forks on `go` and exits at once, its fork holding its stdout and stderr open
+/// (asleep for two minutes): its exit is noticed by the process's own end, not by its pipes,
+/// so the game is ruled `engine-crash` with the status and what it wrote to stderr, at once,
+/// not after its 60 s clock as a stall; the fork is killed with the engine's group.
+#[test]
+fn an_engine_that_exits_while_its_fork_holds_its_pipes_is_ruled_a_crash_at_once() {
+    let s = Scratch::new("faults-forked-exit");
+    let engine = s.write("forker.py", FORKER);
+    std::fs::set_permissions(&engine, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    s.write(
+        "engines.toml",
+        &format!(
+            "[engines.forker]\ncmd = {:?}\n[engines.random]\nbuiltin = \"random\"\n",
+            engine.display().to_string()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let out = s.run(&[
+        "gauntlet",
+        "forker",
+        "--vs",
+        "random",
+        "--games",
+        "1",
+        "--concurrency",
+        "1",
+        "--tc",
+        "60s+0s",
+        "--out",
+        "res",
+    ]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    s.assert_no_engines_left();
+    let rows = csv_rows(&s.path("res/games.csv"));
+    let row = &rows[0];
+    assert_eq!(row["termination"], "engine-crash", "{row:?}");
+    assert!(
+        row["detail"].contains("exited with exit status: 0")
+            && row["detail"].contains("stderr: leaving"),
+        "{row:?}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the run took {took:?} against a 60 s clock"
     );
 }

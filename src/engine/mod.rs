@@ -60,11 +60,21 @@ impl Default for Timeouts {
 /// Why an engine could not be used. Each message is one line that names the engine.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("engine {name}: cannot start {program}: {source}")]
+    /// The message says the cause, which is not also its `source`: a printer that follows
+    /// the chain of causes (`{:#}`) would say it twice.
+    #[error("engine {name}: cannot start {program}: {cause}")]
     Spawn {
         name: String,
         program: String,
-        source: std::io::Error,
+        cause: std::io::Error,
+    },
+    /// A script whose `#!` line names an interpreter that is not there: the kernel's "No
+    /// such file or directory" would seem to be about the script.
+    #[error("engine {name}: cannot start {program}: its interpreter {interpreter} (the #! line) was not found")]
+    NoInterpreter {
+        name: String,
+        program: String,
+        interpreter: String,
     },
     #[error("engine {name}: no {expected} within {waited:?}{context}")]
     Timeout {
@@ -115,7 +125,7 @@ impl EngineError {
     /// something: the run's trouble, not the engine's.
     pub fn shortage(&self) -> Option<Shortage> {
         match self {
-            EngineError::Spawn { source, .. } => Shortage::of(source),
+            EngineError::Spawn { cause, .. } => Shortage::of(cause),
             _ => None,
         }
     }
@@ -147,6 +157,31 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// Why `program` could not be started: a script's missing interpreter by name, else the
+/// system's error.
+fn spawn_error(name: &str, program: &std::path::Path, cause: std::io::Error) -> EngineError {
+    let (name, shown) = (name.to_string(), program.display().to_string());
+    match cause.kind() {
+        std::io::ErrorKind::NotFound => match process::missing_interpreter(program) {
+            Some(interpreter) => EngineError::NoInterpreter {
+                name,
+                program: shown,
+                interpreter,
+            },
+            None => EngineError::Spawn {
+                name,
+                program: shown,
+                cause,
+            },
+        },
+        _ => EngineError::Spawn {
+            name,
+            program: shown,
+            cause,
+        },
+    }
 }
 
 /// What an engine answered to `go`.
@@ -265,11 +300,7 @@ impl Engine {
             .collect();
         let process = process::spawn(&program, &args, config.dir.as_deref(), &env)
             .await
-            .map_err(|source| EngineError::Spawn {
-                name: config.name.clone(),
-                program: program.display().to_string(),
-                source,
-            })?;
+            .map_err(|cause| spawn_error(&config.name, &program, cause))?;
         // On any error below the engine is dropped, which kills its group and reaps it.
         let mut engine = Engine::connect(&config.name, process, timeouts, &config.options).await?;
         // `ponder = true`: an engine that declares the `Ponder` option is told it may ponder

@@ -10,6 +10,10 @@
 //! `lines`: `info` lines are not sent, the last scored one is kept in the engine's
 //! `InfoSlot`, and stderr keeps only its tail.
 //!
+//! The engine's process is watched too, as a pidfd in the same set: once it has exited, what
+//! it left in its pipes is read and its output ends there, even while a process it started
+//! still holds the pipes open (docs/results.md).
+//!
 //! Backpressure: when an engine's line queue is full, the lines of the read that did not fit
 //! wait here and its stdout leaves the epoll set, so the engine blocks on its own pipe and
 //! the arena's memory stays bounded. The game's side of the queue ([`Watch::taken`]) asks
@@ -31,8 +35,13 @@ mod direct;
 
 pub use direct::read_on_this_thread;
 
-/// The epoll data of the thread's own wake-up eventfd (engines' are `token << 1 | stderr`).
+/// The epoll data of the thread's own wake-up eventfd (engines' are `token << 2 | kind`).
 const WAKE: u64 = u64::MAX;
+/// The kinds of an engine's descriptors in the epoll data.
+const STDOUT: u64 = 0;
+const STDERR: u64 = 1;
+/// Its process's pidfd, readable once the process has exited.
+const EXIT: u64 = 2;
 /// Events taken per `epoll_wait`.
 const BATCH: usize = 256;
 /// Bytes taken per `read`: a pipe's default capacity.
@@ -179,9 +188,11 @@ impl Drop for ThreadWatch {
 
 /// Hands an engine's stdout and stderr to the I/O thread: stdout's lines go to `tx` (the
 /// last scored `info` line to `reports`, and each while its log is on), stderr's end to `tail`.
+/// `exit`, the process's pidfd (none where the kernel has none), ends both once it exits.
 pub(super) fn watch(
     stdout: OwnedFd,
     stderr: OwnedFd,
+    exit: Option<OwnedFd>,
     tx: mpsc::Sender<Line>,
     reports: Reports,
     tail: StderrTail,
@@ -198,10 +209,13 @@ pub(super) fn watch(
         }
     }
     let (out, err) = (stdout.as_raw_fd(), stderr.as_raw_fd());
+    let pid = exit.as_ref().map(AsRawFd::as_raw_fd);
     let paused = Arc::new(AtomicBool::new(false));
     let pipes = Pipes {
         stdout: Some(stdout),
         stderr: Some(stderr),
+        exit,
+        stdout_left: None,
         armed: true,
         splitter: Splitter::default(),
         sink: Sink {
@@ -219,17 +233,21 @@ pub(super) fn watch(
     }
     let shared = shared()?;
     let token = shared.next_token.fetch_add(1, Ordering::Relaxed);
-    // The thread owns the pipes from here; they are in its table before it can see them
-    // ready, or it skips them until they are (they stay ready: level-triggered).
+    // Registered while they are still this function's: once the thread holds them it may
+    // close them (the process's exit ends both pipes). Until they are in its table it skips
+    // them (they stay ready: level-triggered); on an error here they are closed, which takes
+    // them out of the epoll set.
+    control(&shared.epoll, libc::EPOLL_CTL_ADD, out, token << 2 | STDOUT)?;
+    control(&shared.epoll, libc::EPOLL_CTL_ADD, err, token << 2 | STDERR)?;
+    if let Some(pid) = pid {
+        control(&shared.epoll, libc::EPOLL_CTL_ADD, pid, token << 2 | EXIT)?;
+    }
     shared.request(Request::Watch(Box::new(pipes), token));
-    let watch = ThreadWatch {
+    Ok(Watch::Thread(ThreadWatch {
         token,
         paused,
         shared,
-    };
-    control(&shared.epoll, libc::EPOLL_CTL_ADD, out, token << 1)?;
-    control(&shared.epoll, libc::EPOLL_CTL_ADD, err, token << 1 | 1)?;
-    Ok(Watch::Thread(watch))
+    }))
 }
 
 /// Waits until the I/O thread has carried out every request made before (tests: the pipes
@@ -346,6 +364,11 @@ struct Pipes {
     /// None once it is closed.
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
+    /// The process's pidfd, until its exit is seen.
+    exit: Option<OwnedFd>,
+    /// Once the process has exited: the bytes it left in stdout, still to be read. What a
+    /// process it left behind writes after is not the engine's output.
+    stdout_left: Option<usize>,
     /// stdout is in the epoll set (it is not while lines wait for room).
     armed: bool,
     splitter: Splitter,
@@ -371,19 +394,97 @@ fn read(fd: &OwnedFd, buf: &mut [u8]) -> Option<usize> {
     }
 }
 
+/// The bytes waiting in a pipe (`FIONREAD`); 0 on an error.
+fn unread(fd: &OwnedFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int to `n`.
+    let ok = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) } == 0;
+    if ok {
+        usize::try_from(n).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
+/// What an exited process left in its stderr, read into `tail`, which is then closed.
+fn read_stderr_left(fd: &OwnedFd, tail: &StderrTail, buf: &mut [u8]) {
+    let mut left = unread(fd);
+    let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+    while left > 0 {
+        let room = left.min(buf.len());
+        match read(fd, &mut buf[..room]) {
+            Some(n) if n > 0 => {
+                tail.feed(&buf[..n]);
+                left -= n;
+            }
+            _ => break,
+        }
+    }
+    tail.close();
+}
+
 impl Pipes {
     /// One read of stdout, stamped as it returns, its lines delivered or kept.
     fn read_stdout(&mut self, epoll: &OwnedFd, token: u64, buf: &mut [u8]) {
         let Some(fd) = &self.stdout else { return };
-        let Some(n) = read(fd, buf) else { return };
-        let at = Instant::now();
-        if n == 0 {
-            self.sink.put(Item::Line(Line::Eof { at }));
+        let room = self.stdout_room(buf.len());
+        let Some(n) = read(fd, &mut buf[..room]) else {
+            return;
+        };
+        self.stdout_read(&buf[..n], Instant::now());
+        if self.stdout_ended() {
             self.close_stdout(epoll);
-        } else {
-            self.split(&buf[..n], at);
         }
         self.drain(epoll, token);
+    }
+
+    /// How much the next read of stdout may take: once the process has exited, no more than
+    /// it left there.
+    fn stdout_room(&self, buf: usize) -> usize {
+        self.stdout_left.map_or(buf, |left| left.min(buf))
+    }
+
+    /// `bytes`, read from stdout at `at` (none: its end), split and delivered; the end of the
+    /// output, once it is read or the process has exited and what it left is read.
+    fn stdout_read(&mut self, bytes: &[u8], at: Instant) {
+        if !bytes.is_empty() {
+            self.split(bytes, at);
+        }
+        if let Some(left) = &mut self.stdout_left {
+            *left = left.saturating_sub(bytes.len());
+        }
+        if bytes.is_empty() || self.stdout_left == Some(0) {
+            self.sink.put(Item::Line(Line::Eof { at }));
+            self.stdout_left = Some(0);
+        }
+    }
+
+    /// Its end of file is delivered or waits to be.
+    fn stdout_ended(&self) -> bool {
+        self.stdout_left == Some(0)
+    }
+
+    /// The process has exited: stderr ends with what it left there, and stdout once what it
+    /// left there is read (at once if it left nothing).
+    fn on_exit(&mut self, epoll: &OwnedFd, token: u64, buf: &mut [u8]) {
+        self.close_exit(epoll);
+        if let Some(fd) = &self.stderr {
+            read_stderr_left(fd, &self.tail, buf);
+            self.close_stderr(epoll);
+        }
+        let Some(fd) = &self.stdout else { return };
+        self.stdout_left = Some(unread(fd));
+        if self.stdout_left == Some(0) {
+            self.stdout_read(&[], Instant::now());
+            self.close_stdout(epoll);
+            self.drain(epoll, token);
+        }
+    }
+
+    fn close_exit(&mut self, epoll: &OwnedFd) {
+        if let Some(fd) = self.exit.take() {
+            let _ = control(epoll, libc::EPOLL_CTL_DEL, fd.as_raw_fd(), 0);
+        }
     }
 
     fn split(&mut self, bytes: &[u8], at: Instant) {
@@ -435,7 +536,8 @@ impl Pipes {
 
     fn arm(&mut self, epoll: &OwnedFd, token: u64) {
         if let (Some(fd), false) = (&self.stdout, self.armed) {
-            self.armed = control(epoll, libc::EPOLL_CTL_ADD, fd.as_raw_fd(), token << 1).is_ok();
+            let data = token << 2 | STDOUT;
+            self.armed = control(epoll, libc::EPOLL_CTL_ADD, fd.as_raw_fd(), data).is_ok();
         }
     }
 
@@ -503,14 +605,14 @@ fn run(shared: &Shared) {
                 continue;
             }
             // An engine closed earlier in this batch, or not yet in the table: skipped.
-            let token = data >> 1;
+            let token = data >> 2;
             let Some(pipes) = engines.get_mut(&token) else {
                 continue;
             };
-            if data & 1 == 0 {
-                pipes.read_stdout(&shared.epoll, token, &mut buf);
-            } else {
-                pipes.read_stderr(&shared.epoll, &mut buf);
+            match data & 3 {
+                STDOUT => pipes.read_stdout(&shared.epoll, token, &mut buf),
+                STDERR => pipes.read_stderr(&shared.epoll, &mut buf),
+                _ => pipes.on_exit(&shared.epoll, token, &mut buf),
             }
             if pipes.done() {
                 engines.remove(&token);
@@ -547,6 +649,7 @@ fn serve(shared: &Shared, engines: &mut HashMap<u64, Box<Pipes>>) {
                 if let Some(mut pipes) = engines.remove(&token) {
                     pipes.close_stdout(&shared.epoll);
                     pipes.close_stderr(&shared.epoll);
+                    pipes.close_exit(&shared.epoll);
                     pipes.tail.lock().unwrap_or_else(|e| e.into_inner()).close();
                 }
             }

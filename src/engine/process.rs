@@ -259,12 +259,20 @@ pub async fn spawn(
             return Err(e);
         }
     };
+    let exit = match pidfd(&child) {
+        Ok(exit) => exit,
+        Err(e) => {
+            kill_group(&mut child);
+            return Err(e);
+        }
+    };
     let (tx, rx) = mpsc::channel(LINE_QUEUE);
     let reports = Reports::default();
     let stderr_tail = StderrTail::default();
     let watch = pipes::watch(
         OwnedFd::from(stdout),
         OwnedFd::from(stderr),
+        exit,
         tx,
         reports.clone(),
         Arc::clone(&stderr_tail),
@@ -287,6 +295,51 @@ pub async fn spawn(
         stderr_tail,
         child: Some(child),
     })
+}
+
+/// A pidfd of the engine's process, which becomes readable when it exits: how its exit is
+/// noticed while a process it left behind holds its pipes open. None where the kernel has no
+/// pidfds (before Linux 5.3): its exit is then noticed when its pipes close. Out of open files
+/// is an error (the run's, `resources`).
+fn pidfd(child: &Child) -> std::io::Result<Option<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open(2) of our own child, not yet reaped (its pid cannot name another
+    // process); the descriptor it returns (close-on-exec) is owned from here.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
+    if fd >= 0 {
+        // SAFETY: a descriptor pidfd_open(2) just returned, owned by nothing else.
+        return Ok(Some(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) }));
+    }
+    let error = std::io::Error::last_os_error();
+    match super::Shortage::of(&error) {
+        Some(_) => Err(error),
+        None => Ok(None),
+    }
+}
+
+/// The interpreter named by the `#!` line of the script `program`, if it is not there (what
+/// an exec's "No such file or directory" means of a script that exists). Reads the line's
+/// first 256 bytes at most (the kernel reads no more), without waiting on a FIFO.
+pub(super) fn missing_interpreter(program: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(program)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut head = [0u8; 256];
+    let n = file.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let interpreter = line
+        .split(|&b| b == b' ' || b == b'\t')
+        .find(|word| !word.is_empty())?;
+    let interpreter = String::from_utf8_lossy(interpreter).into_owned();
+    (!Path::new(&interpreter).exists()).then_some(interpreter)
 }
 
 /// An engine just started, on its way back to the game that asked for it: killed as a group
@@ -759,6 +812,53 @@ mod tests {
         process.kill().await;
     }
 
+    /// An engine that exits while a process it started holds its pipes open (here `sleep`):
+    /// its output ends at its exit, after the lines it wrote, with its stderr, long before
+    /// the pipes close; killing it takes the process it left behind.
+    #[tokio::test]
+    async fn an_engine_s_output_ends_when_it_exits_though_its_child_holds_the_pipes() {
+        exit_with_a_child_left().await;
+    }
+
+    /// The same, read by a task on the game's own thread (a lane).
+    #[tokio::test]
+    async fn an_engine_read_on_the_game_s_thread_ends_when_it_exits_though_its_child_holds_the_pipes(
+    ) {
+        super::pipes::read_on_this_thread();
+        exit_with_a_child_left().await;
+    }
+
+    async fn exit_with_a_child_left() {
+        let mut process = sh("sleep 1000 & echo $!; echo bye; echo gone >&2; exit 3").await;
+        let started = std::time::Instant::now();
+        let mut got = Vec::new();
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(20), process.lines.recv()).await;
+            match line.expect("the exit was not noticed") {
+                Some(Line::Text { text, .. }) => got.push(text),
+                Some(Line::Eof { .. }) | None => break,
+                Some(Line::Overlong { .. }) => panic!("overlong"),
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert_eq!(got.get(1).map(String::as_str), Some("bye"), "{got:?}");
+        let child: i32 = got[0].parse().unwrap();
+        assert_eq!(
+            process.exit_status(Duration::ZERO).await,
+            Some(ExitStatus::Code(3))
+        );
+        assert_eq!(process.stderr_tail_at_end(Duration::ZERO).await, "gone");
+        assert!(alive(child));
+        process.kill().await;
+        for _ in 0..200 {
+            if !alive(child) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the engine's child {child} outlived the kill");
+    }
+
     /// A start whose game is gone before the engine arrives (its future dropped, as a
     /// cancelled run drops it) does not leave the engine running.
     #[tokio::test]
@@ -816,6 +916,29 @@ mod tests {
         );
         assert!(process.write("isready\n").await.is_err());
         process.kill().await;
+    }
+
+    /// The interpreter a script's `#!` line names, only when it is missing: spaces before it
+    /// and arguments after it are not part of its name; a file without `#!` has none.
+    #[test]
+    fn a_missing_interpreter_is_found_on_the_script_s_first_line() {
+        let dir = std::env::temp_dir().join(format!("blitz-arena-shebang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            (
+                "#! /usr/bin/nonexistent-python -u\nx\n",
+                Some("/usr/bin/nonexistent-python"),
+            ),
+            ("#!/bin/sh\nexit 1\n", None),
+            ("\x7fELF", None),
+        ];
+        for (i, (text, missing)) in cases.into_iter().enumerate() {
+            let path = dir.join(i.to_string());
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(missing_interpreter(&path).as_deref(), missing, "{text:?}");
+        }
+        assert_eq!(missing_interpreter(&dir.join("none")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Whether `pid` exists and is not a zombie.

@@ -8,9 +8,9 @@
 use std::io;
 
 /// Open files the arena holds for each running engine besides one per engine thread: its
-/// stdin, stdout and stderr pipes and `/proc/pressure/cpu` (`cpu::CpuMeter` keeps each
-/// thread's `schedstat` open too).
-pub const FILES_PER_ENGINE: usize = 4;
+/// stdin, stdout and stderr pipes, the pidfd that tells its exit (`process`) and
+/// `/proc/pressure/cpu` (`cpu::CpuMeter` keeps each thread's `schedstat` open too).
+pub const FILES_PER_ENGINE: usize = 5;
 
 /// The arena's own threads for each running engine: none (one I/O thread reads every
 /// engine's output, `engine::pipes`).

@@ -17,8 +17,8 @@ use tokio::io::Interest;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::{read, Item, Pipes, READ};
-use crate::engine::process::{Line, StderrTail};
+use super::{read, read_stderr_left, unread, Pipes, READ};
+use crate::engine::process::StderrTail;
 
 thread_local! {
     static DIRECT: Cell<bool> = const { Cell::new(false) };
@@ -53,8 +53,9 @@ pub(super) fn watch(mut pipes: Pipes) -> io::Result<TaskWatch> {
     let stderr = pipes.stderr.take().expect("stderr");
     let stdout = register(stdout)?;
     let stderr = register(stderr)?;
+    let exit = pipes.exit.take().map(register).transpose()?;
     let tail = std::sync::Arc::clone(&pipes.tail);
-    let task = tokio::spawn(read_engine(pipes, stdout, stderr));
+    let task = tokio::spawn(read_engine(pipes, stdout, stderr, exit));
     Ok(TaskWatch { task, tail })
 }
 
@@ -67,6 +68,8 @@ fn register(fd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
 enum Ready<'a> {
     Stdout(io::Result<AsyncFdReadyGuard<'a, OwnedFd>>),
     Stderr(io::Result<AsyncFdReadyGuard<'a, OwnedFd>>),
+    /// The process has exited.
+    Exit,
 }
 
 /// Reads both pipes to their end (or until the game drops its side).
@@ -75,8 +78,14 @@ enum Ready<'a> {
 /// runtime's slot for it, where a `readable()` future each, raced in a `select!`, joined and
 /// left the runtime's list of waiters at every read (a third of the reader's work a read).
 /// A flood on stderr cannot hold stdout back, and stdout is read only as the game takes its
-/// lines, so stderr is read whenever stdout has nothing.
-async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd<OwnedFd>) {
+/// lines, so stderr is read whenever stdout has nothing. Once the process has exited (`exit`
+/// is readable), each pipe ends with what it left there (`Pipes::on_exit`).
+async fn read_engine(
+    mut pipes: Pipes,
+    stdout: AsyncFd<OwnedFd>,
+    stderr: AsyncFd<OwnedFd>,
+    mut exit: Option<AsyncFd<OwnedFd>>,
+) {
     let mut buf = vec![0u8; READ];
     let (mut out_open, mut err_open) = (true, true);
     while out_open || err_open {
@@ -91,29 +100,35 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
                     return Poll::Ready(Ready::Stderr(ready));
                 }
             }
+            if let Some(exit) = &exit {
+                if exit.poll_read_ready(cx).is_ready() {
+                    return Poll::Ready(Ready::Exit);
+                }
+            }
             Poll::Pending
         })
         .await;
         match ready {
             Ready::Stdout(ready) => {
-                let Some(n) = read_ready(ready, &mut buf) else {
+                let room = pipes.stdout_room(buf.len());
+                let Some(n) = read_ready(ready, &mut buf[..room]) else {
                     continue;
                 };
-                let at = Instant::now();
-                if n == 0 {
-                    pipes.sink.put(Item::Line(Line::Eof { at }));
-                    out_open = false;
-                } else {
-                    pipes.split(&buf[..n], at);
+                pipes.stdout_read(&buf[..n], Instant::now());
+                out_open = deliver(&mut pipes).await;
+            }
+            Ready::Exit => {
+                exit = None;
+                if err_open {
+                    read_stderr_left(stderr.get_ref(), &pipes.tail, &mut buf);
+                    err_open = false;
                 }
-                // Backpressure: the engine waits on its pipe while the game's queue is full.
-                while !pipes.sink.flush() {
-                    if pipes.sink.tx.reserve().await.is_err() {
-                        pipes.sink.gone = true;
+                if out_open {
+                    pipes.stdout_left = Some(unread(stdout.get_ref()));
+                    if pipes.stdout_ended() {
+                        pipes.stdout_read(&[], Instant::now());
+                        out_open = deliver(&mut pipes).await;
                     }
-                }
-                if pipes.sink.gone {
-                    out_open = false;
                 }
             }
             Ready::Stderr(ready) => {
@@ -130,6 +145,17 @@ async fn read_engine(mut pipes: Pipes, stdout: AsyncFd<OwnedFd>, stderr: AsyncFd
             }
         }
     }
+}
+
+/// Delivers what was read, waiting for room in the game's queue (backpressure: the engine
+/// waits on its pipe meanwhile); whether stdout is still to be read.
+async fn deliver(pipes: &mut Pipes) -> bool {
+    while !pipes.sink.flush() {
+        if pipes.sink.tx.reserve().await.is_err() {
+            pipes.sink.gone = true;
+        }
+    }
+    !pipes.sink.gone && !pipes.stdout_ended()
 }
 
 /// One read of a pipe the runtime found readable: `Some(n)` bytes (0 at its end, on an error,
