@@ -849,8 +849,9 @@ fn books_variants_and_pondering() {
         std::fs::remove_dir_all(s.path("results")).unwrap();
         games
     };
-    // A PGN book from its second game, cut at 4 plies: both games start after 1. d4 d5 2. c4 e6.
-    for (tags, _) in run(
+    // A PGN book from its second game, cut at 4 plies: both games start after 1. d4 d5 2. c4 e6,
+    // written from the start position as fastchess writes a book's moves.
+    for (tags, moves) in run(
         "pgn",
         &[
             "-openings",
@@ -861,16 +862,29 @@ fn books_variants_and_pondering() {
             "plies=4",
         ],
     ) {
-        assert_eq!(
-            tags["FEN"], "rnbqkbnr/ppp2ppp/4p3/3p4/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - 0 3",
-            "{tags:?}"
+        assert!(!tags.contains_key("FEN"), "{tags:?}");
+        assert!(
+            moves.starts_with("1. d4 {book} d5 {book} 2. c4 {book} e6 {book} 3. "),
+            "{moves}"
         );
+        let book = moves.matches("{book}").count();
+        assert_eq!(book, 4, "{moves}");
+        let plies: usize = tags["PlyCount"].parse().unwrap();
+        assert_eq!(plies, moves.matches(" {").count(), "{tags:?} {moves}");
     }
     // A Polyglot book, 1 full move deep: each game starts after two plies from the book.
-    for (tags, _) in run("bin", &["-each", "book=book.bin", "bookdepth=1"]) {
-        // Two plies from the start: white to move again, at move 2.
-        let fen: Vec<&str> = tags["FEN"].split(' ').collect();
-        assert_eq!((fen[1], fen[5]), ("w", "2"), "{tags:?}");
+    for (tags, moves) in run("bin", &["-each", "book=book.bin", "bookdepth=1"]) {
+        assert!(!tags.contains_key("FEN"), "{tags:?}");
+        let words: Vec<&str> = moves.split(' ').collect();
+        assert_eq!(
+            (words[0], words[2], words[4]),
+            ("1.", "{book}", "{book}"),
+            "{moves}"
+        );
+        assert!(
+            words[5] == "2." && !words[7].starts_with("{book"),
+            "{moves}"
+        );
     }
     // Chess960.
     for (tags, _) in run(
