@@ -1,6 +1,7 @@
 //! `gauntlet` and `round-robin`: plan a run (or resume one from its `run.json`), check every
 //! engine before the first game, play, report.
 
+use crate::report::pgnout::{EngineIds, UciId};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,10 +61,11 @@ pub async fn tournament(
     // cannot be written is a bad command line, not a run that fails once it has begun.
     let files = compat_files(&args)?;
     let timeouts = Timeouts::default();
-    if !engines_fit(&plan, &places, planned, timeouts, &mut cancel).await? {
+    let Some(ids) = engines_fit(&plan, &places, planned, timeouts, &mut cancel).await? else {
         note!("interrupted while starting the engines: no game was played, nothing was written");
         return Ok(Finish::Interrupted);
-    }
+    };
+    let files = files.map(|files| files.with_engine_ids(ids));
 
     let (out, created, _lock) = open_folder(out, resume_lock, default_name)?;
     // The live report.html; a resumed run's kept games are counted in it as they are checked,
@@ -143,36 +145,40 @@ pub async fn tournament(
 /// Every engine starts and shakes hands before the first game: a missing binary, an engine
 /// that never says uciok, or an unknown option stops the run here, with one line; then the
 /// engines the run will hold at once must fit the machine's open files, processes and memory.
-/// False when Ctrl-C stopped it (a new run has written nothing yet).
+/// What each engine says it is (its `id` lines); None when Ctrl-C stopped it (a new run has
+/// written nothing yet).
 async fn engines_fit(
     plan: &RunPlan,
     places: &Places,
     planned: usize,
     timeouts: Timeouts,
     cancel: &mut watch::Receiver<bool>,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<Option<EngineIds>> {
     tournament::capacity::raise_open_files();
     let checked = tokio::select! {
         checked = preflight(&plan.engines, timeouts) => checked,
-        _ = cancel.wait_for(|c| *c) => return Ok(false),
+        _ = cancel.wait_for(|c| *c) => return Ok(None),
     };
     // The engines' options are checked first: a `Hash` out of its range is the engine's. An
     // engine that could not start for want of the arena's own files or processes is the
     // machine's trouble: said as the refusal that names what to lower, when the check finds it.
     let fits = tournament::capacity::check(&plan.engines, plan.concurrency, planned);
-    if let Err(e) = checked {
-        let short = e
-            .downcast_ref::<EngineError>()
-            .is_some_and(|e| e.shortage().is_some());
-        match fits {
-            Err(line) if short => usage!("{line}"),
-            _ => return Err(placed(places, e)),
+    let ids = match checked {
+        Ok(ids) => ids,
+        Err(e) => {
+            let short = e
+                .downcast_ref::<EngineError>()
+                .is_some_and(|e| e.shortage().is_some());
+            match fits {
+                Err(line) if short => usage!("{line}"),
+                _ => return Err(placed(places, e)),
+            }
         }
-    }
+    };
     if let Err(line) = fits {
         usage!("{line}");
     }
-    Ok(true)
+    Ok(Some(ids))
 }
 
 /// A shard of a run must hold at least one game (`empty`: the shard's schedule is).
@@ -857,16 +863,22 @@ fn players(roster: &Roster, names: &[String]) -> anyhow::Result<Vec<EngineConfig
 }
 
 /// Starts every engine once, in parallel, and shuts it down again.
-async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Result<()> {
+async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Result<EngineIds> {
     let mut set = JoinSet::new();
     for engine in engines {
         let engine = engine.clone();
         set.spawn(async move { Engine::start(&engine, timeouts).await });
     }
     let mut first_error = None;
+    let mut ids = EngineIds::new();
     while let Some(joined) = set.join_next().await {
         match joined? {
             Ok(engine) => {
+                let id = UciId {
+                    name: engine.id_name().map(String::from),
+                    author: engine.author().map(String::from),
+                };
+                ids.insert(engine.name().to_string(), id);
                 if ponders_not(engines, &engine) {
                     note!(
                         "warning: engine {} has no UCI option Ponder: it plays without pondering",
@@ -882,7 +894,7 @@ async fn preflight(engines: &[EngineConfig], timeouts: Timeouts) -> anyhow::Resu
     }
     match first_error {
         Some(e) => Err(e.into()),
-        None => Ok(()),
+        None => Ok(ids),
     }
 }
 

@@ -47,6 +47,8 @@ pub struct CompatFiles {
     crc: Option<u32>,
     /// The games offered to the files.
     games: u64,
+    /// The engines' `id` lines, for fastchess's `EngineWhiteName` tags and the like.
+    ids: EngineIds,
 }
 
 /// A file the games are appended to, and the games it did not take.
@@ -76,6 +78,16 @@ impl Appended {
         )))
     }
 }
+
+/// What an engine says it is in its `id name` and `id author` lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UciId {
+    pub name: Option<String>,
+    pub author: Option<String>,
+}
+
+/// Each engine's [`UciId`], by its name in the run.
+pub type EngineIds = std::collections::HashMap<String, UciId>;
 
 /// The PGN `Event` and `Site` tags (fastchess's `-event` and `-site`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +137,7 @@ impl CompatFiles {
             tags: EventSite::default(),
             crc: None,
             games: 0,
+            ids: EngineIds::new(),
         }))
     }
 
@@ -149,12 +162,18 @@ impl CompatFiles {
         self
     }
 
+    /// The engines' `id name` and `id author`, written as fastchess writes them.
+    pub fn with_engine_ids(mut self, ids: EngineIds) -> CompatFiles {
+        self.ids = ids;
+        self
+    }
+
     /// Appends one finished game to each file; a warning for each file that did not take it.
     pub fn append(&mut self, record: &GameRecord) -> Vec<String> {
         self.games += 1;
         let mut warnings = Vec::new();
         if let Some(pgn) = &mut self.pgn {
-            let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags);
+            let text = fastchess_pgn(record, self.notation, &self.extras, &self.tags, &self.ids);
             match pgn.append(&text) {
                 Err(warning) => warnings.extend(warning),
                 Ok(()) => {
@@ -321,6 +340,7 @@ pub fn fastchess_pgn(
     notation: Notation,
     extras: &[Extra],
     tags: &EventSite,
+    ids: &EngineIds,
 ) -> String {
     let outcome = super::compat_console::fastchess_ending(record);
     let result = outcome.map_or("*", |o| o.0.as_str());
@@ -340,6 +360,22 @@ pub fn fastchess_pgn(
         ("Black", record.black.clone()),
         ("Result", result.to_string()),
     ];
+    // What each engine calls itself, when it said (fastchess's `PgnBuilder`).
+    let sides = [
+        (&record.white, "EngineWhiteName", "EngineWhiteAuthor"),
+        (&record.black, "EngineBlackName", "EngineBlackAuthor"),
+    ];
+    for (player, name_tag, author_tag) in sides {
+        let id = ids.get(player.as_str());
+        let name = id
+            .and_then(|id| id.name.as_deref())
+            .filter(|n| !n.is_empty());
+        let author = id
+            .and_then(|id| id.author.as_deref())
+            .filter(|a| !a.is_empty());
+        headers.extend(name.map(|n| (name_tag, n.to_string())));
+        headers.extend(author.map(|a| (author_tag, a.to_string())));
+    }
     if start != Chess::default() || !record.opening.variant.is_standard() {
         let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
         headers.push(("SetUp", "1".to_string()));
