@@ -62,11 +62,16 @@ struct Appended {
 
 impl Appended {
     /// Appends `text`; whether it was written, and the warning for the user at the first
-    /// failure (the others are counted, and said at the run's end).
+    /// failure (the others are counted, and said at the run's end). A game the file took only
+    /// part of (a full disk) is cut off again: the file holds whole games only.
     fn append(&mut self, text: &str) -> Result<(), Option<String>> {
+        let before = self.file.metadata().map(|m| m.len());
         let Err(e) = self.file.write_all(text.as_bytes()) else {
             return Ok(());
         };
+        if let Ok(before) = before {
+            let _ = self.file.set_len(before);
+        }
         self.lost += 1;
         if self.error.is_some() {
             return Err(None);
