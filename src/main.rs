@@ -8,6 +8,7 @@
 //! SIGTERM (fastchess exits 1, and dies on SIGTERM).
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use blitz_arena::app::{self, Finish, UsageError};
 use blitz_arena::cli::{Cli, Command};
@@ -123,7 +124,7 @@ fn in_runtime(job: Job) -> ExitCode {
 
 async fn async_main(job: Job) -> ExitCode {
     let (cancel_tx, cancel) = watch::channel(false);
-    let signal_code = tokio::spawn(stop_on_signal(cancel_tx));
+    tokio::spawn(stop_on_signal(cancel_tx));
     let fastchess_exits = matches!(job, Job::Compat(_) | Job::Compliance(_));
     let result = match job {
         Job::Compat(run) => compat_run(run, cancel).await,
@@ -138,10 +139,11 @@ async fn async_main(job: Job) -> ExitCode {
         Ok(Finish::Done) => ExitCode::SUCCESS,
         Ok(Finish::Failed) => ExitCode::from(3),
         Ok(Finish::Interrupted) => {
-            let code = if signal_code.is_finished() {
-                signal_code.await.unwrap_or(130)
-            } else {
-                130
+            // The signal's code is stored before the run is asked to stop: known here in every
+            // phase (the handshake's too, which stops before the signal's task has ended).
+            let code = match SIGNAL_CODE.load(Ordering::SeqCst) {
+                0 => 130,
+                code => code,
             };
             // fastchess exits 1 when Ctrl-C stopped it (SIGTERM kills fastchess; blitz-arena
             // stops cleanly with 143 either way).
@@ -220,16 +222,19 @@ async fn native(command: Command, cancel: watch::Receiver<bool>) -> anyhow::Resu
     }
 }
 
+/// The exit code of the signal that stopped the run (0: none yet).
+static SIGNAL_CODE: AtomicU8 = AtomicU8::new(0);
+
 /// Waits for SIGINT, SIGTERM or SIGHUP (a closed terminal), then asks the run to stop; a
 /// second signal exits at once (the engines die with the arena: the janitor kills their
 /// groups).
-async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
+async fn stop_on_signal(cancel: watch::Sender<bool>) {
     let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
     ) else {
-        return 130;
+        return;
     };
     let code = tokio::select! {
         _ = int.recv() => 130,
@@ -239,6 +244,7 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
     err_line(
         "stopping: finishing the files of the games already played (signal again to exit at once)",
     );
+    SIGNAL_CODE.store(code, Ordering::SeqCst);
     let _ = cancel.send(true);
     tokio::spawn(async move {
         tokio::select! {
@@ -246,9 +252,11 @@ async fn stop_on_signal(cancel: watch::Sender<bool>) -> u8 {
             _ = term.recv() => {},
             _ = hup.recv() => {},
         }
+        err_line(
+            "exiting at once: the games finished before are kept in the results folder (--resume DIR goes on from them)",
+        );
         std::process::exit(i32::from(code));
     });
-    code
 }
 
 fn fail(e: &anyhow::Error) -> ExitCode {

@@ -360,6 +360,53 @@ fn sighup_stops_a_run_as_cleanly_as_sigterm() {
     s.assert_no_engines_left();
 }
 
+/// Whether process `pid` catches signal `sig` (its `SigCgt` mask in /proc): the arena has set
+/// its handler.
+fn catches(pid: u32, sig: i32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (sig - 1)) != 0)
+}
+
+/// Each signal gives its own exit code in every phase of a run: here while the engines are
+/// still shaking hands (an engine that takes 5 s to say `uciok`), which stops before the
+/// first game and leaves no folder.
+#[test]
+fn a_signal_during_the_handshake_exits_with_its_own_code() {
+    let s = Scratch::new("signal-handshake");
+    s.write(
+        "engines.toml",
+        "[engines.slow]\nbuiltin = \"faulty\"\nargs = [\"--slow-start\", \"5000\"]\n",
+    );
+    for (sig, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+        (libc::SIGINT, 130),
+    ] {
+        let child = s
+            .command(&["gauntlet", "slow", "--vs", "random", "--out", "res"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let start = Instant::now();
+        while !(catches(pid, libc::SIGTERM) && catches(pid, libc::SIGHUP)) {
+            assert!(start.elapsed() < Duration::from_secs(30), "no handlers set");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: signals the arena process this test started.
+        unsafe { libc::kill(pid as i32, sig) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+        assert!(!s.path("res").exists());
+        s.assert_no_engines_left();
+    }
+}
+
 #[test]
 fn report_refuses_a_folder_a_live_run_holds() {
     let s = Scratch::new("report-live");
