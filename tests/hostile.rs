@@ -1005,3 +1005,108 @@ fn an_error_quoting_a_huge_or_control_laden_value_is_one_short_line() {
     let args = ["gauntlet", "instant", "--vs", "instant", "--openings", book];
     refused(&run_bounded(&s, &args), "a\\nb\\u{1b}[2J.epd: cannot read");
 }
+
+/// `script`, run by `sh -e` in this test's folder inside a user and mount namespace of its
+/// own, where a small tmpfs stands for a full disk (`$BIN` is blitz-arena; its engines carry
+/// the test's marker). None where the machine allows no such namespace: the test says so.
+fn in_own_mounts(s: &Scratch, script: &str) -> Option<Output> {
+    let probe = std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("no user and mount namespaces here (unshare -rm): skipped");
+        return None;
+    }
+    let arena = s.command(&[]);
+    let mut command = std::process::Command::new("unshare");
+    command
+        .args(["-rm", "sh", "-ec", script])
+        .current_dir(&s.dir)
+        .env("BIN", BIN);
+    for (key, value) in arena.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    Some(command.output().unwrap())
+}
+
+/// A disk that fills part-way: the run stops with one line that says how many games it kept
+/// and how to go on, and `--resume` finishes the run from the folder; a disk full before the
+/// first game ends leaves no folder; a `--pgnout` file on a full disk holds whole games only,
+/// as many as the error line says.
+#[test]
+fn a_full_disk_stops_the_run_with_what_it_kept_and_nothing_torn() {
+    let s = Scratch::new("full-disk");
+    s.write("engines.toml", ENGINES);
+    let gauntlet = r#""$BIN" gauntlet instant --vs random --games 10 --max-moves 40 --tc 10s+0.1s --seed 3 --concurrency 2"#;
+    let script = format!(
+        r#"mkdir tiny small pgn kept
+mount -t tmpfs -o size=16k tmpfs tiny
+mount -t tmpfs -o size=96k tmpfs small
+mount -t tmpfs -o size=16k tmpfs pgn
+set +e
+{gauntlet} --out tiny/res 2>tiny.err; echo $? >tiny.code
+ls -A tiny >tiny.left
+{gauntlet} --out small/res 2>small.err; echo $? >small.code
+cp -r small/res kept/res
+{gauntlet} --out whole --pgnout pgn/fc.pgn 2>pgn.err; echo $? >pgn.code
+cp pgn/fc.pgn kept/fc.pgn
+"#
+    );
+    let Some(out) = in_own_mounts(&s, &script) else {
+        return;
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = |name: &str| std::fs::read_to_string(s.path(name)).unwrap();
+    let last_line = |name: &str| read(name).trim_end().lines().last().unwrap().to_string();
+    // Full before the first game ended: no folder left.
+    assert_eq!(read("tiny.code").trim(), "1");
+    assert!(
+        last_line("tiny.err").ends_with(
+            "No space left on device (os error 28): no game was finished; tiny/res removed"
+        ),
+        "{}",
+        read("tiny.err")
+    );
+    assert_eq!(read("tiny.left").trim(), "");
+    // Full part-way: the line says what was kept, and --resume finishes the run from it.
+    assert_eq!(read("small.code").trim(), "1");
+    let said = last_line("small.err");
+    let kept = game_numbers_in(&s.path("kept/res/games.csv"));
+    assert!(!kept.is_empty() && kept.len() < 10, "{kept:?}");
+    let saved = format!(
+        ": {} of 10 games finished and saved in small/res; once that is fixed, continue with --resume small/res",
+        kept.len()
+    );
+    assert!(said.ends_with(&saved), "{said}");
+    s.run_ok(&[
+        "gauntlet", "instant", "--vs", "random", "--resume", "kept/res",
+    ]);
+    let all = game_numbers_in(&s.path("kept/res/games.csv"));
+    assert_eq!(all, (1..=10).collect::<Vec<u64>>());
+    // The --pgnout file: whole games only, and the count of those it lacks is right.
+    assert_eq!(read("pgn.code").trim(), "1");
+    let said = last_line("pgn.err");
+    let games = pgn_games(&s.path("kept/fc.pgn"));
+    for (tags, moves) in &games {
+        assert!(moves.trim_end().ends_with(&tags["Result"]), "torn: {moves}");
+    }
+    let whole = games.len();
+    assert!(whole < 10, "the disk was not full");
+    let lacks = format!("{} of 10 games were not written to pgn/fc.pgn", 10 - whole);
+    assert!(said.contains(&lacks), "{said}");
+    s.assert_no_engines_left();
+}
+
+/// The game numbers in a games.csv, in its order.
+fn game_numbers_in(csv: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut games: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    games.sort_unstable();
+    games
+}

@@ -124,7 +124,14 @@ pub async fn tournament(
         tablebase,
         pv_checks: progress.is_compat().then_some(args.check_mate_pvs),
     };
-    let outcome = tournament::run(run, &mut results, &mut progress, previous, cancel).await?;
+    let played = tournament::run(run, &mut results, &mut progress, previous, cancel).await;
+    let outcome = match played {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            drop(results);
+            return Err(kept_after(e, &out, planned, created && !resuming));
+        }
+    };
     progress.finish();
     let lost = progress.lost_games();
     let cpu = cpu_time().saturating_sub(cpu_before);
@@ -140,6 +147,25 @@ pub async fn tournament(
     }
     closing.summarize(&plan, &outcome, &mut results, sprt.as_ref(), cpu)?;
     closing.finish(&outcome, &results, planned, lost)
+}
+
+/// The error that stopped a run part-way (the arena's own trouble: a full disk, a folder
+/// made read-only), with what it kept and how to go on; a new run that kept no game leaves
+/// no folder (`new_folder`: this run made it).
+fn kept_after(e: anyhow::Error, out: &Path, planned: usize, new_folder: bool) -> anyhow::Error {
+    let kept = folder::finished_games(out);
+    let dir = out.display();
+    if kept == 0 && new_folder {
+        folder::remove_run(out, true);
+        return anyhow::anyhow!(
+            "{}: no game was finished; {dir} removed",
+            crate::console::error_text(&e)
+        );
+    }
+    anyhow::anyhow!(
+        "{}: {kept} of {planned} games finished and saved in {dir}; once that is fixed, continue with --resume {dir}",
+        crate::console::error_text(&e)
+    )
 }
 
 /// Every engine starts and shakes hands before the first game: a missing binary, an engine

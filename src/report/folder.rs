@@ -41,7 +41,7 @@ pub fn arena_files(dir: &Path) -> Vec<String> {
 /// Why a folder that holds arena files but no `run.json` can be neither resumed nor reused,
 /// and what to do: the same words from a new run and from `--resume`.
 pub fn no_plan_error(dir: &Path, files: &[String]) -> anyhow::Error {
-    let games = finished_lines(&dir.join(GAMES_CSV));
+    let games = finished_games(dir);
     let what = if games == 0 {
         format!(
             "it holds no finished game: delete it (rm -r {}) and start again",
@@ -58,6 +58,12 @@ pub fn no_plan_error(dir: &Path, files: &[String]) -> anyhow::Error {
         dir.display(),
         files.join(", ")
     )
+}
+
+/// The finished games a results folder's `games.csv` lists (its complete rows); 0 when it
+/// cannot be read.
+pub fn finished_games(dir: &Path) -> usize {
+    finished_lines(&dir.join(GAMES_CSV))
 }
 
 /// Complete lines of a `games.csv` after its header: its finished games (a row is always one
