@@ -101,7 +101,9 @@ fn a_killed_run_resumes_to_the_same_games_as_an_uninterrupted_one() {
         "killed",
     ]);
     assert!(
-        stderr(&resumed).contains(&format!("resuming: {before} games already played")),
+        stderr(&resumed).contains(&format!(
+            "resuming: {before} games already played; engines, options and book as run.json holds them"
+        )),
         "{}",
         stderr(&resumed)
     );

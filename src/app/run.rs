@@ -301,7 +301,11 @@ fn announce(
             format!(" | time margin {} ms (off the rules)", plan.time_margin_ms)
         },
         match played_before {
-            Some(played) => format!(" | resuming: {played} games already played"),
+            // The engines, their options and the book are the plan's: an edit of the roster or
+            // the book since has no effect, and the line says so.
+            Some(played) => format!(
+                " | resuming: {played} games already played; engines, options and book as run.json holds them"
+            ),
             None => String::new(),
         },
     );
