@@ -349,12 +349,31 @@ pub fn fastchess_pgn(
 ) -> String {
     let outcome = super::compat_console::fastchess_ending(record);
     let result = outcome.map_or("*", |o| o.0.as_str());
-    let Replayed {
-        root: start,
-        book,
-        moves,
-        ..
-    } = replay(record);
+    let game = replay(record);
+    let mut out = String::new();
+    for (name, value) in fastchess_headers(record, &game, tags, ids) {
+        out.push_str(&format!("[{name} \"{}\"]\n", value.replace('"', "'")));
+    }
+    out.push('\n');
+    let ending = outcome
+        .map(|(result, termination, overrun)| reason(result, termination, overrun))
+        .unwrap_or_else(|| "Game interrupted".into());
+    let mut texts = move_texts(record, &game, notation, extras, &ending);
+    texts.push(result.to_string());
+    wrap_at_80(&mut out, texts);
+    out.push_str("\n\n");
+    out
+}
+
+/// fastchess's tags of the game, in its order.
+fn fastchess_headers(
+    record: &GameRecord,
+    game: &Replayed,
+    tags: &EventSite,
+    ids: &EngineIds,
+) -> Vec<(&'static str, String)> {
+    let outcome = super::compat_console::fastchess_ending(record);
+    let result = outcome.map_or("*", |o| o.0.as_str());
     let mut headers = vec![
         ("Event", tags.event.clone()),
         ("Site", tags.site.clone()),
@@ -381,8 +400,8 @@ pub fn fastchess_pgn(
         headers.extend(name.map(|n| (name_tag, n.to_string())));
         headers.extend(author.map(|a| (author_tag, a.to_string())));
     }
-    if start != Chess::default() || !record.opening.variant.is_standard() {
-        let fen = Fen::from_position(&start, EnPassantMode::Legal).to_string();
+    if game.root != Chess::default() || !record.opening.variant.is_standard() {
+        let fen = Fen::from_position(&game.root, EnPassantMode::Legal).to_string();
         headers.push(("SetUp", "1".to_string()));
         headers.push(("FEN", fen));
     }
@@ -397,7 +416,8 @@ pub fn fastchess_pgn(
     if let Some(end) = game_end_time(&record.started, ended_us) {
         headers.push(("GameEndTime", end));
     }
-    headers.push(("PlyCount", (book.len() + moves.len()).to_string()));
+    let plies = game.book.len() + game.moves.len();
+    headers.push(("PlyCount", plies.to_string()));
     headers.push((
         "Termination",
         termination_name(outcome.map(|o| o.1)).to_string(),
@@ -410,24 +430,25 @@ pub fn fastchess_pgn(
         headers.push(("WhiteTimeControl", tw));
         headers.push(("BlackTimeControl", tb));
     }
-    let mut out = String::new();
-    for (name, value) in headers {
-        out.push_str(&format!("[{name} \"{}\"]\n", value.replace('"', "'")));
-    }
-    out.push('\n');
+    headers
+}
 
-    let ending = outcome
-        .map(|(result, termination, overrun)| reason(result, termination, overrun))
-        .unwrap_or_else(|| "Game interrupted".into());
+/// Each move with its number and comment: fastchess starts the game at the opening's own
+/// position and writes its book moves, each commented `book`; `ending` goes on the last.
+fn move_texts(
+    record: &GameRecord,
+    game: &Replayed,
+    notation: Notation,
+    extras: &[Extra],
+    ending: &str,
+) -> Vec<String> {
     let mut texts = Vec::new();
-    let mut pos = start.clone();
+    let mut pos = game.root.clone();
     let mut number = pos.fullmoves().get();
     let black_starts = pos.turn() == shakmaty::Color::Black;
-    // fastchess starts the game at the opening's own position and writes its book moves,
-    // each commented `book`.
-    let played = moves.iter().map(|(m, at)| (m, Some(*at)));
-    let all = book.iter().map(|m| (m, None)).chain(played);
-    let plies = book.len() + moves.len();
+    let played = game.moves.iter().map(|(m, at)| (m, Some(*at)));
+    let all = game.book.iter().map(|m| (m, None)).chain(played);
+    let plies = game.book.len() + game.moves.len();
     for (k, (m, at)) in all.enumerate() {
         let notation_text = match notation {
             Notation::San => shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string(),
@@ -445,7 +466,7 @@ pub fn fastchess_pgn(
         match at.map(|at| &record.events[at]) {
             None => text.push_str(" {book}"),
             Some(Event::Move { think_us, info, .. }) => {
-                let last = (k + 1 == plies).then_some(ending.as_str());
+                let last = (k + 1 == plies).then_some(ending);
                 text.push_str(&format!(
                     " {{{}}}",
                     move_comment(info, *think_us, extras, last)
@@ -459,7 +480,11 @@ pub fn fastchess_pgn(
         }
         pos.play_unchecked(*m);
     }
-    texts.push(result.to_string());
+    texts
+}
+
+/// `texts` into `out`, a space between them, lines of at most 80 characters.
+fn wrap_at_80(out: &mut String, texts: Vec<String>) {
     let mut line_len = 0;
     for text in texts {
         if line_len > 0 && line_len + text.len() + 1 > 80 {
@@ -473,8 +498,6 @@ pub fn fastchess_pgn(
         out.push_str(&text);
         line_len += text.len();
     }
-    out.push_str("\n\n");
-    out
 }
 
 /// A move's comment without its braces, as fastchess's `createComment` writes it:
