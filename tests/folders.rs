@@ -541,3 +541,27 @@ fn a_file_named_as_a_results_folder_is_said_to_be_one_and_a_missing_folder_missi
     );
     assert!(!s.path("merged").exists());
 }
+
+/// A `summary.csv` the folder will not take (here a folder stands in its place): the run
+/// prints its standings all the same, then fails with one line saying its games are saved.
+#[test]
+fn a_summary_the_folder_will_not_take_still_prints_the_standings() {
+    let s = Scratch::new("summary-blocked");
+    s.write("engines.toml", ENGINES);
+    finished_folder(&s, "r1");
+    std::fs::remove_file(s.path("r1/summary.csv")).unwrap();
+    std::fs::create_dir_all(s.path("r1/summary.csv/x")).unwrap();
+    let out = s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "r1"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(stdout(&out).starts_with("Standings\n"), "{}", stdout(&out));
+    let last = err.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("blitz-arena: error: cannot write r1/summary.csv: ")
+            && last.ends_with(
+                "; the 4 finished games are saved in r1 (the tables above are its summary)"
+            ),
+        "{last}"
+    );
+    assert_eq!(game_numbers(&s, "r1/games.csv").len(), 4);
+}

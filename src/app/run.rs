@@ -391,7 +391,6 @@ impl Closing {
                 summary.with_sprt_stop(status, llr, games);
             }
         }
-        results.write_summary(&summary)?;
         tables!(self, "{}", summary.to_text());
         if let Some(line) = summary.starved_line().filter(|_| self.compat) {
             // Native output has it at the end of the tables.
@@ -436,7 +435,15 @@ impl Closing {
                 plan.time_margin_ms
             );
         }
-        Ok(())
+        // Written once the lines are printed: a folder no longer writable still shows them.
+        results.write_summary(&summary).map_err(|e| {
+            anyhow::anyhow!(
+                "{}; the {} finished games are saved in {} (the tables above are its summary)",
+                crate::console::error_text(&e),
+                tally.rows.len(),
+                results.dir().display()
+            )
+        })
     }
 
     /// Where the results are, why the run stopped early if it did, and how it ends: an error
