@@ -493,7 +493,8 @@ impl Closing {
                 results.dir().join(report::GAMES_PGN).display()
             );
         }
-        if outcome.interrupted {
+        // A signal after the last game (while the files were finished) interrupted nothing.
+        if outcome.interrupted && outcome.tally.rows.len() < planned {
             let (done, dir) = (outcome.tally.rows.len(), results.dir().display());
             if scratch {
                 note!("interrupted: {done} of {planned} games finished; games in progress were not recorded");
