@@ -565,3 +565,33 @@ fn a_summary_the_folder_will_not_take_still_prints_the_standings() {
     );
     assert_eq!(game_numbers(&s, "r1/games.csv").len(), 4);
 }
+
+/// A report.html the folder will not take (a folder stands in its place) is warned of once in
+/// a run, though the run writes it after games and at its end; the games are all played.
+#[test]
+fn a_report_the_folder_will_not_take_is_warned_of_once() {
+    let s = Scratch::new("report-blocked");
+    s.write("engines.toml", ENGINES);
+    let mut args = quick_gauntlet("instant", "random", "8");
+    args.extend(["--out", "r1"]);
+    s.run_ok(&args);
+    // The folder as a run stopped after its first game leaves it: one row, one record.
+    let keep_first = |name: &str, lines: usize| {
+        let text = std::fs::read_to_string(s.path(name)).unwrap();
+        let kept: String = text.split_inclusive('\n').take(lines).collect();
+        std::fs::write(s.path(name), kept).unwrap();
+    };
+    keep_first("r1/games.csv", 2);
+    keep_first("r1/events.jsonl", 1);
+    std::fs::remove_file(s.path("r1/report.html")).unwrap();
+    std::fs::create_dir_all(s.path("r1/report.html/x")).unwrap();
+    let out = s.run(&["gauntlet", "instant", "--vs", "random", "--resume", "r1"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("cannot write r1/report.html").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(game_numbers(&s, "r1/games.csv").len(), 8);
+}

@@ -158,6 +158,8 @@ pub async fn run(
     tally.rows.reserve(run.schedule.len());
     let mut overhead = Overhead::default();
     let mut flag_latency = crate::report::latency::FlagLatency::default();
+    // report.html is rewritten as games finish: a folder that will not take it is said once.
+    let mut report_warned = false;
     let mut sprt_stop = None;
     let mut live_sprt = run.sprt.map(|sprt| {
         let (a, b) = (&run.plan.engines[0].name, &run.plan.engines[1].name);
@@ -209,7 +211,7 @@ pub async fn run(
         tally.add(&record, written.row);
         if let Some(html) = &mut html {
             if let Err(e) = html.write_after_game(results.dir(), &tally) {
-                progress.println(&format!("warning: {e:#}"));
+                warn_once(progress, &mut report_warned, &e);
             }
         }
         let row = tally.rows.last().expect("just added");
@@ -231,7 +233,7 @@ pub async fn run(
     }
     if let (Some(html), false) = (&mut html, tally.rows.is_empty()) {
         if let Err(e) = html.write(results.dir(), &tally) {
-            progress.println(&format!("warning: {e:#}"));
+            warn_once(progress, &mut report_warned, &e);
         }
     }
     let interrupted = *cancel.borrow();
@@ -449,4 +451,11 @@ async fn ready(white: &mut Seat, black: &mut Seat) -> Option<(Side, EngineError)
         }
     }
     None
+}
+
+/// `e` as a warning line, unless one was said already (`warned`).
+fn warn_once(progress: &Progress, warned: &mut bool, e: &anyhow::Error) {
+    if !std::mem::replace(warned, true) {
+        progress.println(&format!("warning: {e:#}"));
+    }
 }
