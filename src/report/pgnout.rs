@@ -351,7 +351,8 @@ pub fn fastchess_pgn(
     let result = outcome.map_or("*", |o| o.0.as_str());
     let game = replay(record);
     let mut out = String::new();
-    for (name, value) in fastchess_headers(record, &game, tags, ids) {
+    let termination = outcome.map(|o| o.1);
+    for (name, value) in fastchess_headers(record, &game, (result, termination), tags, ids) {
         out.push_str(&format!("[{name} \"{}\"]\n", value.replace('"', "'")));
     }
     out.push('\n');
@@ -365,15 +366,15 @@ pub fn fastchess_pgn(
     out
 }
 
-/// fastchess's tags of the game, in its order.
+/// fastchess's tags of the game, in its order; `ending` is its `Result` and how it ended.
 fn fastchess_headers(
     record: &GameRecord,
     game: &Replayed,
+    ending: (&str, Option<Termination>),
     tags: &EventSite,
     ids: &EngineIds,
 ) -> Vec<(&'static str, String)> {
-    let outcome = super::compat_console::fastchess_ending(record);
-    let result = outcome.map_or("*", |o| o.0.as_str());
+    let (result, termination) = ending;
     let mut headers = vec![
         ("Event", tags.event.clone()),
         ("Site", tags.site.clone()),
@@ -418,10 +419,7 @@ fn fastchess_headers(
     }
     let plies = game.book.len() + game.moves.len();
     headers.push(("PlyCount", plies.to_string()));
-    headers.push((
-        "Termination",
-        termination_name(outcome.map(|o| o.1)).to_string(),
-    ));
+    headers.push(("Termination", termination_name(termination).to_string()));
     let tc = |t: &crate::timecontrol::TimeControl| fastchess_time(t);
     let (tw, tb) = (tc(&record.tc_white), tc(&record.tc_black));
     if tw == tb {
