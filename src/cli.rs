@@ -141,9 +141,9 @@ events.jsonl), the pairings, the pentanomial counts of paired openings, and the 
 /// wins). Every numeric option has a range ([`limits`]); a value outside it is a usage error.
 #[derive(Debug, Default, Args)]
 pub struct RunArgs {
-    /// Engine roster.
-    #[arg(long, value_name = "FILE", default_value = "engines.toml")]
-    pub engines: PathBuf,
+    /// Engine roster [default: engines.toml]; a resumed run's engines come from its run.json
+    #[arg(long, value_name = "FILE")]
+    pub engines: Option<PathBuf>,
     /// Time control for both sides. Bare numbers are minutes + seconds (FIDE/PGN): 10+0.1 is 10
     /// minutes plus 0.1 s a move (cutechess's 10 seconds is 10s+0.1s); 5+0, 3+2, G/5, G/5;d2
     /// (2 s delay), 30s+0.3s, 500ms+5ms, 2m+1s; each time 0 to 1000000000000 ms, not all zero;

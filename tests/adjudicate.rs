@@ -263,7 +263,15 @@ fn bad_results_get_one_clear_line() {
     s.write("torn/events.jsonl", &format!("{events}{}", &events[..40]));
     assert_one_line_error(&run("torn"), "line 2 is cut off");
     s.write("garbled.jsonl", &format!("{{\"game\": 1}}\n{events}"));
-    assert_one_line_error(&run("garbled.jsonl"), "garbled.jsonl: line 1");
+    assert_one_line_error(
+        &run("garbled.jsonl"),
+        "garbled.jsonl: line 1 is not a game record of events.jsonl (column 11: missing field",
+    );
+    s.write("notes.txt", "hello\n");
+    assert_one_line_error(
+        &run("notes.txt"),
+        "notes.txt: line 1 is not a game record of events.jsonl (column 1: expected value)",
+    );
     s.write("none.jsonl", "");
     assert_one_line_error(&run("none.jsonl"), "no games recorded");
     std::fs::write(s.path("res/run.json"), "{").unwrap();

@@ -242,6 +242,39 @@ fn resume_keeps_an_untampered_folder() {
     assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
 }
 
+/// `--engines FILE` given to a resumed run is not read (its engines come from run.json), and
+/// the run says so rather than seeming to take it.
+#[test]
+fn resume_says_that_it_does_not_read_the_engines_file_given() {
+    let s = Scratch::new("resume-engines");
+    resumable_run(&s);
+    s.write(
+        "other.toml",
+        "[engines.instant]\ncmd = \"/nowhere/instant\"\n",
+    );
+    let out = run_bounded(
+        &s,
+        &[
+            "gauntlet",
+            "instant",
+            "--vs",
+            "random",
+            "--resume",
+            "out",
+            "--engines",
+            "other.toml",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let warned = stderr(&out);
+    assert!(
+        warned.contains("warning: --engines other.toml is not read")
+            && warned.contains("out/run.json"),
+        "{warned}"
+    );
+    assert_eq!(csv_rows(&s.path("out/games.csv")).len(), 4);
+}
+
 /// A run.json edited past the ranges a new run is held to (a schedule of 2^32 games would
 /// not fit in memory; an empty book indexes nothing) is refused by every command that goes by
 /// the plan, in one line naming the field, and the folder is left as it was.

@@ -174,9 +174,7 @@ fn check_lines(file: &Path) -> anyhow::Result<()> {
             continue;
         }
         if let Err(e) = serde_json::from_slice::<GameRecord>(&line) {
-            // serde quotes the bad value, which may hold a line break.
-            let e = report::csv::one_line(&e.to_string());
-            bail!("{}: line {}: {e}", file.display(), i + 1);
+            bail!("{}", report::results::bad_record_line(file, i + 1, &e));
         }
     }
     Ok(())

@@ -11,7 +11,7 @@ use crate::settings::{EngineConfig, BUILTIN_ENGINES};
 
 /// The roster read when no `--engines FILE` is given (the command line's default): the only
 /// one that may be missing. A file the user named must be there.
-const DEFAULT: &str = "engines.toml";
+pub(super) const DEFAULT: &str = "engines.toml";
 
 /// Reads the roster `file` for the engines `names` (none: every engine it defines). A name the
 /// roster does not define that is a built-in engine's plays as that engine. A missing

@@ -567,7 +567,12 @@ fn new_plan(
 ) -> anyhow::Result<(RunPlan, PathBuf, bool, Places)> {
     let roster = match &args.roster {
         Some(roster) => roster.clone(),
-        None => super::roster::load(&args.engines, names)?,
+        None => super::roster::load(
+            args.engines
+                .as_deref()
+                .unwrap_or(Path::new(super::roster::DEFAULT)),
+            names,
+        )?,
     };
     let table = &roster.run;
     if let Some(dir) = &table.resume {
@@ -773,6 +778,14 @@ fn resumed_plan(
         );
     }
     let mut plan = RunPlan::load(dir)?;
+    if let Some(file) = &args.engines {
+        // Not refused with the options above: it decides nothing the plan does not hold.
+        note!(
+            "warning: --engines {} is not read: a resumed run's engines, options and book come from {}",
+            file.display(),
+            dir.join(RUN_JSON).display()
+        );
+    }
     if plan.format != format {
         bail!(
             "{} is a {} run, not a {}",

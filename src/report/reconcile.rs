@@ -143,7 +143,7 @@ impl EventsIndex {
                     Err(_) if !complete => index.notes.push(format!(
                         "dropped a half-written last line ({n} bytes) left by an interrupted run"
                     )),
-                    Err(e) => bail!("{}: line {number}: {e}", path.display()),
+                    Err(e) => bail!("{}", super::results::bad_record_line(path, number, &e)),
                 }
             }
             offset += n as u64;

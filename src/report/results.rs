@@ -309,12 +309,7 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
             Ok(r) => r,
             Err(_) if torn_tail && i + 1 == lines.len() => break,
             // serde quotes the bad value (`unknown variant ...`), which may hold a line break.
-            Err(e) => bail!(
-                "{}: line {}: {}",
-                path.display(),
-                i + 1,
-                super::csv::one_line(&e.to_string())
-            ),
+            Err(e) => bail!("{}", bad_record_line(path, i + 1, &e)),
         };
         match index.get(&record.game) {
             Some(&at) => records[at] = record,
@@ -325,6 +320,25 @@ pub fn load_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
         }
     }
     Ok(records)
+}
+
+/// Why line `line` of the events file `path` is not a game record, in one line: serde's words
+/// without its "at line 1" (each record is a line of its own), the column kept; serde quotes
+/// the bad value (`unknown variant ...`), which may hold a line break.
+pub fn bad_record_line(path: &Path, line: usize, e: &serde_json::Error) -> String {
+    let words = e.to_string();
+    let words = words
+        .strip_suffix(&format!(" at line {} column {}", e.line(), e.column()))
+        .unwrap_or(&words);
+    let at = if e.column() > 0 {
+        format!("column {}: ", e.column())
+    } else {
+        String::new()
+    };
+    super::csv::one_line(&format!(
+        "{}: line {line} is not a game record of events.jsonl ({at}{words})",
+        path.display()
+    ))
 }
 
 #[cfg(test)]
@@ -522,13 +536,19 @@ mod tests {
         assert_eq!(load_records(&path).unwrap(), vec![a.clone(), b2]);
         std::fs::write(&path, line(&a) + "{oops}\n" + &line(&b1)).unwrap();
         let msg = format!("{:#}", load_records(&path).unwrap_err());
-        assert!(msg.contains("events.jsonl: line 2:"), "{msg}");
+        assert!(
+            msg.contains("events.jsonl: line 2 is not a game record of events.jsonl (column 2: key must be a string)"),
+            "{msg}"
+        );
         // Found by tests/fuzz: serde quotes a bad value, line breaks and all; the message
         // stays on one line.
         let bad = line(&a).replacen("\"ruleset\":\"fide\"", "\"ruleset\":\"fi\\nde\"", 1);
         std::fs::write(&path, bad + &line(&b1)).unwrap();
         let msg = format!("{:#}", load_records(&path).unwrap_err());
-        assert!(msg.contains("line 1:") && !msg.contains('\n'), "{msg:?}");
+        assert!(
+            msg.contains("line 1 is not a game record") && !msg.contains('\n'),
+            "{msg:?}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
