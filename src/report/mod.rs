@@ -6,6 +6,7 @@ pub mod compat_console;
 pub mod crc32;
 pub mod csv;
 pub mod csv_cell;
+pub mod eco;
 pub mod events_json;
 pub mod folder;
 pub mod html;

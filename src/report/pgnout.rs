@@ -428,6 +428,14 @@ fn fastchess_headers(
         headers.push(("WhiteTimeControl", tw));
         headers.push(("BlackTimeControl", tb));
     }
+    // fastchess names the opening of a standard game, never of a Chess960 one.
+    if record.opening.variant.is_standard() {
+        let moves = game.book.iter().chain(game.moves.iter().map(|(m, _)| m));
+        if let Some(opening) = super::eco::classify(&game.root, moves) {
+            headers.push(("ECO", opening.eco.to_string()));
+            headers.push(("Opening", opening.name.to_string()));
+        }
+    }
     headers
 }
 
