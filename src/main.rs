@@ -117,6 +117,9 @@ fn in_runtime(job: Job) -> ExitCode {
     // Every engine is gone with the runtime (a process is killed and reaped when dropped);
     // then the janitor, which would have killed them had the arena died, is ended too.
     drop(runtime);
+    // A start still on the spawner thread ends with its engine killed (a start takes
+    // milliseconds; the bound is for a machine that has stopped).
+    blitz_arena::engine::spawner::drain(std::time::Duration::from_secs(5));
     blitz_arena::engine::reaper::sweep();
     blitz_arena::engine::janitor::shutdown();
     code

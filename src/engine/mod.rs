@@ -9,7 +9,7 @@ mod process;
 pub mod reaper;
 mod resources;
 mod seat;
-mod spawner;
+pub mod spawner;
 pub mod timers;
 pub mod uci;
 

@@ -51,6 +51,23 @@ pub async fn on_spawner<T: Send + 'static>(
     rx.await.map_err(|_| stopped())?
 }
 
+/// Waits, for at most `limit`, until every start handed to the thread so far has ended: a
+/// start whose game was given up meanwhile (the runtime dropped at a signal) has then killed
+/// its engine (`process::Started` kills on drop). Called as the arena ends, before the janitor
+/// is shut down, so that no engine whose start was in flight outlives the arena.
+pub fn drain(limit: std::time::Duration) {
+    let Some(Ok(queue)) = SPAWNER.get() else {
+        return;
+    };
+    let (done, ended) = mpsc::channel::<()>();
+    let job: Job = Box::new(move || {
+        let _ = done.send(());
+    });
+    if queue.send(job).is_ok() {
+        let _ = ended.recv_timeout(limit);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
