@@ -127,10 +127,10 @@ enum Input {
 }
 
 /// The queue of an engine's lines, from its reader (the I/O thread, a task on the game's
-/// thread, or an in-memory engine) to its game, holding at most `LINE_QUEUE` lines: a queue
+/// thread, or an in-memory engine) to its game, holding at most `LINE_QUEUE` lines: the lines
 /// and a waker for each side under one lock. (tokio's bounded channel, with its semaphore and
-/// lists of blocks, cost a third of the arena's work between reading a `bestmove` and
-/// handing it to the game; here no line waits on another's lock.)
+/// list of blocks, took about 720 instructions to send and receive a line; this takes about
+/// 470, most of it waking the game.)
 struct Queue {
     state: Mutex<QueueState>,
 }
