@@ -223,7 +223,7 @@ fn move_span(line: &str, part: &str) -> std::ops::Range<usize> {
 /// an engine that pads its `bestmove` lines must not make the arena hold the padding.
 fn keep_span(mut line: String, span: std::ops::Range<usize>) -> String {
     line.truncate(span.end);
-    line.replace_range(..span.start, "");
+    line.drain(..span.start);
     if line.capacity() > KEPT_ROOM {
         line.shrink_to_fit();
     }

@@ -25,11 +25,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::lines::{Output, Splitter, ROOM_KEPT};
-use super::process::{Line, Reports, StderrTail, LINE_QUEUE};
+use super::process::{Line, LineSender, Refused, Reports, StderrTail, LINE_QUEUE};
 
 mod direct;
 
@@ -193,7 +192,7 @@ pub(super) fn watch(
     stdout: OwnedFd,
     stderr: OwnedFd,
     exit: Option<OwnedFd>,
-    tx: mpsc::Sender<Line>,
+    tx: LineSender,
     reports: Reports,
     tail: StderrTail,
 ) -> io::Result<Watch> {
@@ -303,7 +302,7 @@ impl InfoRun {
 
 /// Where an engine's stdout goes.
 struct Sink {
-    tx: mpsc::Sender<Line>,
+    tx: LineSender,
     /// What did not fit the queue: at most one read's lines and its end of file.
     pending: VecDeque<Item>,
     reports: Reports,
@@ -338,8 +337,8 @@ impl Sink {
             }
             Item::Line(line) => match self.tx.try_send(line) {
                 Ok(()) => None,
-                Err(mpsc::error::TrySendError::Full(line)) => Some(Item::Line(line)),
-                Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(Refused::Full(line)) => Some(Item::Line(line)),
+                Err(Refused::Gone) => {
                     self.gone = true;
                     None
                 }

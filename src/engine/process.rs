@@ -6,12 +6,14 @@
 //! another engine's `bestmove` look late. The I/O thread also drops the `info` lines the game
 //! never reads before they cost anything.
 
+use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -124,9 +126,186 @@ enum Input {
     Memory(mpsc::UnboundedSender<String>),
 }
 
+/// The queue of an engine's lines, from its reader (the I/O thread, a task on the game's
+/// thread, or an in-memory engine) to its game, holding at most `LINE_QUEUE` lines: the lines
+/// and a waker for each side under one lock. (tokio's bounded channel, with its semaphore and
+/// list of blocks, took about 720 instructions to send and receive a line; this takes about
+/// 470, most of it waking the game.)
+struct Queue {
+    state: Mutex<QueueState>,
+}
+
+#[derive(Default)]
+struct QueueState {
+    lines: VecDeque<Line>,
+    /// The game waits for a line.
+    receiver: Option<Waker>,
+    /// The reader waits for room.
+    sender: Option<Waker>,
+    sender_gone: bool,
+    receiver_gone: bool,
+}
+
+impl Queue {
+    fn state(&self) -> std::sync::MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A new line queue: its reader's end and its game's.
+pub(super) fn line_queue() -> (LineSender, LineReceiver) {
+    let queue = Arc::new(Queue {
+        state: Mutex::new(QueueState {
+            lines: VecDeque::with_capacity(8),
+            ..QueueState::default()
+        }),
+    });
+    (LineSender(Arc::clone(&queue)), LineReceiver(queue))
+}
+
+/// The reader's end of a line queue: dropping it ends the lines.
+pub(super) struct LineSender(Arc<Queue>);
+
+/// A line queue's room is taken, or the game's end is gone.
+pub(super) enum Refused {
+    Full(Line),
+    Gone,
+}
+
+impl LineSender {
+    /// Queues `line` if there is room.
+    pub fn try_send(&self, line: Line) -> Result<(), Refused> {
+        let mut state = self.0.state();
+        if state.receiver_gone {
+            return Err(Refused::Gone);
+        }
+        if state.lines.len() >= LINE_QUEUE {
+            return Err(Refused::Full(line));
+        }
+        state.lines.push_back(line);
+        let waiting = state.receiver.take();
+        drop(state);
+        if let Some(game) = waiting {
+            game.wake();
+        }
+        Ok(())
+    }
+
+    /// Waits until the queue has room for a line; an error once the game's end is gone.
+    pub async fn room(&self) -> Result<(), Refused> {
+        std::future::poll_fn(|cx| {
+            let mut state = self.0.state();
+            if state.receiver_gone {
+                return Poll::Ready(Err(Refused::Gone));
+            }
+            if state.lines.len() < LINE_QUEUE {
+                return Poll::Ready(Ok(()));
+            }
+            register(&mut state.sender, cx.waker());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Queues `line`, waiting for room (an in-memory engine); a line the game's end is gone
+    /// for is dropped.
+    pub async fn send(&self, mut line: Line) {
+        while self.room().await.is_ok() {
+            match self.try_send(line) {
+                Err(Refused::Full(back)) => line = back,
+                Ok(()) | Err(Refused::Gone) => return,
+            }
+        }
+    }
+}
+
+impl Drop for LineSender {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.sender_gone = true;
+        let waiting = state.receiver.take();
+        drop(state);
+        if let Some(game) = waiting {
+            game.wake();
+        }
+    }
+}
+
+/// The game's end of a line queue: dropping it drops the lines queued and ends the reader's
+/// sending.
+pub(super) struct LineReceiver(Arc<Queue>);
+
+impl LineReceiver {
+    /// The next line; `None` once the reader's end is gone and every line is taken.
+    fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<Line>> {
+        // As tokio's own channels: a task that finds a line every time still yields now and
+        // then to the others on its thread.
+        let coop = std::task::ready!(tokio::task::coop::poll_proceed(cx));
+        let mut state = self.0.state();
+        let line = state.lines.pop_front();
+        if let Some(line) = line {
+            let waiting = state.sender.take();
+            drop(state);
+            if let Some(reader) = waiting {
+                reader.wake();
+            }
+            coop.made_progress();
+            return Poll::Ready(Some(line));
+        }
+        if state.sender_gone {
+            return Poll::Ready(None);
+        }
+        register(&mut state.receiver, cx.waker());
+        Poll::Pending
+    }
+
+    fn try_recv(&self) -> Result<Line, mpsc::error::TryRecvError> {
+        let mut state = self.0.state();
+        match state.lines.pop_front() {
+            Some(line) => {
+                let waiting = state.sender.take();
+                drop(state);
+                if let Some(reader) = waiting {
+                    reader.wake();
+                }
+                Ok(line)
+            }
+            None if state.sender_gone => Err(mpsc::error::TryRecvError::Disconnected),
+            None => Err(mpsc::error::TryRecvError::Empty),
+        }
+    }
+
+    /// The lines queued.
+    pub fn len(&self) -> usize {
+        self.0.state().lines.len()
+    }
+}
+
+impl Drop for LineReceiver {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.receiver_gone = true;
+        let lines = std::mem::take(&mut state.lines);
+        let waiting = state.sender.take();
+        drop(state);
+        drop(lines);
+        if let Some(reader) = waiting {
+            reader.wake();
+        }
+    }
+}
+
+/// Keeps `waker` in `slot` to be woken, unless the one there already wakes the same task.
+fn register(slot: &mut Option<Waker>, waker: &Waker) {
+    match slot {
+        Some(kept) if kept.will_wake(waker) => {}
+        _ => *slot = Some(waker.clone()),
+    }
+}
+
 /// An engine's output as lines: every line except `info` lines, in order.
 pub struct Lines {
-    rx: mpsc::Receiver<Line>,
+    rx: LineReceiver,
     /// A process's pipes, held by the I/O thread (none for an engine in the arena's process).
     pipes: Option<pipes::Watch>,
 }
@@ -134,7 +313,7 @@ pub struct Lines {
 impl Lines {
     /// The next line; `None` once the engine's side is gone. Cancel-safe.
     pub async fn recv(&mut self) -> Option<Line> {
-        let line = self.rx.recv().await;
+        let line = std::future::poll_fn(|cx| self.rx.poll_recv(cx)).await;
         self.taken();
         line
     }
@@ -266,7 +445,7 @@ pub async fn spawn(
             return Err(e);
         }
     };
-    let (tx, rx) = mpsc::channel(LINE_QUEUE);
+    let (tx, rx) = line_queue();
     let reports = Reports::default();
     let stderr_tail = StderrTail::default();
     let watch = pipes::watch(
@@ -409,7 +588,7 @@ fn start(mut command: std::process::Command) -> std::io::Result<Child> {
 /// `tokio::time::pause` a whole game runs in virtual time, exactly.
 pub struct MemoryEngine {
     pub commands: mpsc::UnboundedReceiver<String>,
-    tx: mpsc::Sender<Line>,
+    tx: LineSender,
     splitter: Splitter,
     reports: Reports,
 }
@@ -443,13 +622,13 @@ impl MemoryEngine {
             Output::Overlong { bestmove } => out.push(Line::Overlong { at, bestmove }),
         });
         for line in out {
-            let _ = self.tx.send(line).await;
+            self.tx.send(line).await;
         }
     }
 
     /// The engine exits: the arena reads end of file.
     pub async fn exit(self) {
-        let _ = self.tx.send(Line::Eof { at: Instant::now() }).await;
+        self.tx.send(Line::Eof { at: Instant::now() }).await;
     }
 }
 
@@ -458,7 +637,7 @@ impl Process {
     /// virtual time: the arena talks to it exactly as to a process.
     pub fn in_memory() -> (Process, MemoryEngine) {
         let (commands_tx, commands) = mpsc::unbounded_channel();
-        let (tx, rx) = mpsc::channel(LINE_QUEUE);
+        let (tx, rx) = line_queue();
         let reports = Reports::default();
         let process = Process {
             input: Input::Memory(commands_tx),

@@ -17,6 +17,27 @@ use crate::event::{Score, SearchInfo};
 /// The move text of a `bestmove` line (`e2e4`, `0000`, `(none)`, or whatever the engine sent),
 /// or `None` if the line is not a `bestmove` line.
 pub fn parse_bestmove(line: &str) -> Option<&str> {
+    if !line.is_ascii() {
+        return bestmove_tokens(line);
+    }
+    // ASCII text, as engines print: the same tokens found byte by byte (Unicode's whitespace
+    // in ASCII is tab to carriage return, and space), a third of `split_whitespace`'s work a
+    // move.
+    let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let start = line.bytes().position(|b| !space(b))?;
+    let rest = line[start..].strip_prefix("bestmove")?;
+    if rest.bytes().next().is_some_and(|b| !space(b)) {
+        return None;
+    }
+    let Some(skip) = rest.bytes().position(|b| !space(b)) else {
+        return Some(&line[line.len()..]);
+    };
+    let mv = &rest[skip..];
+    Some(&mv[..mv.bytes().position(space).unwrap_or(mv.len())])
+}
+
+/// [`parse_bestmove`] for any text.
+fn bestmove_tokens(line: &str) -> Option<&str> {
     // Any Unicode whitespace separates tokens, as the referee's `trim` has it: a vertical tab
     // before the move is not part of the move.
     let mut tokens = line.split_whitespace();
@@ -413,6 +434,40 @@ fn describe(config: UciOptionConfig, written: Option<&str>) -> UciOption {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-by-byte reading of ASCII lines finds what `split_whitespace` finds, at the
+    /// same place in the line.
+    #[test]
+    fn ascii_bestmove_lines_are_read_as_any_text_is() {
+        let parts = [
+            "bestmove",
+            "bestmoves",
+            "e2e4",
+            "ponder",
+            " ",
+            "\t",
+            "\u{b}",
+            "\u{c}",
+            "\r",
+            "\n",
+            "\u{1c}",
+            "\u{1f}",
+            "x",
+            "",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let line = [a, b, c, d].concat();
+                        let (fast, any) = (parse_bestmove(&line), bestmove_tokens(&line));
+                        assert_eq!(fast, any, "{line:?}");
+                        assert_eq!(fast.map(str::as_ptr), any.map(str::as_ptr), "{line:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn bestmove_variants() {

@@ -151,7 +151,7 @@ async fn read_engine(
 /// waits on its pipe meanwhile); whether stdout is still to be read.
 async fn deliver(pipes: &mut Pipes) -> bool {
     while !pipes.sink.flush() {
-        if pipes.sink.tx.reserve().await.is_err() {
+        if pipes.sink.tx.room().await.is_err() {
             pipes.sink.gone = true;
         }
     }
