@@ -541,7 +541,11 @@ impl Referee {
     /// an illegal move not noticed stands as if legal): mate, stalemate, a dead position,
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
-        let (legal, dead) = super::position_facts::legal_moves(&self.pos);
+        let zobrist = *self
+            .history
+            .last()
+            .expect("the current position is in the history");
+        let (legal, dead) = super::position_facts::legal_moves(&self.pos, zobrist);
         self.legal = legal;
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
@@ -568,7 +572,7 @@ impl Referee {
                 String::new(),
             ));
         }
-        if is_dead_given(ruleset, &self.pos, self.legal.moves(), dead) {
+        if is_dead_given(ruleset, &self.pos, zobrist, self.legal.moves(), dead) {
             return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,
