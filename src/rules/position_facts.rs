@@ -80,6 +80,26 @@ impl MoveKey {
         MoveKey(from as u16 | (to as u16) << 6 | promotion << 12)
     }
 
+    /// The key of a move's UCI text (`e2e4`, `e7e8q`; ASCII whitespace around it aside): its
+    /// squares and promotion as shakmaty's `UciMove::from_ascii` reads them. `None` for text
+    /// that names no squares (the null move `0000`, a drop, no move at all) and for text with
+    /// other whitespace around it (`str::trim` cost more than the lookup): the referee then
+    /// asks `illegal::check`, which reads any text.
+    pub fn of_uci(text: &str) -> Option<MoveKey> {
+        let (squares, promotion) = match text.as_bytes().trim_ascii() {
+            [squares @ .., p] if squares.len() == 4 => {
+                (squares, Some(Role::from_char(char::from(*p))?))
+            }
+            squares => (squares, None),
+        };
+        let &[from_file, from_rank, to_file, to_rank] = squares else {
+            return None;
+        };
+        let from = Square::from_ascii(&[from_file, from_rank]).ok()?;
+        let to = Square::from_ascii(&[to_file, to_rank]).ok()?;
+        Some(MoveKey::new(from, to, promotion))
+    }
+
     pub fn of(m: &Move) -> MoveKey {
         match *m {
             Move::Normal {
@@ -204,6 +224,25 @@ mod tests {
             memo.legal_moves(&one, Zobrist64(7), |_| unreachable!()).1,
             None
         );
+    }
+
+    #[test]
+    fn a_texts_key_is_that_of_the_squares_shakmaty_reads_in_it() {
+        use shakmaty::uci::UciMove;
+        for text in [
+            "e2e4", "e7e8q", "e7e8N", "a1h8", " g1f3\n", "e1g1", "e7e8p", "e7e8k", "0000", "Q@e4",
+            "e2e9", "i2e4", "e2e", "e2e4qq", "", "e2 e4", "E2E4", "h8a1", "e0e1", "`1a1",
+        ] {
+            let shakmaty = match UciMove::from_ascii(text.trim().as_bytes()) {
+                Ok(UciMove::Normal {
+                    from,
+                    to,
+                    promotion,
+                }) => Some(MoveKey::new(from, to, promotion)),
+                _ => None,
+            };
+            assert_eq!(MoveKey::of_uci(text), shakmaty, "{text:?}");
+        }
     }
 
     #[test]
