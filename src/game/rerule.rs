@@ -12,7 +12,7 @@
 //! (a notice and a claim when the notice and the claim take no time) are supplied and reported
 //! as assumed.
 
-use std::borrow::Cow;
+use std::ops::Deref;
 
 use shakmaty::Chess;
 
@@ -85,11 +85,35 @@ fn penalty_text(side: Side, add_us: i64, rule: &str, retake: bool, promoted: boo
     }
 }
 
+/// An event to feed: one of the record's, borrowed where it lies, or one supplied. A pointer
+/// either way, so that handing it on copies no event (a `Cow` holds an owned event in itself).
+enum Queued<'a> {
+    Recorded(&'a Event),
+    Supplied(Box<Event>),
+}
+
+impl Queued<'_> {
+    fn supplied(event: Event) -> Self {
+        Queued::Supplied(Box::new(event))
+    }
+}
+
+impl Deref for Queued<'_> {
+    type Target = Event;
+
+    fn deref(&self) -> &Event {
+        match self {
+            Queued::Recorded(event) => event,
+            Queued::Supplied(event) => event,
+        }
+    }
+}
+
 /// The events still to feed: the record's own, borrowed where they lie (a game's events are
 /// never copied), behind the ones put back or supplied. `End` is the old ruling, never fed.
 struct Queue<'a> {
     /// Put in front, the first to feed last.
-    front: Vec<Cow<'a, Event>>,
+    front: Vec<Queued<'a>>,
     /// The record's events not reached yet.
     rest: &'a [Event],
 }
@@ -113,20 +137,20 @@ impl<'a> Queue<'a> {
         }
     }
 
-    fn pop_front(&mut self) -> Option<Cow<'a, Event>> {
+    fn pop_front(&mut self) -> Option<Queued<'a>> {
         if let Some(e) = self.front.pop() {
             return Some(e);
         }
         while let [first, rest @ ..] = self.rest {
             self.rest = rest;
             if !matches!(first, Event::End { .. }) {
-                return Some(Cow::Borrowed(first));
+                return Some(Queued::Recorded(first));
             }
         }
         None
     }
 
-    fn push_front(&mut self, event: Cow<'a, Event>) {
+    fn push_front(&mut self, event: Queued<'a>) {
         self.front.push(event);
     }
 
@@ -200,9 +224,9 @@ impl Replay<'_> {
     /// Puts a notice and a claim by `by`'s watcher at `t_us` in front of the queue.
     fn supply_claim(&mut self, t_us: i64, by: Side, what: Claimable) {
         self.queue
-            .push_front(Cow::Owned(Event::Claim { t_us, by, what }));
+            .push_front(Queued::supplied(Event::Claim { t_us, by, what }));
         self.queue
-            .push_front(Cow::Owned(Event::Notice { t_us, by, what }));
+            .push_front(Queued::supplied(Event::Notice { t_us, by, what }));
     }
 
     /// "white's e7e8 stands as a promotion to a queen (RULE)", of the last illegal move.
@@ -336,7 +360,9 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
                 Stop::Undetermined(why) => r.undetermined(&why, recorded),
             };
         }
-        r.watch_flags(released, event.t_us());
+        if !released.is_empty() {
+            r.watch_flags(released, event.t_us());
+        }
     }
     let why = r.open_end(record);
     r.undetermined(&why, recorded)
@@ -555,7 +581,7 @@ impl Replay<'_> {
     /// The watcher did not notice: the illegal move stands.
     fn stands(&mut self, by: Side, t_us: i64) -> Result<(), Stop> {
         self.queue
-            .push_front(Cow::Owned(Event::Unnoticed { t_us, by }));
+            .push_front(Queued::supplied(Event::Unnoticed { t_us, by }));
         self.assumed.push(format!(
             "{}'s watcher did not notice {}'s illegal move (--illegal-notice 0)",
             by.name(),

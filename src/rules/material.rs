@@ -1,6 +1,7 @@
 //! Mating material: whether a side "could still win" (docs/rulesets.md, "mating
 //! material"), per ruleset.
 
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role};
 
 use super::Ruleset;
@@ -57,15 +58,18 @@ pub fn can_mate(ruleset: Ruleset, pos: &Chess, side: Color) -> MatingChance {
 /// ordinary Laws that H2, WBCA and USCF 8 keep. (The static mating-material tables of WBCA
 /// 7c.1 and USCF 7c decide only who may win a claim, not whether the game is dead.)
 pub fn is_dead(ruleset: Ruleset, pos: &Chess) -> bool {
-    is_dead_given(ruleset, pos, &pos.legal_moves(), None)
+    let zobrist = pos.zobrist_hash(EnPassantMode::Legal);
+    is_dead_given(ruleset, pos, zobrist, &pos.legal_moves(), None)
 }
 
-/// [`is_dead`], given `pos`'s legal moves and the test's answer if `position_facts` remembers
-/// it (the referee has both). A new answer is remembered there. Most positions are shown alive
+/// [`is_dead`], given `pos`'s zobrist key (with the legal en passant square), its legal moves
+/// and the test's answer if `position_facts` remembers it (the referee has all three). A new
+/// answer is remembered there. Most positions are shown alive
 /// by a shuffle of two pieces without asking chasolver (`shuffle`: the same answer).
 pub(super) fn is_dead_given(
     ruleset: Ruleset,
     pos: &Chess,
+    zobrist: Zobrist64,
     legal: &[Move],
     remembered: Option<bool>,
 ) -> bool {
@@ -79,7 +83,7 @@ pub(super) fn is_dead_given(
                     chasolver::is_unwinnable_fast(&board, chess::Color::White)
                         && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
                 });
-            super::position_facts::remember_dead(pos, dead);
+            super::position_facts::remember_dead(pos, zobrist, dead);
             dead
         }
         Ruleset::Online => {

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
 
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
 
 /// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
 /// move, the castling rights and the legal en passant square. Equal keys, equal answers;
 /// shakmaty's legal moves are a function of the same four.
-#[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     board: Board,
     turn: Color,
@@ -29,11 +29,24 @@ impl Key {
             ep: pos.ep_square(EnPassantMode::Legal),
         }
     }
+
+    /// Whether `pos` has this key, compared where it lies (no copy of the board is made).
+    fn is_of(&self, pos: &Chess) -> bool {
+        self.board == *pos.board()
+            && self.turn == pos.turn()
+            && self.castling == pos.castles().castling_rights()
+            && self.ep == pos.ep_square(EnPassantMode::Legal)
+    }
 }
 
-/// A multiply-rotate hash of the key's words (the one rustc uses for its own tables): the
-/// key is a few bitboards, and SipHash over them cost more than the lookup saves. Keys come
-/// from games, not from an adversary.
+/// A value and the key of the position it belongs to.
+struct Entry<V> {
+    key: Key,
+    value: V,
+}
+
+/// A multiply-rotate hash of the zobrist key's word (the one rustc uses for its own tables):
+/// SipHash cost more than the lookup saves. Keys come from games, not from an adversary.
 #[derive(Default)]
 struct Mix(u64);
 
@@ -61,7 +74,11 @@ impl Hasher for Mix {
     }
 }
 
-type Map<V> = HashMap<Key, V, BuildHasherDefault<Mix>>;
+/// Entries by the position's zobrist key (shakmaty's, with the legal en passant square: a
+/// function of the same four things as [`Key`]). A hit is checked against the whole key, so
+/// two positions that share a zobrist key never share a value: the later one replaces the
+/// earlier.
+type Map<V> = HashMap<Zobrist64, Entry<V>, BuildHasherDefault<Mix>>;
 
 /// Values by position, forgotten all at once past `capacity` positions (a `HashMap` cannot be
 /// built in a `static`: created on first use).
@@ -79,36 +96,48 @@ impl<V> PositionMemo<V> {
     }
 
     /// `pos`'s value, as `read` reads it: `make(pos)` once per distinct position while the
-    /// memo holds it. `make` runs without the lock: another game's thread never waits for it.
+    /// memo holds it. `zobrist` is `pos`'s zobrist key with the legal en passant square (the
+    /// referee keeps it for repetitions). `make` runs without the lock: another game's thread
+    /// never waits for it.
     pub(super) fn read<R>(
         &self,
         pos: &Chess,
+        zobrist: Zobrist64,
         make: impl FnOnce(&Chess) -> V,
         read: impl FnOnce(&V) -> R,
     ) -> R {
-        let key = Key::of(pos);
-        if let Some(value) = self.lock().as_ref().and_then(|map| map.get(&key)) {
-            return read(value);
+        if let Some(entry) = self
+            .lock()
+            .as_ref()
+            .and_then(|map| map.get(&zobrist))
+            .filter(|entry| entry.key.is_of(pos))
+        {
+            return read(&entry.value);
         }
         let value = make(pos);
         let answer = read(&value);
+        let entry = Entry {
+            key: Key::of(pos),
+            value,
+        };
         let mut map = self.lock();
         let map = map.get_or_insert_with(Map::default);
         if map.len() >= self.capacity {
             map.clear();
         }
-        map.insert(key, value);
+        map.insert(zobrist, entry);
         answer
     }
 
-    /// Changes `pos`'s value with `change`, if the memo holds it.
-    pub(super) fn update(&self, pos: &Chess, change: impl FnOnce(&mut V)) {
-        if let Some(value) = self
+    /// Changes `pos`'s value with `change`, if the memo holds it (`zobrist` as for `read`).
+    pub(super) fn update(&self, pos: &Chess, zobrist: Zobrist64, change: impl FnOnce(&mut V)) {
+        if let Some(entry) = self
             .lock()
             .as_mut()
-            .and_then(|map| map.get_mut(&Key::of(pos)))
+            .and_then(|map| map.get_mut(&zobrist))
+            .filter(|entry| entry.key.is_of(pos))
         {
-            change(value);
+            change(&mut entry.value);
         }
     }
 

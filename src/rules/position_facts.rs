@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Move, Position, Role, Square};
 
 use super::memo::PositionMemo;
@@ -79,6 +80,26 @@ impl MoveKey {
         MoveKey(from as u16 | (to as u16) << 6 | promotion << 12)
     }
 
+    /// The key of a move's UCI text (`e2e4`, `e7e8q`; ASCII whitespace around it aside): its
+    /// squares and promotion as shakmaty's `UciMove::from_ascii` reads them. `None` for text
+    /// that names no squares (the null move `0000`, a drop, no move at all) and for text with
+    /// other whitespace around it (`str::trim` cost more than the lookup): the referee then
+    /// asks `illegal::check`, which reads any text.
+    pub fn of_uci(text: &str) -> Option<MoveKey> {
+        let (squares, promotion) = match text.as_bytes().trim_ascii() {
+            [squares @ .., p] if squares.len() == 4 => {
+                (squares, Some(Role::from_char(char::from(*p))?))
+            }
+            squares => (squares, None),
+        };
+        let &[from_file, from_rank, to_file, to_rank] = squares else {
+            return None;
+        };
+        let from = Square::from_ascii(&[from_file, from_rank]).ok()?;
+        let to = Square::from_ascii(&[to_file, to_rank]).ok()?;
+        Some(MoveKey::new(from, to, promotion))
+    }
+
     pub fn of(m: &Move) -> MoveKey {
         match *m {
             Move::Normal {
@@ -96,15 +117,17 @@ impl MoveKey {
 struct FactsMemo(PositionMemo<Facts>);
 
 /// `pos`'s legal moves, generated once per distinct position while the memo holds it, and
-/// the dead-position test's answer if it was asked before.
-pub fn legal_moves(pos: &Chess) -> (Arc<LegalMoves>, Option<bool>) {
-    MEMO.legal_moves(pos, |pos| pos.legal_moves().into_iter().collect())
+/// the dead-position test's answer if it was asked before. `zobrist` is `pos`'s zobrist key
+/// with the legal en passant square, as the referee keeps it for repetitions: the memo finds
+/// the position by it.
+pub fn legal_moves(pos: &Chess, zobrist: Zobrist64) -> (Arc<LegalMoves>, Option<bool>) {
+    MEMO.legal_moves(pos, zobrist, |pos| pos.legal_moves().into_iter().collect())
 }
 
-/// Remembers the dead-position test's answer for `pos` beside its legal moves (forgotten with
-/// them).
-pub fn remember_dead(pos: &Chess, dead: bool) {
-    MEMO.0.update(pos, |facts| facts.dead = Some(dead));
+/// Remembers the dead-position test's answer for `pos` (whose zobrist key is `zobrist`, as
+/// for [`legal_moves`]) beside its legal moves (forgotten with them).
+pub fn remember_dead(pos: &Chess, zobrist: Zobrist64, dead: bool) {
+    MEMO.0.update(pos, zobrist, |facts| facts.dead = Some(dead));
 }
 
 impl FactsMemo {
@@ -115,10 +138,12 @@ impl FactsMemo {
     fn legal_moves(
         &self,
         pos: &Chess,
+        zobrist: Zobrist64,
         generate: impl FnOnce(&Chess) -> Box<[Move]>,
     ) -> (Arc<LegalMoves>, Option<bool>) {
         self.0.read(
             pos,
+            zobrist,
             |pos| Facts {
                 legal: Arc::new(LegalMoves::new(generate(pos))),
                 dead: None,
@@ -132,9 +157,14 @@ impl FactsMemo {
 mod tests {
     use super::*;
     use crate::rules::test_position::position as pos;
+    use shakmaty::EnPassantMode;
+
+    fn zobrist(p: &Chess) -> Zobrist64 {
+        p.zobrist_hash(EnPassantMode::Legal)
+    }
 
     fn generated(memo: &FactsMemo, p: &Chess, asked: &mut usize) -> (Vec<Move>, Option<bool>) {
-        let (legal, dead) = memo.legal_moves(p, |p| {
+        let (legal, dead) = memo.legal_moves(p, zobrist(p), |p| {
             *asked += 1;
             p.legal_moves().into_iter().collect()
         });
@@ -171,6 +201,51 @@ mod tests {
     }
 
     #[test]
+    fn positions_that_share_a_zobrist_key_never_share_their_facts() {
+        let memo = FactsMemo::new();
+        let one = pos("8/8/3k4/8/8/2NK4/8/7R w - - 0 1");
+        let other = pos("r3k2r/ppp2ppp/2n2q2/3pP3/8/8/PPP2PPP/R3K2R w KQkq d6 0 9");
+        let mut asked = 0;
+        let mut moves = |p: &Chess| {
+            let (legal, _) = memo.legal_moves(p, Zobrist64(7), |p| {
+                asked += 1;
+                p.legal_moves().into_iter().collect()
+            });
+            legal.moves().to_vec()
+        };
+        for p in [&one, &other, &one] {
+            assert_eq!(moves(p), p.legal_moves().into_iter().collect::<Vec<_>>());
+        }
+        assert_eq!(asked, 3);
+        // The dead answer goes to the position that has the key's whole key, and to no other.
+        memo.0
+            .update(&other, Zobrist64(7), |facts| facts.dead = Some(true));
+        assert_eq!(
+            memo.legal_moves(&one, Zobrist64(7), |_| unreachable!()).1,
+            None
+        );
+    }
+
+    #[test]
+    fn a_texts_key_is_that_of_the_squares_shakmaty_reads_in_it() {
+        use shakmaty::uci::UciMove;
+        for text in [
+            "e2e4", "e7e8q", "e7e8N", "a1h8", " g1f3\n", "e1g1", "e7e8p", "e7e8k", "0000", "Q@e4",
+            "e2e9", "i2e4", "e2e", "e2e4qq", "", "e2 e4", "E2E4", "h8a1", "e0e1", "`1a1",
+        ] {
+            let shakmaty = match UciMove::from_ascii(text.trim().as_bytes()) {
+                Ok(UciMove::Normal {
+                    from,
+                    to,
+                    promotion,
+                }) => Some(MoveKey::new(from, to, promotion)),
+                _ => None,
+            };
+            assert_eq!(MoveKey::of_uci(text), shakmaty, "{text:?}");
+        }
+    }
+
+    #[test]
     fn the_dead_answer_is_kept_beside_the_moves_of_its_own_position() {
         let memo = FactsMemo::new();
         let white = pos("8/8/3k4/8/8/2NK4/8/7R w - - 0 1");
@@ -178,13 +253,15 @@ mod tests {
         let mut asked = 0;
         // Not asked yet.
         assert_eq!(generated(&memo, &white, &mut asked).1, None);
-        memo.0.update(&white, |facts| facts.dead = Some(false));
+        memo.0
+            .update(&white, zobrist(&white), |facts| facts.dead = Some(false));
         assert_eq!(generated(&memo, &white, &mut asked).1, Some(false));
         // The same pieces with the other side to move are another position.
         assert_eq!(generated(&memo, &black, &mut asked).1, None);
         // A position the memo does not hold is not added by its answer.
         let other = pos("8/8/3k4/8/8/2NK4/8/6R1 w - - 0 1");
-        memo.0.update(&other, |facts| facts.dead = Some(true));
+        memo.0
+            .update(&other, zobrist(&other), |facts| facts.dead = Some(true));
         assert_eq!(generated(&memo, &other, &mut asked).1, None);
         assert_eq!(asked, 3);
     }

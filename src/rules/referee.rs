@@ -11,7 +11,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
 
@@ -254,7 +253,7 @@ pub struct Referee {
     ending: Option<Ending>,
     /// The last move played on the board, whatever event carried it (written out in UCI
     /// only when asked for).
-    last_move: Option<UciMove>,
+    last_move: Option<Move>,
     /// A fallen flag is being ruled at a tablebase adjudication, not at a watcher's claim:
     /// what the tables said (for the detail).
     tablebase_call: Option<String>,
@@ -339,7 +338,7 @@ impl Referee {
     /// played without a `Move` event (a pawn sent without its piece becoming a queen, WBCA 17,
     /// USCF 16, FIDE 7.5.2).
     pub fn last_move(&self) -> Option<String> {
-        self.last_move.as_ref().map(uci_string)
+        self.last_move.map(|m| uci_text(&self.pos, m))
     }
 
     pub fn ending(&self) -> Option<&Ending> {
@@ -398,7 +397,18 @@ impl Referee {
 
     /// Whether `text` captures the king the opponent left in check.
     pub fn is_king_capture(&self, text: &str) -> bool {
-        illegal::king_capture(&self.pos, text)
+        // A move that takes the king attacks it: where the opponent's king is not attacked
+        // (every position the rules of chess allow), no text takes it.
+        let board = self.pos.board();
+        let them = !self.pos.turn();
+        let attacked = (board.kings() & board.by_color(them))
+            .into_iter()
+            .any(|king| {
+                board
+                    .attacks_to(king, self.pos.turn(), board.occupied())
+                    .any()
+            });
+        attacked && illegal::king_capture(&self.pos, text)
     }
 
     /// Takes one event into account and says what it means.
@@ -495,7 +505,7 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
-        self.last_move = Some(m.to_uci(self.pos.castles().mode()));
+        self.last_move = Some(m);
         let irreversible = self.pos.is_irreversible(m);
         // The key after the move from the key before it (the last of `history`), where
         // shakmaty can update it (not around en passant, castling rights or king moves).
@@ -528,8 +538,10 @@ impl Referee {
         self.stood = None;
         self.moved_king_adjacent = BySide::default();
         // FIDE A4.4: the arbiter waited for this move; the position is still illegal.
-        if let Some(verdict) = self.fide_a54(side) {
-            return verdict;
+        if self.a54_watch {
+            if let Some(verdict) = self.fide_a54(side) {
+                return verdict;
+            }
         }
         if let Some(verdict) = self.after_move(side) {
             return verdict;
@@ -541,7 +553,11 @@ impl Referee {
     /// an illegal move not noticed stands as if legal): mate, stalemate, a dead position,
     /// repetitions, the 50/75-move rules, `--max-moves`.
     fn after_move(&mut self, side: Side) -> Option<Verdict> {
-        let (legal, dead) = super::position_facts::legal_moves(&self.pos);
+        let zobrist = *self
+            .history
+            .last()
+            .expect("the current position is in the history");
+        let (legal, dead) = super::position_facts::legal_moves(&self.pos, zobrist);
         self.legal = legal;
         self.legal_known = true;
         let ruleset = self.settings.ruleset;
@@ -568,7 +584,7 @@ impl Referee {
                 String::new(),
             ));
         }
-        if is_dead_given(ruleset, &self.pos, self.legal.moves(), dead) {
+        if is_dead_given(ruleset, &self.pos, zobrist, self.legal.moves(), dead) {
             return Some(self.end(
                 GameResult::Draw,
                 Termination::DeadPosition,
@@ -601,15 +617,7 @@ impl Referee {
         if !self.legal_known {
             return None;
         }
-        let Ok(UciMove::Normal {
-            from,
-            to,
-            promotion,
-        }) = UciMove::from_ascii(uci.trim().as_bytes())
-        else {
-            return None;
-        };
-        self.legal.find(MoveKey::new(from, to, promotion))
+        self.legal.find(MoveKey::of_uci(uci)?)
     }
 
     fn on_checkmate(&mut self, mater: Side) -> Verdict {
@@ -1568,12 +1576,6 @@ pub fn uci_text_in(pos: &Chess, m: Move, mut buffer: String) -> String {
     buffer.clear();
     m.to_uci(pos.castles().mode()).append_to_string(&mut buffer);
     buffer
-}
-
-fn uci_string(m: &UciMove) -> String {
-    let mut text = String::with_capacity(5);
-    m.append_to_string(&mut text);
-    text
 }
 
 /// Parses `text` as a UCI move and checks it is legal in `pos`; the error says why not.
