@@ -108,7 +108,7 @@ fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
             push_int(out, *t_us);
             push_side(out, *side);
             out.extend_from_slice(b",\"uci\":");
-            serde_json::to_writer(&mut *out, uci)?;
+            push_move_text(out, uci)?;
             out.extend_from_slice(b",\"think_us\":");
             push_int(out, *think_us);
             out.extend_from_slice(b",\"clock_us\":");
@@ -122,6 +122,20 @@ fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
         other => serde_json::to_writer(&mut *out, other)?,
     }
     Ok(())
+}
+
+/// A move's text as serde_json writes a string. A UCI move is letters and digits, which JSON
+/// needs no escape for (RFC 8259, section 7: only `"`, `\\` and control characters): written
+/// as it is. Anything else an engine sent goes through serde_json's escaper.
+fn push_move_text(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
+    if text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+        Ok(())
+    } else {
+        serde_json::to_writer(&mut *out, text)
+    }
 }
 
 fn push_side(out: &mut Vec<u8>, side: Side) {

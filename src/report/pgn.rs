@@ -45,13 +45,16 @@
 //!   and ends the game. No movetext line starts with `[` or `%`: a clock comment is never
 //!   split, and comment text has no square brackets.
 
+use std::sync::Arc;
+
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
-use shakmaty::{attacks, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role};
+use shakmaty::{attacks, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role, Square};
 
 use crate::event::{Claimable, CpuUse, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
+use crate::rules::{LegalMoves, MoveKey};
 use crate::timecontrol::TimeControl;
 
 /// The widest movetext line written.
@@ -179,11 +182,14 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
     }
 }
 
-/// Writes one move with its clock comment, after the notes gathered before it.
+/// Writes one move with its clock comment, after the notes gathered before it. `legal` is
+/// `p`'s legal moves.
+#[allow(clippy::too_many_arguments)]
 fn push_move(
     atoms: &mut Atoms,
     notes: &mut Vec<Note>,
     p: &mut Chess,
+    legal: &LegalMoves,
     side: Side,
     m: Move,
     clock_us: i64,
@@ -191,7 +197,7 @@ fn push_move(
 ) {
     push_notes(atoms, notes);
     push_number(atoms, p, side);
-    let san = san_plus(p, m);
+    let san = san_plus_among(p, legal, m);
     atoms.push_with(|text| san.append_to_string(text));
     push_clocks(atoms, clock_us, think_us);
 }
@@ -202,7 +208,7 @@ fn push_move(
 /// stalemate. Only a move that gives check needs them (a mate in chess is a check with no
 /// legal reply), so only then are they generated. `m` must be legal in `pos`.
 pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
-    let san = san(pos, m);
+    let san = san(pos, m, |role, to| pos.san_candidates(role, to));
     pos.play_unchecked(m);
     let suffix = if pos.checkers().is_empty() {
         None
@@ -214,26 +220,50 @@ pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
     SanPlus { san, suffix }
 }
 
-/// `m` in SAN without its suffix, as shakmaty's `San::from_move` writes it. That generates
-/// the legal moves of the piece's kind to its target square, to see whether the move needs
-/// its file or rank (PGN standard 8.2.3.4); when no other piece of its kind attacks that square
-/// even ignoring pins, none can be ambiguous with it, and nothing is generated. A pawn's and
-/// a king's SAN never need the list. `m` must be legal in `pos`.
-fn san(pos: &Chess, m: Move) -> San {
-    let alone = match m {
-        Move::Normal { role, from, to, .. } => match role {
-            Role::Pawn | Role::King => true,
-            _ => (attacks::attacks(to, role.of(pos.turn()), pos.board().occupied())
-                & pos.our(role))
-            .without(from)
-            .is_empty(),
-        },
-        _ => false,
-    };
-    if alone {
-        San::disambiguate(m, &MoveList::new())
+/// [`san_plus`], with `pos`'s legal moves in hand (`legal`) and those of the position after
+/// the move from the memo (`rules::legal_moves`), which the referee filled for the game's
+/// positions as it was played: no move is generated, where `san_plus` may generate twice.
+fn san_plus_among(pos: &mut Chess, legal: &LegalMoves, m: Move) -> SanPlus {
+    let san = san(pos, m, |role, to| {
+        // The legal moves of the piece's kind to its square: `san_candidates`'s list.
+        let mut candidates = MoveList::new();
+        for &c in legal.moves() {
+            if matches!(c, Move::Normal { role: r, to: t, .. } if r == role && t == to) {
+                candidates.push(c);
+            }
+        }
+        candidates
+    });
+    pos.play_unchecked(m);
+    let suffix = if pos.checkers().is_empty() {
+        None
+    } else if legal_moves(pos).moves().is_empty() {
+        Some(Suffix::Checkmate)
     } else {
-        San::from_move(pos, m)
+        Some(Suffix::Check)
+    };
+    SanPlus { san, suffix }
+}
+
+/// `m` in SAN without its suffix, as shakmaty's `San::from_move` writes it. That asks for
+/// the legal moves of the piece's kind to its target square (`candidates`: shakmaty's
+/// `san_candidates`), to see whether the move needs its file or rank (PGN standard 8.2.3.4);
+/// when no other piece of its kind attacks that square even ignoring pins, none can be
+/// ambiguous with it, and none are asked for. A pawn's and a king's SAN never need them.
+/// `m` must be legal in `pos`.
+fn san(pos: &Chess, m: Move, candidates: impl FnOnce(Role, Square) -> MoveList) -> San {
+    match m {
+        Move::Normal { role, from, to, .. } if !matches!(role, Role::Pawn | Role::King) => {
+            let rivals =
+                attacks::attacks(to, role.of(pos.turn()), pos.board().occupied()) & pos.our(role);
+            if rivals.without(from).is_empty() {
+                San::disambiguate(m, &MoveList::new())
+            } else {
+                San::disambiguate(m, &candidates(role, to))
+            }
+        }
+        // A pawn's or a king's move, castling, en passant: `San::from_move` asks for nothing.
+        _ => San::disambiguate(m, &MoveList::new()),
     }
 }
 
@@ -294,6 +324,31 @@ pub fn starved_loss_note(record: &GameRecord) -> Option<String> {
         side.name(),
         cpu.describe(think_us)
     ))
+}
+
+/// `pos`'s legal moves, from the process's memo of them (`rules::legal_moves`), which the
+/// referee filled for these very positions as the game was played: a lookup, not a move
+/// generation.
+fn legal_moves(pos: &Chess) -> Arc<LegalMoves> {
+    crate::rules::legal_moves(pos).0
+}
+
+/// [`parse_move`], with `pos`'s legal moves in hand (`legal`). A move other than castling is
+/// found among them by its squares and promotion, as the referee finds it: `UciMove::to_move`
+/// reads such a text as that very move (`Referee::known_legal` says why). Castling, a text
+/// that names no legal move and a promotion sent without its piece are read by `parse_move`.
+fn find_move(pos: &Chess, legal: &LegalMoves, text: &str) -> Option<Move> {
+    if let Ok(UciMove::Normal {
+        from,
+        to,
+        promotion,
+    }) = UciMove::from_ascii(text.as_bytes())
+    {
+        if let Some(m) = legal.find(MoveKey::new(from, to, promotion)) {
+            return Some(m);
+        }
+    }
+    parse_move(pos, text)
 }
 
 /// A UCI move of the record as a legal move in `pos`. A promotion sent without its piece
@@ -366,13 +421,14 @@ fn write_stood(
     let (think_us, clock_us) = (illegal.think_us, illegal.clock_us);
     if illegal.kind == Some(IllegalKind::NoPromotion) {
         // The rules made it a queen (WBCA 17, USCF 16, FIDE 7.5.2), or it stood unnoticed.
-        return match parse_move(p, sent) {
+        let legal = legal_moves(p);
+        return match find_move(p, &legal, sent) {
             Some(m) => {
                 notes.push(Note {
                     text: format!("{} sent {sent:?} without its piece: a queen", side.name()),
                     key: None,
                 });
-                push_move(atoms, notes, p, side, m, clock_us, think_us);
+                push_move(atoms, notes, p, &legal, side, m, clock_us, think_us);
                 Stood::Written
             }
             None => Stood::Unknown,
@@ -485,17 +541,21 @@ impl Movetext {
         cpu: Option<CpuUse>,
     ) {
         self.write_pending(side);
-        let m = self.pos.as_ref().and_then(|p| {
-            (Side::from(p.turn()) == side)
-                .then(|| parse_move(p, uci))
-                .flatten()
-        });
-        match (self.pos.as_mut(), m) {
-            (Some(p), Some(m)) => {
+        let found = self
+            .pos
+            .as_ref()
+            .filter(|p| Side::from(p.turn()) == side)
+            .and_then(|p| {
+                let legal = legal_moves(p);
+                find_move(p, &legal, uci).map(|m| (m, legal))
+            });
+        match (self.pos.as_mut(), found) {
+            (Some(p), Some((m, legal))) => {
                 push_move(
                     &mut self.atoms,
                     &mut self.notes,
                     p,
+                    &legal,
                     side,
                     m,
                     clock_us,
@@ -730,23 +790,40 @@ fn injection_text(side: Side, what: &Injection) -> String {
 /// A free-text comment as atoms (its words), the braces attached to the first and last word.
 fn push_comment(atoms: &mut Atoms, text: &str) {
     let clean = clean_comment(text);
-    let mut words: Vec<String> = Vec::new();
-    for word in clean.split_whitespace() {
-        // A word too long for a line is cut: inside a comment a line break reads as a space.
-        let chars: Vec<char> = word.chars().collect();
-        for chunk in chars.chunks(MAX_LINE - 2) {
-            words.push(chunk.iter().collect());
+    // A word too long for a line is cut: inside a comment a line break reads as a space.
+    let mut words = clean.split_whitespace().flat_map(cut_word).peekable();
+    let mut first = true;
+    while let Some(word) = words.next() {
+        let last = words.peek().is_none();
+        atoms.push_with(|text| {
+            if first {
+                text.push('{');
+            }
+            text.push_str(word);
+            if last {
+                text.push('}');
+            }
+        });
+        first = false;
+    }
+}
+
+/// `word` in pieces of at most `MAX_LINE - 2` characters, so that each fits a line with the
+/// comment's braces.
+fn cut_word(word: &str) -> impl Iterator<Item = &str> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
         }
-    }
-    if words.is_empty() {
-        return;
-    }
-    let last = words.len() - 1;
-    words[0].insert(0, '{');
-    words[last].push('}');
-    for word in &words {
-        atoms.push(word);
-    }
+        let end = rest
+            .char_indices()
+            .nth(MAX_LINE - 2)
+            .map_or(rest.len(), |(at, _)| at);
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 /// Comment text (engine output among it) that cannot end the comment early, be taken for a
@@ -820,10 +897,16 @@ impl Atoms {
 /// columns, each ended by a newline.
 fn wrap_into(out: &mut String, atoms: &Atoms) {
     // The line's length in characters, kept as it grows (counting it again for every atom
-    // cost more than the SAN).
+    // cost more than the SAN). Text all ASCII, as a movetext mostly is, has a character a
+    // byte: asked once, not counted atom by atom.
+    let ascii = atoms.text.is_ascii();
     let mut width = 0;
     for atom in atoms.iter() {
-        let atom_width = atom.chars().count();
+        let atom_width = if ascii {
+            atom.len()
+        } else {
+            atom.chars().count()
+        };
         if width == 0 {
             out.push_str(atom);
             width = atom_width;
@@ -866,21 +949,24 @@ fn clock(us: i64) -> String {
 
 /// `H:MM:SS.t`, what `clock` returns, appended to `out`.
 fn write_clock(out: &mut String, us: i64) {
-    let digit = |d: i64| char::from(b'0' + d as u8);
-    let tenths = us.max(0) / 100_000;
+    // Unsigned, so that the compiler sees each digit is ASCII and pushes it as one byte.
+    let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+    let tenths = us.max(0).unsigned_abs() / 100_000;
     let hours = tenths / 36_000;
     if hours < 10 {
         out.push(digit(hours));
     } else {
-        out.push_str(&hours.to_string());
+        crate::decimal::push(out, hours);
     }
-    for (sep, n) in [(':', tenths / 600 % 60), (':', tenths / 10 % 60)] {
-        out.push(sep);
-        out.push(digit(n / 10));
-        out.push(digit(n % 10));
-    }
+    let (minutes, seconds) = (tenths / 600 % 60, tenths / 10 % 60);
+    out.push(':');
+    out.push(digit(minutes / 10));
+    out.push(digit(minutes));
+    out.push(':');
+    out.push(digit(seconds / 10));
+    out.push(digit(seconds));
     out.push('.');
-    out.push(digit(tenths % 10));
+    out.push(digit(tenths));
 }
 
 /// `H:MM:SS.mmm` with a sign when negative, for notes (a negative clock is worth the detail).

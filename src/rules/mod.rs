@@ -16,6 +16,7 @@ mod tests;
 
 pub use cite::{cite, Situation};
 pub use material::{can_mate, is_dead, MatingChance};
+pub use position_facts::{legal_moves, LegalMoves, MoveKey};
 pub use referee::{legal_move, uci_text, uci_text_in};
 pub use referee::{
     Adjudication, DrawAdjudication, Ending, Referee, RefereeSettings, ResignAdjudication, Verdict,
