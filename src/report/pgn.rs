@@ -50,6 +50,7 @@ use std::sync::Arc;
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{attacks, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role, Square};
 
 use crate::event::{Claimable, CpuUse, Event, Fault, GameRecord, Injection, Side};
@@ -328,9 +329,10 @@ pub fn starved_loss_note(record: &GameRecord) -> Option<String> {
 
 /// `pos`'s legal moves, from the process's memo of them (`rules::legal_moves`), which the
 /// referee filled for these very positions as the game was played: a lookup, not a move
-/// generation.
+/// generation. The memo finds a position by its zobrist key, as the referee keeps it.
 fn legal_moves(pos: &Chess) -> Arc<LegalMoves> {
-    crate::rules::legal_moves(pos).0
+    let zobrist = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+    crate::rules::legal_moves(pos, zobrist).0
 }
 
 /// [`parse_move`], with `pos`'s legal moves in hand (`legal`). A move other than castling is
