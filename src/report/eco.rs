@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use shakmaty::san::San;
-use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Square};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 const FILES: [&str; 5] = [
     include_str!("eco/a.tsv"),
@@ -27,30 +28,17 @@ pub struct Opening {
     pub name: &'static str,
 }
 
-/// What makes two positions the same opening: the pieces, the side to move, the castling
-/// rights and the en passant square where a capture there is legal (an EPD's four fields).
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
-    board: Board,
-    turn: Color,
-    castling: Bitboard,
-    ep: Option<Square>,
-}
-
-impl Key {
-    fn of(pos: &Chess) -> Key {
-        Key {
-            board: pos.board().clone(),
-            turn: pos.turn(),
-            castling: pos.castles().castling_rights(),
-            ep: pos.ep_square(EnPassantMode::Legal),
-        }
-    }
+/// A position's zobrist key with the legal en passant square: the pieces, the side to move,
+/// the castling rights and the en passant square where a capture there is legal (an EPD's
+/// four fields), as Polyglot books key their positions. Two positions that shared a key (a
+/// chance in 2^64 for a pair) would share a name, in a tag; no ruling reads it.
+fn key(pos: &Chess) -> Zobrist64 {
+    pos.zobrist_hash(EnPassantMode::Legal)
 }
 
 /// The named positions, read from the data set on first use (a compat run with `--pgnout`).
-fn named() -> &'static HashMap<Key, Opening> {
-    static NAMED: OnceLock<HashMap<Key, Opening>> = OnceLock::new();
+fn named() -> &'static HashMap<Zobrist64, Opening> {
+    static NAMED: OnceLock<HashMap<Zobrist64, Opening>> = OnceLock::new();
     NAMED.get_or_init(|| {
         let mut named = HashMap::new();
         for file in FILES {
@@ -68,7 +56,7 @@ fn named() -> &'static HashMap<Key, Opening> {
 /// One line of the data set (`B90\tSicilian Defense: Najdorf Variation\t1. e4 c5 ...`): the
 /// position its moves reach from the start position, and its name. None for a line that
 /// does not parse or play, which the data set's own checks rule out.
-fn entry(line: &'static str) -> Option<(Key, Opening)> {
+fn entry(line: &'static str) -> Option<(Zobrist64, Opening)> {
     let mut fields = line.split('\t');
     let (eco, name, moves) = (fields.next()?, fields.next()?, fields.next()?);
     let mut pos = Chess::default();
@@ -79,7 +67,7 @@ fn entry(line: &'static str) -> Option<(Key, Opening)> {
         let m = word.parse::<San>().ok()?.to_move(&pos).ok()?;
         pos.play_unchecked(m);
     }
-    Some((Key::of(&pos), Opening { eco, name }))
+    Some((key(&pos), Opening { eco, name }))
 }
 
 /// The opening of a standard game that starts at `root` and goes on with `moves` (its book
@@ -87,10 +75,10 @@ fn entry(line: &'static str) -> Option<(Key, Opening)> {
 pub fn classify<'a>(root: &Chess, moves: impl IntoIterator<Item = &'a Move>) -> Option<Opening> {
     let named = named();
     let mut pos = root.clone();
-    let mut found = named.get(&Key::of(&pos)).copied();
+    let mut found = named.get(&key(&pos)).copied();
     for m in moves {
         pos.play_unchecked(*m);
-        if let Some(opening) = named.get(&Key::of(&pos)) {
+        if let Some(opening) = named.get(&key(&pos)) {
             found = Some(*opening);
         }
     }
