@@ -9,11 +9,19 @@ use shakmaty::{attacks, Chess, Position, Role};
 /// side not to move in check, after an illegal move stood). House H17/H18 and USCF 7d count it
 /// as a claim; [`check`](super::check) calls it unplayable.
 pub fn king_capture(pos: &Chess, text: &str) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    // A move that takes the king attacks it: where the opponent's king is not attacked (every
+    // position the rules of chess allow), no text takes it, and none is read.
+    let attacked = (board.kings() & board.by_color(!us))
+        .into_iter()
+        .any(|king| board.attacks_to(king, us, board.occupied()).any());
+    if !attacked {
+        return false;
+    }
     let Ok(UciMove::Normal { from, to, .. }) = UciMove::from_ascii(text.trim().as_bytes()) else {
         return false;
     };
-    let board = pos.board();
-    let us = pos.turn();
     let Some(piece) = board.piece_at(from).filter(|p| p.color == us) else {
         return false;
     };
