@@ -209,36 +209,49 @@ fn push_move(
 /// stalemate. Only a move that gives check needs them (a mate in chess is a check with no
 /// legal reply), so only then are they generated. `m` must be legal in `pos`.
 pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
-    let san = san(pos, m, |role, to| pos.san_candidates(role, to));
-    pos.play_unchecked(m);
-    let suffix = if pos.checkers().is_empty() {
-        None
-    } else if pos.legal_moves().is_empty() {
-        Some(Suffix::Checkmate)
-    } else {
-        Some(Suffix::Check)
-    };
-    SanPlus { san, suffix }
+    san_plus_by(
+        pos,
+        m,
+        |pos, role, to| pos.san_candidates(role, to),
+        |after| after.legal_moves().is_empty(),
+    )
 }
 
 /// [`san_plus`], with `pos`'s legal moves in hand (`legal`) and those of the position after
 /// the move from the memo (`rules::legal_moves`), which the referee filled for the game's
 /// positions as it was played: no move is generated, where `san_plus` may generate twice.
 fn san_plus_among(pos: &mut Chess, legal: &LegalMoves, m: Move) -> SanPlus {
-    let san = san(pos, m, |role, to| {
-        // The legal moves of the piece's kind to its square: `san_candidates`'s list.
-        let mut candidates = MoveList::new();
-        for &c in legal.moves() {
-            if matches!(c, Move::Normal { role: r, to: t, .. } if r == role && t == to) {
-                candidates.push(c);
+    san_plus_by(
+        pos,
+        m,
+        |_, role, to| {
+            // The legal moves of the piece's kind to its square: `san_candidates`'s list.
+            let mut candidates = MoveList::new();
+            for &c in legal.moves() {
+                if matches!(c, Move::Normal { role: r, to: t, .. } if r == role && t == to) {
+                    candidates.push(c);
+                }
             }
-        }
-        candidates
-    });
+            candidates
+        },
+        |after| legal_moves(after).moves().is_empty(),
+    )
+}
+
+/// `m` in SAN, its candidates for disambiguation from `candidates` (see [`san`]), played on
+/// `pos`, with `+`, or `#` where the position after it has no legal reply (`no_reply`, asked
+/// only after a check).
+fn san_plus_by(
+    pos: &mut Chess,
+    m: Move,
+    candidates: impl FnOnce(&Chess, Role, Square) -> MoveList,
+    no_reply: impl FnOnce(&Chess) -> bool,
+) -> SanPlus {
+    let san = san(pos, m, |role, to| candidates(pos, role, to));
     pos.play_unchecked(m);
     let suffix = if pos.checkers().is_empty() {
         None
-    } else if legal_moves(pos).moves().is_empty() {
+    } else if no_reply(pos) {
         Some(Suffix::Checkmate)
     } else {
         Some(Suffix::Check)
