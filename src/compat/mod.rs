@@ -136,6 +136,15 @@ impl Builder {
                 },
                 // cutechess-cli prints results only at the end unless asked (fastchess: 10).
                 rating_interval: (tool == Tool::Cutechess).then_some(0),
+                // The `Event` tag without `-event`: fastchess's `PgnConfig::event_name`
+                // default; cutechess-cli writes `?` for an empty tag of the seven-tag roster.
+                pgn_event: Some(
+                    match tool {
+                        Tool::Fastchess => "Fastchess Tournament",
+                        Tool::Cutechess => "?",
+                    }
+                    .to_string(),
+                ),
                 ..RunArgs::default()
             },
             warnings: Warnings::default(),
@@ -641,6 +650,23 @@ mod tests {
         assert_eq!(r.run.epdout, Some(PathBuf::from("x.epd")));
         assert_eq!(r.run.output_format, OutputFormat::Cutechess);
         assert_eq!(r.run.rating_interval, Some(0));
+    }
+
+    #[test]
+    fn the_event_tag_defaults_to_each_tools_own() {
+        let two = "-engine cmd=a -engine cmd=b -each tc=8+0.08 -pgnout file=x.pgn";
+        let event = |tool, s: &str| match parse(tool, &words(s), Path::new("/w")).unwrap() {
+            Request::Run(run) => run.run.pgn_event,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            event(Tool::Fastchess, two).as_deref(),
+            Some("Fastchess Tournament")
+        );
+        assert_eq!(event(Tool::Cutechess, two).as_deref(), Some("?"));
+        let named = format!("{two} -event Batch 7");
+        assert_eq!(event(Tool::Fastchess, &named).as_deref(), Some("Batch7"));
+        assert_eq!(event(Tool::Cutechess, &named).as_deref(), Some("Batch7"));
     }
 
     #[test]
