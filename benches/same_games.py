@@ -5,7 +5,12 @@
 
 For checking that a change to the arena changed no result: run the same seeded games with the
 build before and the build after (engines whose moves do not depend on time: the built-in
-`random`/`instant` engines, Stockfish with --nodes), then compare. Compared, game by game (a
+`random`/`instant` engines, Stockfish with --nodes), then compare. With the seeded roster
+benches/seeded.toml, at two games at once and again at four:
+
+    blitz-arena gauntlet r1 --vs r2,r3 --engines benches/seeded.toml --games 16 \
+        --concurrency 2 --tc 10s+0.1s --max-moves 60 --seed 42 --inject-illegal 0.2 \
+        --inject-flag 0.3 --ruleset fide --out BEFORE Compared, game by game (a
 run with concurrency above 1 writes games in the order they finish): events.jsonl without its
 times (every key ending in _us or _ms, `started`, the instants a `detail` text quotes),
 games.pgn without its comments (the clock times) and date and time tags, games.csv without its

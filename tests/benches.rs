@@ -347,16 +347,13 @@ fn the_concurrency_table_has_a_row_per_level() {
     assert!(refused.contains("lower --concurrency to"), "{refused}");
 }
 
-/// `benches/same_games.py` finds two runs of the same seeded games the same, timings aside (the
-/// flags' instants in the rulings' text too), and finds runs of other games different.
+/// `benches/same_games.py` finds two runs of the same seeded games (benches/seeded.toml's
+/// roster, at two games at once) the same, timings aside (the flags' instants in the rulings'
+/// text too), and finds runs of other games different.
 #[test]
 fn same_games_compares_results_modulo_timings() {
     let s = Scratch::new("same-games");
-    s.write(
-        "engines.toml",
-        "[engines.r1]\nbuiltin = \"random\"\noptions = { Seed = 1 }\n\
-         [engines.r2]\nbuiltin = \"random\"\noptions = { Seed = 2 }\n",
-    );
+    let roster = format!("{}/benches/seeded.toml", env!("CARGO_MANIFEST_DIR"));
     let run = |out: &str, seed: &str| {
         s.run_ok(&[
             "gauntlet",
@@ -364,7 +361,7 @@ fn same_games_compares_results_modulo_timings() {
             "--vs",
             "r2",
             "--engines",
-            "engines.toml",
+            &roster,
             "--tc",
             "1s+0s",
             "--games",
