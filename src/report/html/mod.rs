@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 
-use self::tally::{add_move_times, MoveTimes, Series};
+use self::tally::{add_move_times, BinMemo, MoveTimes, Series};
 use super::csv::{read_rows_reporting, torn_warning, GameRow};
 use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
@@ -87,6 +87,7 @@ pub struct HtmlReport {
     sprt_given: bool,
     series: Series,
     times: BTreeMap<String, MoveTimes>,
+    bins: BinMemo,
     /// (game, its section), in the order added.
     sections: Vec<(u64, String)>,
     /// Games counted, and how many of them were notable (see [`is_notable`]).
@@ -114,6 +115,7 @@ impl HtmlReport {
                 sprt.unwrap_or_else(|| DEFAULT_SPRT.parse().expect("a valid test")),
             ),
             times: BTreeMap::new(),
+            bins: BinMemo::default(),
             sections: Vec::new(),
             games: 0,
             notable: 0,
@@ -179,7 +181,7 @@ impl HtmlReport {
             });
         }
         let colours = BySide::new(self.colour(&record.white), self.colour(&record.black));
-        add_move_times(&mut self.times, record);
+        add_move_times(&mut self.times, &mut self.bins, record);
         let notable = is_notable(record);
         self.notable += u64::from(notable);
         let first = self.games as usize <= FIRST_GAMES;

@@ -498,7 +498,7 @@ fn games(out: &mut String, report: &HtmlReport) {
     }
     out.push_str("</p>");
     if !sections.is_empty() {
-        out.push_str(&board::squares());
+        out.push_str(board::squares());
     }
     for (_, html) in sections {
         out.push_str(html);
