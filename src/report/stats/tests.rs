@@ -479,7 +479,6 @@ fn the_running_summary_is_the_summary_of_the_rows_so_far() {
         let result = results[(g as usize * 5) % results.len()];
         let term = if g % 7 == 0 { Flag } else { Checkmate };
         let mut r = row(g, w, b, result, term);
-        r.pair = (g + 1) / 2;
         if g % 11 == 0 {
             r.result = None;
             r.termination = None;
