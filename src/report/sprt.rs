@@ -260,6 +260,9 @@ fn mle_t_value<const N: usize>(
     const TOLERANCE: f64 = 1e-9;
     const MAX_ROUNDS: usize = 1000;
     let mut p = [1.0 / N as f64; N];
+    // The last round's `phi` and its root: a round whose `phi` is the same to the bit (every
+    // round when `t` is 0) has the same root, found once.
+    let mut last: Option<([f64; N], f64)> = None;
     for _ in 0..MAX_ROUNDS {
         let (mu, var) = mean_variance(&p, scores);
         let sigma = var.sqrt();
@@ -267,7 +270,11 @@ fn mle_t_value<const N: usize>(
             let z = (mu - a) / sigma;
             a - mu_ref - t * sigma * (1.0 + z * z) / 2.0
         });
-        let x = secular_root(phat, &phi)?;
+        let x = match last {
+            Some((before, x)) if before.map(f64::to_bits) == phi.map(f64::to_bits) => x,
+            _ => secular_root(phat, &phi)?,
+        };
+        last = Some((phi, x));
         let next: [f64; N] = std::array::from_fn(|i| phat[i] / (1.0 + x * phi[i]));
         let change = (0..N).map(|i| (next[i] - p[i]).abs()).fold(0.0, f64::max);
         p = next;
@@ -290,11 +297,9 @@ fn secular_root<const N: usize>(w: &[f64; N], phi: &[f64; N]) -> Option<f64> {
     if min >= 0.0 || max <= 0.0 {
         return None;
     }
-    let f = |x: f64| {
-        (0..N)
-            .map(|i| w[i] * phi[i] / (1.0 + x * phi[i]))
-            .sum::<f64>()
-    };
+    // `w_i * phi_i` once, not at every step (the same products: the same sums).
+    let w_phi: [f64; N] = std::array::from_fn(|i| w[i] * phi[i]);
+    let f = |x: f64| (0..N).map(|i| w_phi[i] / (1.0 + x * phi[i])).sum::<f64>();
     let (mut lo, mut hi) = (-1.0 / max, -1.0 / min);
     // Each halving gains a bit; 2100 is more than the whole f64 range needs.
     for _ in 0..2100 {

@@ -227,7 +227,13 @@ fn pieces(board: &str) -> String {
 }
 
 /// The squares and coordinates of every board, drawn once on the page (`<use>`d by each).
-pub fn squares() -> String {
+pub fn squares() -> &'static str {
+    // The same on every page: drawn once.
+    static SQUARES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SQUARES.get_or_init(draw_squares)
+}
+
+fn draw_squares() -> String {
     let mut out = String::from(
         r#"<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><g id="board-squares">"#,
     );

@@ -15,6 +15,7 @@ mod clocks;
 mod injected;
 mod overview;
 mod page;
+mod rows;
 pub mod svg;
 pub mod tally;
 mod words;
@@ -26,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 
-use self::tally::{add_move_times, MoveTimes, Series};
+use self::rows::RowCounts;
+use self::tally::{add_move_times, BinMemo, MoveTimes, Series};
 use super::csv::{read_rows_reporting, torn_warning, GameRow};
 use super::folder::{tmp_path, EVENTS_JSONL};
 use super::{EventsIndex, Sprt, Tally};
@@ -87,6 +89,7 @@ pub struct HtmlReport {
     sprt_given: bool,
     series: Series,
     times: BTreeMap<String, MoveTimes>,
+    bins: BinMemo,
     /// (game, its section), in the order added.
     sections: Vec<(u64, String)>,
     /// Games counted, and how many of them were notable (see [`is_notable`]).
@@ -95,6 +98,8 @@ pub struct HtmlReport {
     rerule: Option<Rerule>,
     /// When the page was last written, and how long that took.
     last_write: Option<(Instant, Duration)>,
+    /// The counts of the run's rows as of the last write.
+    counts: RowCounts,
 }
 
 /// The test drawn for a two-engine match without `--sprt`: fishtest's usual bounds.
@@ -114,11 +119,13 @@ impl HtmlReport {
                 sprt.unwrap_or_else(|| DEFAULT_SPRT.parse().expect("a valid test")),
             ),
             times: BTreeMap::new(),
+            bins: BinMemo::default(),
             sections: Vec::new(),
             games: 0,
             notable: 0,
             rerule: None,
             last_write: None,
+            counts: RowCounts::default(),
             plan: None,
             first: None,
             colours: Vec::new(),
@@ -179,7 +186,7 @@ impl HtmlReport {
             });
         }
         let colours = BySide::new(self.colour(&record.white), self.colour(&record.black));
-        add_move_times(&mut self.times, record);
+        add_move_times(&mut self.times, &mut self.bins, record);
         let notable = is_notable(record);
         self.notable += u64::from(notable);
         let first = self.games as usize <= FIRST_GAMES;
@@ -200,7 +207,7 @@ impl HtmlReport {
 
     /// The page, for the games counted so far; `tally` is the run's (the same games).
     pub fn render(&self, tally: &Tally) -> String {
-        page::render(self, tally)
+        page::render(self, tally, &RowCounts::of(&tally.rows))
     }
 
     /// Writes `report.html` into `dir` (through a temporary file and a rename, so a browser
@@ -211,7 +218,8 @@ impl HtmlReport {
 
     pub fn write_to(&mut self, path: &Path, tally: &Tally) -> anyhow::Result<()> {
         let start = Instant::now();
-        let html = self.render(tally);
+        self.counts.catch_up(&tally.rows);
+        let html = page::render(self, tally, &self.counts);
         let tmp = tmp_path(path);
         let _ = std::fs::remove_file(&tmp);
         let written = super::folder::create_new(&tmp)
@@ -401,6 +409,35 @@ mod tests {
             last_tick >= left_s,
             "ticks end at {last_tick}, clocks at {left_s}"
         );
+    }
+
+    /// A page written during a run, from counts kept as the games came, is the page of all
+    /// the games so far counted afresh (but for the minute it was written).
+    #[test]
+    fn a_page_written_game_by_game_is_the_page_of_the_games_so_far() {
+        let without_time = |page: &str| {
+            let at = page.find(" · written ").unwrap();
+            format!("{}{}", &page[..at], &page[at + 40..])
+        };
+        let dir =
+            std::env::temp_dir().join(format!("blitz-arena-html-running-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut report = HtmlReport::new("running", None, None);
+        let mut tally = Tally::default();
+        for game in [3, 1, 2, 6, 4, 5, 9, 7, 8, 10] {
+            let record = if game % 3 == 0 {
+                flag_game(game)
+            } else {
+                two_moves_each(game)
+            };
+            let row = GameRow::from_record(&record);
+            report.add(&record, &row);
+            tally.add(&record, row);
+            report.write(&dir, &tally).unwrap();
+            let written = std::fs::read_to_string(dir.join(REPORT_HTML)).unwrap();
+            assert_eq!(without_time(&written), without_time(&report.render(&tally)));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A large run's page stays small: a bounded number of game sections, whatever the run.

@@ -4,11 +4,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::overview::{field_box, match_box, plan_line, standings};
+use super::rows::RowCounts;
 use super::svg::{bars, esc, num, Bar, Plot};
 use super::tally::Point;
 use super::{board, HtmlReport, FIRST_GAMES, MAX_SECTIONS};
-use crate::event::Side;
-use crate::report::csv::GameRow;
 use crate::report::{Summary, Tally};
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 16px 40px;color:#222}\
@@ -72,9 +71,10 @@ if(errors.length){out.textContent='page check failed: '+errors.slice(0,5).join('
 if(errors.length){console.error('report self-check: '+errors.join('; '));}
 })();"#;
 
-pub fn render(report: &HtmlReport, tally: &Tally) -> String {
-    let rows = &tally.rows;
-    let mut summary = Summary::from_rows(rows);
+/// The page of `report`'s games; `tally` is the run's (the same games) and `counts` the counts
+/// of its rows.
+pub fn render(report: &HtmlReport, tally: &Tally, counts: &RowCounts) -> String {
+    let mut summary = counts.summary.summary();
     summary.with_phases(&tally.phases);
     let two = summary.engines.len() == 2 && !report.series.mixed;
     if report.sprt_given {
@@ -110,8 +110,8 @@ pub fn render(report: &HtmlReport, tally: &Tally) -> String {
     if two {
         match_charts(&mut out, report);
     }
-    time_section(&mut out, report, rows, &summary);
-    endings(&mut out, rows, tally);
+    time_section(&mut out, report, &counts.left, &summary);
+    endings(&mut out, &counts.endings, tally);
     games(&mut out, report);
     let _ = write!(
         out,
@@ -248,29 +248,23 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// The time section: the time left at the end of each game, think time by move number, losses
 /// on time and time trouble.
-fn time_section(out: &mut String, report: &HtmlReport, rows: &[GameRow], summary: &Summary) {
+fn time_section(out: &mut String, report: &HtmlReport, left: &TimesLeft, summary: &Summary) {
     out.push_str(r#"<h2 id="time">Time</h2>"#);
     let names: Vec<&str> = summary.engines.iter().map(|e| e.name.as_str()).collect();
-    time_left_chart(out, report, rows, &names);
+    time_left_chart(out, report, left, &names);
     think_time_chart(out, report, &names);
     time_losses(out, report, summary);
 }
 
+/// Each engine's clock at the end of its finished games, in seconds, sorted (`RowCounts`).
+type TimesLeft = BTreeMap<String, Vec<f64>>;
+
 /// Per engine, a box plot of its clock when its games ended.
-fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], names: &[&str]) {
+fn time_left_chart(out: &mut String, report: &HtmlReport, left: &TimesLeft, names: &[&str]) {
     out.push_str(r#"<h3>Time left at the end of each game</h3><p class="small">Per engine: the range (whiskers), the middle half (box) and the median of its clock when its games ended; below zero, past a fallen flag.</p>"#);
-    let mut left: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for row in rows.iter().filter(|r| r.result.is_some()) {
-        for side in Side::ALL {
-            left.entry(row.engine(side))
-                .or_default()
-                .push(row.ms_left(side) as f64 / 1000.0);
-        }
-    }
     if !names.is_empty() {
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        for v in left.values_mut() {
-            v.sort_by(f64::total_cmp);
+        for v in left.values() {
             lo = lo.min(v[0]);
             hi = hi.max(v[v.len() - 1]);
         }
@@ -280,7 +274,7 @@ fn time_left_chart(out: &mut String, report: &HtmlReport, rows: &[GameRow], name
         let lo = if lo < 0.0 { lo - margin } else { lo };
         let mut plot = Plot::rows(900.0, names.len(), (lo, hi + margin));
         for (i, name) in names.iter().enumerate() {
-            let Some(v) = left.get(name) else { continue };
+            let Some(v) = left.get(*name) else { continue };
             let y = plot.y(names.len() as f64 - i as f64 - 0.5);
             let (min, q1, med, q3, max) = (
                 v[0],
@@ -424,17 +418,9 @@ fn legend(out: &mut String, report: &HtmlReport, names: &[&str]) {
     out.push_str("</p>");
 }
 
-fn endings(out: &mut String, rows: &[GameRow], tally: &Tally) {
+/// `counts`: games by ruleset and termination (`RowCounts`).
+fn endings(out: &mut String, counts: &BTreeMap<(&str, &str), u32>, tally: &Tally) {
     out.push_str(r#"<h2 id="endings">Endings</h2><h3>Terminations per ruleset</h3>"#);
-    let mut counts: BTreeMap<(String, String), u32> = BTreeMap::new();
-    for row in rows {
-        let termination = row
-            .termination
-            .map_or("unfinished".to_string(), |t| t.to_string());
-        *counts
-            .entry((row.ruleset.to_string(), termination))
-            .or_default() += 1;
-    }
     let items: Vec<Bar> = counts
         .iter()
         .map(|((ruleset, termination), &n)| Bar {
@@ -498,7 +484,7 @@ fn games(out: &mut String, report: &HtmlReport) {
     }
     out.push_str("</p>");
     if !sections.is_empty() {
-        out.push_str(&board::squares());
+        out.push_str(board::squares());
     }
     for (_, html) in sections {
         out.push_str(html);

@@ -141,9 +141,13 @@ impl Plot {
         };
         let _ = write!(
             self.body,
-            r##"<line x1="{x0:.1}" y1="{py:.1}" x2="{x1:.1}" y2="{py:.1}" stroke="#888" stroke-dasharray="4 3" {attrs}/><text x="{:.1}" y="{baseline:.1}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
-            x1 - 2.0,
-            esc(label)
+            r##"<line x1="{}" y1="{py}" x2="{}" y2="{py}" stroke="#888" stroke-dasharray="4 3" {attrs}/><text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
+            Tenths(x0),
+            Tenths(x1),
+            Tenths(x1 - 2.0),
+            Tenths(baseline),
+            esc(label),
+            py = Tenths(py),
         );
     }
 
@@ -160,40 +164,46 @@ impl Plot {
         let (py0, py1) = (self.y(self.y_range.0), self.y(self.y_range.1));
         let _ = write!(
             out,
-            r##"<rect x="{px0:.1}" y="{py1:.1}" width="{:.1}" height="{:.1}" fill="#fafafa" stroke="#ccc"/>"##,
-            px1 - px0,
-            py0 - py1
+            r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#fafafa" stroke="#ccc"/>"##,
+            Tenths(px0),
+            Tenths(py1),
+            Tenths(px1 - px0),
+            Tenths(py0 - py1)
         );
         for t in ticks(self.x_range) {
-            let px = self.x(t);
             let _ = write!(
                 out,
-                r##"<line x1="{px:.1}" y1="{py0:.1}" x2="{px:.1}" y2="{:.1}" stroke="#999"/><text x="{px:.1}" y="{:.1}" font-size="10" text-anchor="middle">{}</text>"##,
-                py0 + 4.0,
-                py0 + 14.0,
-                tick_label(t)
+                r##"<line x1="{px}" y1="{}" x2="{px}" y2="{}" stroke="#999"/><text x="{px}" y="{}" font-size="10" text-anchor="middle">{}</text>"##,
+                Tenths(py0),
+                Tenths(py0 + 4.0),
+                Tenths(py0 + 14.0),
+                tick_label(t),
+                px = Tenths(self.x(t)),
             );
         }
         for t in ticks(self.y_range).into_iter().filter(|_| self.y_ticks) {
             let py = self.y(t);
             let _ = write!(
                 out,
-                r##"<line x1="{px0:.1}" y1="{py:.1}" x2="{px1:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
-                px0 - 4.0,
-                py + 3.0,
+                r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#eee"/><text x="{}" y="{}" font-size="10" text-anchor="end">{}</text>"##,
+                Tenths(px0),
+                Tenths(py),
+                Tenths(px1),
+                Tenths(py),
+                Tenths(px0 - 4.0),
+                Tenths(py + 3.0),
                 tick_label(t)
             );
         }
         out.push_str(&self.body);
         let _ = write!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{}</text><text x="12" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 12 {:.1})">{}</text></svg>"#,
-            (px0 + px1) / 2.0,
-            h - 4.0,
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="middle">{}</text><text x="12" y="{mid}" font-size="11" text-anchor="middle" transform="rotate(-90 12 {mid})">{}</text></svg>"#,
+            Tenths((px0 + px1) / 2.0),
+            Tenths(h - 4.0),
             esc(x_title),
-            (py0 + py1) / 2.0,
-            (py0 + py1) / 2.0,
-            esc(y_title)
+            esc(y_title),
+            mid = Tenths((py0 + py1) / 2.0),
         );
         out
     }
@@ -305,6 +315,22 @@ pub fn bars(items: &[Bar], chart: &str) -> String {
 /// coordinates a chart line has by the hundred (0.1 to 100 million, no tie): there `v * 10`
 /// is within a millionth of its exact value, so rounding it rounds `v`. Anything else (a
 /// tie, a negative or tiny value, whose sign the formatter keeps, NaN) goes to `{v:.1}`.
+/// A number written as `{:.1}` writes it, the common case without the float formatter (as
+/// [`push_tenths`]).
+pub struct Tenths(pub f64);
+
+impl std::fmt::Display for Tenths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        let t = v * 10.0;
+        if !(1.0..1e9).contains(&t) || (t - t.floor() - 0.5).abs() < 1e-6 {
+            return write!(f, "{v:.1}");
+        }
+        let n = t.round() as u64;
+        write!(f, "{}.{}", n / 10, n % 10)
+    }
+}
+
 fn push_tenths(out: &mut String, v: f64) {
     let t = v * 10.0;
     if !(1.0..1e9).contains(&t) || (t - t.floor() - 0.5).abs() < 1e-6 {
@@ -357,6 +383,7 @@ mod tests {
             ours.clear();
             super::push_tenths(&mut ours, v);
             assert_eq!(ours, format!("{v:.1}"), "{v:e}");
+            assert_eq!(super::Tenths(v).to_string(), ours, "{v:e}");
         }
     }
 

@@ -50,10 +50,44 @@ impl Default for MoveTimes {
     }
 }
 
+/// Think times already binned, by their value: an engine's moves take the same few
+/// microseconds again and again, and a logarithm a move costs more than the rest of counting
+/// it. Direct-mapped: a slot holds the last time that fell in it.
+#[derive(Clone, Debug)]
+pub struct BinMemo {
+    slots: [(i64, u8); BinMemo::SLOTS],
+}
+
+impl Default for BinMemo {
+    fn default() -> BinMemo {
+        // -1 µs is no think time (they are never negative), so no slot matches at first.
+        BinMemo {
+            slots: [(-1, 0); BinMemo::SLOTS],
+        }
+    }
+}
+
+impl BinMemo {
+    const SLOTS: usize = 256;
+
+    /// `bin_of` the time `think_us`, in ms.
+    fn bin(&mut self, think_us: i64) -> usize {
+        let slot = &mut self.slots[think_us as usize % BinMemo::SLOTS];
+        if slot.0 != think_us {
+            *slot = (think_us, bin_of(think_us as f64 / 1000.0) as u8);
+        }
+        usize::from(slot.1)
+    }
+}
+
 impl MoveTimes {
     pub fn add(&mut self, move_number: usize, think_us: i64) {
+        self.add_binned(move_number, bin_of(think_us as f64 / 1000.0));
+    }
+
+    fn add_binned(&mut self, move_number: usize, bin: usize) {
         let i = move_number.clamp(1, MOVE_NUMBERS) - 1;
-        self.counts[i][bin_of(think_us as f64 / 1000.0)] += 1;
+        self.counts[i][bin] += 1;
     }
 
     /// Moves counted at move number `n` (1-based).
@@ -90,7 +124,11 @@ impl MoveTimes {
 }
 
 /// Think times of every engine's moves in `record`, by move number.
-pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameRecord) {
+pub fn add_move_times(
+    times: &mut BTreeMap<String, MoveTimes>,
+    memo: &mut BinMemo,
+    record: &GameRecord,
+) {
     // Each side's engine is looked up once a game, not once a move.
     for side in Side::ALL {
         let mut mine = record.moves().filter(|(s, ..)| *s == side).peekable();
@@ -99,7 +137,7 @@ pub fn add_move_times(times: &mut BTreeMap<String, MoveTimes>, record: &GameReco
         }
         let engine = crate::report::tally::by_name(times, record.engine(side));
         for (number, (_, _, think_us, _)) in (1..).zip(mine) {
-            engine.add(number, think_us);
+            engine.add_binned(number, memo.bin(think_us));
         }
     }
 }
@@ -132,6 +170,9 @@ pub struct Series {
     pub points: Vec<Point>,
     /// A game between other engines was counted: not a two-engine match.
     pub mixed: bool,
+    /// The counts of the last LLR computed, and that LLR: a game that completes no pair
+    /// leaves the pentanomial counts as they were, and its point's LLR with them.
+    last_llr: Option<(SprtCounts, f64)>,
 }
 
 impl Series {
@@ -153,6 +194,7 @@ impl Series {
             every: 1,
             points: Vec::new(),
             mixed: false,
+            last_llr: None,
         }
     }
 
@@ -191,7 +233,9 @@ impl Series {
         self.pairs.add(row);
         self.games += 1;
         if self.games % self.every == 0 {
-            self.points.push(self.now());
+            let now = self.now();
+            self.last_llr = Some((self.counts(), now.llr));
+            self.points.push(now);
             if self.points.len() > Self::MAX_POINTS {
                 let kept: Vec<Point> = self.points.iter().skip(1).step_by(2).copied().collect();
                 self.points = kept;
@@ -228,6 +272,25 @@ impl Series {
     /// The state after every game counted so far (no interval, NaN bounds, while every game
     /// scored the same: see `Wdl::elo_interval`).
     pub fn now(&self) -> Point {
+        let counts = self.counts();
+        self.point(match self.last_llr {
+            Some((before, llr)) if before == counts => llr,
+            _ => self.sprt.llr_counts(counts),
+        })
+    }
+
+    /// What the test counts so far: `a`'s games or its pairs.
+    fn counts(&self) -> SprtCounts {
+        let wdl = self.wdl();
+        if self.by_games {
+            SprtCounts::Games([wdl.losses, wdl.draws, wdl.wins])
+        } else {
+            SprtCounts::Pairs(self.penta())
+        }
+    }
+
+    /// The state after every game counted so far, its LLR being `llr`.
+    fn point(&self, llr: f64) -> Point {
         let wdl = self.wdl();
         let (low, high) = wdl.elo_interval();
         Point {
@@ -235,11 +298,7 @@ impl Series {
             elo: wdl.elo(),
             low,
             high,
-            llr: self.sprt.llr_counts(if self.by_games {
-                SprtCounts::Games([wdl.losses, wdl.draws, wdl.wins])
-            } else {
-                SprtCounts::Pairs(self.penta())
-            }),
+            llr,
         }
     }
 
@@ -304,7 +363,11 @@ mod tests {
         use crate::report::phases::tests::record;
         // Three moves each: white thinks 0, 2 and 4 ms, black 1 s.
         let mut times = BTreeMap::new();
-        add_move_times(&mut times, &record(1, None, 0, 6, true));
+        add_move_times(
+            &mut times,
+            &mut BinMemo::default(),
+            &record(1, None, 0, 6, true),
+        );
         let w = &times["w"];
         assert_eq!([1, 2, 3, 4].map(|n| w.count(n)), [1, 1, 1, 0]);
         let b = &times["b"];
@@ -314,12 +377,12 @@ mod tests {
         // An engine that played itself counts both sides' moves; no move, no entry.
         let mut selfplay = record(2, None, 0, 2, true);
         selfplay.black = "w".into();
-        add_move_times(&mut times, &selfplay);
+        add_move_times(&mut times, &mut BinMemo::default(), &selfplay);
         assert_eq!(times["w"].count(1), 3);
         assert_eq!(times.len(), 2);
         let mut no_moves = record(3, None, 0, 0, true);
         (no_moves.white, no_moves.black) = ("x".into(), "y".into());
-        add_move_times(&mut times, &no_moves);
+        add_move_times(&mut times, &mut BinMemo::default(), &no_moves);
         assert_eq!(times.len(), 2);
     }
 

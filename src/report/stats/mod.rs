@@ -14,6 +14,7 @@ mod order;
 mod pairings;
 mod pentanomial;
 mod phases;
+mod running;
 mod sprt;
 mod standings;
 mod starved;
@@ -34,6 +35,7 @@ pub use self::elo::{elo_from_score, erf, erfc, Wdl, Z95};
 pub use self::order::engine_order;
 pub use self::pairings::PairingStats;
 pub use self::pentanomial::{pentanomial, PentaStats, PentaTally};
+pub use self::running::RunningSummary;
 pub use self::sprt::{SprtOutcome, SprtStop, SprtTally};
 pub use self::standings::EngineStats;
 pub use self::starved::StarvedStats;
@@ -60,6 +62,17 @@ pub struct Summary {
     pub starved: Vec<StarvedStats>,
 }
 
+/// Adds each pairing's pairs to both of its engines, from their sides.
+fn add_pairs(engines: &mut [EngineStats], pairings: &[PairingStats]) {
+    for p in pairings {
+        for (name, penta) in [(&p.a, p.penta), (&p.b, p.penta.flipped())] {
+            if let Some(e) = engines.iter_mut().find(|e| &e.name == name) {
+                e.penta.add(penta.counts, penta.unpaired);
+            }
+        }
+    }
+}
+
 impl Summary {
     /// The summary of `rows`, the engines in the order they first appear in the schedule (by
     /// game number; see `engine_order`).
@@ -73,13 +86,7 @@ impl Summary {
         let order = engine_order(rows, named);
         let mut engines = standings::engines(rows);
         let pairings = pairings::pairings(rows, &order);
-        for p in &pairings {
-            for (name, penta) in [(&p.a, p.penta), (&p.b, p.penta.flipped())] {
-                if let Some(e) = engines.iter_mut().find(|e| &e.name == name) {
-                    e.penta.add(penta.counts, penta.unpaired);
-                }
-            }
-        }
+        add_pairs(&mut engines, &pairings);
         let names: Vec<String> = engines.iter().map(|e| e.name.clone()).collect();
         Summary {
             totals: Totals::of(rows),

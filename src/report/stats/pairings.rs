@@ -52,23 +52,27 @@ pub fn pairings(rows: &[GameRow], order: &[String]) -> Vec<PairingStats> {
     keys.into_iter()
         .map(|(i, j)| {
             let (a, b) = (&order[i], &order[j]);
-            let r = results[&(i, j)];
-            let (elo_low, elo_high) = r.elo_interval();
-            let (counts, unpaired) = pentanomial(rows, a, b);
-            PairingStats {
-                a: a.clone(),
-                b: b.clone(),
-                results: r,
-                points: r.points(),
-                score: r.score(),
-                elo: r.elo(),
-                elo_low,
-                elo_high,
-                los: r.los(),
-                penta: PentaStats::from_counts(counts, unpaired),
-            }
+            pairing(a, b, results[&(i, j)], pentanomial(rows, a, b))
         })
         .collect()
+}
+
+/// The pairing of `a` against `b`, whose games ended `r` and whose pairs counted `penta`
+/// (`pentanomial`), from `a`'s side.
+pub(super) fn pairing(a: &str, b: &str, r: Wdl, penta: ([u32; 5], u32)) -> PairingStats {
+    let (elo_low, elo_high) = r.elo_interval();
+    PairingStats {
+        a: a.to_string(),
+        b: b.to_string(),
+        results: r,
+        points: r.points(),
+        score: r.score(),
+        elo: r.elo(),
+        elo_low,
+        elo_high,
+        los: r.los(),
+        penta: PentaStats::from_counts(penta.0, penta.1),
+    }
 }
 
 /// The Pairings table, then the pentanomial table of the same pairings.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::cells::{elo_text, interval_text, los_text, pct, table};
 use super::elo::Wdl;
 use super::pentanomial::PentaStats;
-use crate::event::{Side, Termination};
+use crate::event::{GameResult, Side, Termination};
 use crate::report::csv::GameRow;
 use crate::report::phases::PhaseTimes;
 use crate::timecontrol::TimeControl;
@@ -54,7 +54,8 @@ pub struct EngineStats {
 }
 
 /// Running totals of one engine.
-struct Acc {
+#[derive(Clone, Debug)]
+pub(super) struct Acc {
     results: Wdl,
     time_losses: u32,
     ms_left_sum: i64,
@@ -65,91 +66,127 @@ struct Acc {
     time_trouble_games: u32,
 }
 
+impl Default for Acc {
+    fn default() -> Acc {
+        Acc {
+            results: Wdl::default(),
+            time_losses: 0,
+            ms_left_sum: 0,
+            min_ms_left: i64::MAX,
+            moves: 0,
+            think_ms: 0,
+            time_trouble: 0,
+            time_trouble_games: 0,
+        }
+    }
+}
+
+impl Acc {
+    /// Counts `side`'s game of `row`, which ended `result`; `base_us` is its base time
+    /// ([`base_us`]).
+    pub(super) fn add(
+        &mut self,
+        row: &GameRow,
+        side: Side,
+        result: GameResult,
+        base_us: Option<i64>,
+    ) {
+        let points = result.points(side);
+        self.results.add(points);
+        if points == 0.0 && row.termination.is_some_and(Termination::is_time_forfeit) {
+            self.time_losses += 1;
+        }
+        self.ms_left_sum += row.ms_left(side);
+        self.min_ms_left = self.min_ms_left.min(row.ms_left(side));
+        self.moves += row.moves(side) as u64;
+        self.think_ms += row.think_ms(side);
+        if let Some(base_us) = base_us {
+            self.time_trouble_games += 1;
+            // ms_left < base / 10, exactly.
+            if row.ms_left(side).saturating_mul(10_000) < base_us {
+                self.time_trouble += 1;
+            }
+        }
+    }
+
+    /// The engine's line of the standings (its `penta` empty, its `phases` unknown).
+    pub(super) fn stats(&self, name: &str) -> EngineStats {
+        let r = self.results;
+        let (elo_low, elo_high) = r.elo_interval();
+        EngineStats {
+            name: name.to_string(),
+            results: r,
+            games: r.games(),
+            points: r.points(),
+            score: r.score(),
+            elo: r.elo(),
+            elo_low,
+            elo_high,
+            los: r.los(),
+            draw_ratio: r.draw_ratio(),
+            time_losses: self.time_losses,
+            avg_ms_left: self.ms_left_sum as f64 / r.games() as f64,
+            min_ms_left: self.min_ms_left,
+            moves: self.moves,
+            think_ms: self.think_ms,
+            avg_ms_per_move: (self.moves > 0).then(|| self.think_ms as f64 / self.moves as f64),
+            time_trouble: self.time_trouble,
+            time_trouble_games: self.time_trouble_games,
+            time_trouble_share: self.time_trouble as f64 / self.time_trouble_games as f64,
+            penta: PentaStats::default(),
+            phases: None,
+        }
+    }
+}
+
+/// The base time of the time control `tc` (a `tc_white`/`tc_black` cell), in µs; `None` when
+/// it does not parse or has no base.
+pub(super) fn base_us(tc: &str) -> Option<i64> {
+    tc.parse::<TimeControl>()
+        .ok()
+        .map(|tc| tc.base.as_micros() as i64)
+        .filter(|&us| us > 0)
+}
+
+/// The time control of `side` in `row`.
+pub(super) fn tc_of(row: &GameRow, side: Side) -> &str {
+    match side {
+        Side::White => row.tc_white.as_str(),
+        Side::Black => row.tc_black.as_str(),
+    }
+}
+
+/// Standings order: by score, then points, then name.
+pub(super) fn sort(engines: &mut [EngineStats]) {
+    engines.sort_by(|x, y| {
+        y.score
+            .total_cmp(&x.score)
+            .then(y.points.total_cmp(&x.points))
+            .then(x.name.cmp(&y.name))
+    });
+}
+
 /// Every engine of the finished games in `rows`, in standings order: by score, then points,
 /// then name. Their `penta` is empty and their `phases` unknown: the caller adds them.
 pub fn engines(rows: &[GameRow]) -> Vec<EngineStats> {
     let mut engines: HashMap<&str, Acc> = HashMap::new();
-    // Base times by time-control text; `None` when it does not parse or has no base.
+    // Base times by time-control text.
     let mut bases: HashMap<&str, Option<i64>> = HashMap::new();
     for row in rows {
         let Some(result) = row.result else {
             continue;
         };
         for side in Side::ALL {
-            let acc = engines.entry(row.engine(side)).or_insert_with(|| Acc {
-                results: Wdl::default(),
-                time_losses: 0,
-                ms_left_sum: 0,
-                min_ms_left: i64::MAX,
-                moves: 0,
-                think_ms: 0,
-                time_trouble: 0,
-                time_trouble_games: 0,
-            });
-            let points = result.points(side);
-            acc.results.add(points);
-            if points == 0.0 && row.termination.is_some_and(Termination::is_time_forfeit) {
-                acc.time_losses += 1;
-            }
-            acc.ms_left_sum += row.ms_left(side);
-            acc.min_ms_left = acc.min_ms_left.min(row.ms_left(side));
-            acc.moves += row.moves(side) as u64;
-            acc.think_ms += row.think_ms(side);
-            let tc = match side {
-                Side::White => row.tc_white.as_str(),
-                Side::Black => row.tc_black.as_str(),
-            };
-            let base_us = *bases.entry(tc).or_insert_with(|| {
-                tc.parse::<TimeControl>()
-                    .ok()
-                    .map(|tc| tc.base.as_micros() as i64)
-                    .filter(|&us| us > 0)
-            });
-            if let Some(base_us) = base_us {
-                acc.time_trouble_games += 1;
-                // ms_left < base / 10, exactly.
-                if row.ms_left(side).saturating_mul(10_000) < base_us {
-                    acc.time_trouble += 1;
-                }
-            }
+            let tc = tc_of(row, side);
+            let base = *bases.entry(tc).or_insert_with(|| base_us(tc));
+            engines
+                .entry(row.engine(side))
+                .or_default()
+                .add(row, side, result, base);
         }
     }
-    let mut out: Vec<EngineStats> = engines
-        .into_iter()
-        .map(|(name, acc)| {
-            let r = acc.results;
-            let (elo_low, elo_high) = r.elo_interval();
-            EngineStats {
-                name: name.to_string(),
-                results: r,
-                games: r.games(),
-                points: r.points(),
-                score: r.score(),
-                elo: r.elo(),
-                elo_low,
-                elo_high,
-                los: r.los(),
-                draw_ratio: r.draw_ratio(),
-                time_losses: acc.time_losses,
-                avg_ms_left: acc.ms_left_sum as f64 / r.games() as f64,
-                min_ms_left: acc.min_ms_left,
-                moves: acc.moves,
-                think_ms: acc.think_ms,
-                avg_ms_per_move: (acc.moves > 0).then(|| acc.think_ms as f64 / acc.moves as f64),
-                time_trouble: acc.time_trouble,
-                time_trouble_games: acc.time_trouble_games,
-                time_trouble_share: acc.time_trouble as f64 / acc.time_trouble_games as f64,
-                penta: PentaStats::default(),
-                phases: None,
-            }
-        })
-        .collect();
-    out.sort_by(|x, y| {
-        y.score
-            .total_cmp(&x.score)
-            .then(y.points.total_cmp(&x.points))
-            .then(x.name.cmp(&y.name))
-    });
+    let mut out: Vec<EngineStats> = engines.iter().map(|(name, acc)| acc.stats(name)).collect();
+    sort(&mut out);
     out
 }
 

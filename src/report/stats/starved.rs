@@ -41,25 +41,39 @@ pub fn starved(rows: &[GameRow], order: &[String]) -> Vec<StarvedStats> {
     let mut by_name: HashMap<&str, StarvedStats> = HashMap::new();
     for row in rows.iter().filter(|r| r.result.is_some()) {
         for side in Side::ALL {
-            let s = by_name.entry(row.engine(side)).or_default();
-            s.moves += u64::from(row.moves(side));
-            s.starved += u64::from(row.starved(side));
-            if let Some(cpu_ms) = row.cpu_ms(side) {
-                s.cpu_ms += cpu_ms;
-                s.measured_think_ms += row.think_ms(side);
-            }
-            let lost = row.result.is_some_and(|r| r.points(side) == 0.0);
-            if lost && row.termination.is_some_and(Termination::is_time_forfeit) {
-                s.time_losses += 1;
-                s.starved_losses += u32::from(row.starved_time_loss == Some(side));
-            }
+            by_name.entry(row.engine(side)).or_default().add(row, side);
         }
     }
+    in_order(order, |name| by_name.get(name))
+}
+
+impl StarvedStats {
+    /// Counts `side`'s game of the finished `row`.
+    pub(super) fn add(&mut self, row: &GameRow, side: Side) {
+        self.moves += u64::from(row.moves(side));
+        self.starved += u64::from(row.starved(side));
+        if let Some(cpu_ms) = row.cpu_ms(side) {
+            self.cpu_ms += cpu_ms;
+            self.measured_think_ms += row.think_ms(side);
+        }
+        let lost = row.result.is_some_and(|r| r.points(side) == 0.0);
+        if lost && row.termination.is_some_and(Termination::is_time_forfeit) {
+            self.time_losses += 1;
+            self.starved_losses += u32::from(row.starved_time_loss == Some(side));
+        }
+    }
+}
+
+/// The engines of `order`, each with what `counted` holds of it.
+pub(super) fn in_order<'a>(
+    order: &[String],
+    counted: impl Fn(&str) -> Option<&'a StarvedStats>,
+) -> Vec<StarvedStats> {
     order
         .iter()
         .map(|name| StarvedStats {
             name: name.clone(),
-            ..by_name.remove(name.as_str()).unwrap_or_default()
+            ..counted(name).cloned().unwrap_or_default()
         })
         .collect()
 }

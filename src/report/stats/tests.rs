@@ -458,3 +458,57 @@ fn a_gauntlet_without_pairs_says_so_in_one_line() {
         "{text}"
     );
 }
+
+/// The summary kept row by row is the summary of the rows so far, after every row, whatever
+/// order the games finished in: three engines, unfinished games, incomplete pairs, a
+/// self-play game, losses on time, starved moves and time controls without a base.
+#[test]
+fn the_running_summary_is_the_summary_of_the_rows_so_far() {
+    use GameResult::*;
+    use Termination::*;
+    let names = ["gamma", "alpha", "beta"];
+    let results = [WhiteWins, Draw, BlackWins, WhiteWins, BlackWins, Draw, Draw];
+    let mut rows = Vec::new();
+    for g in 1..=40u64 {
+        let (i, j) = ((g / 2 % 3) as usize, ((g / 2 + 1) % 3) as usize);
+        let (w, b) = if g % 2 == 1 {
+            (names[i], names[j])
+        } else {
+            (names[j], names[i])
+        };
+        let result = results[(g as usize * 5) % results.len()];
+        let term = if g % 7 == 0 { Flag } else { Checkmate };
+        let mut r = row(g, w, b, result, term);
+        if g % 11 == 0 {
+            r.result = None;
+            r.termination = None;
+        }
+        if g % 13 == 0 {
+            r.opening = "e2e4".into();
+            r.black = r.white.clone();
+        }
+        if g % 5 == 0 {
+            r.tc_black = "moves".into();
+            r.black_starved = 2;
+            r.black_cpu_ms = Some(10);
+            r.starved_time_loss = Some(crate::event::Side::Black);
+        }
+        r.white_ms_left = (g as i64 * 7919) % 120_000 - 1_000;
+        rows.push(r);
+    }
+    // Finished out of order: every 7th game of the 40, round and round.
+    let order: Vec<usize> = (0..40).map(|k| k * 7 % 40).collect();
+    let mut running = RunningSummary::default();
+    let mut so_far = Vec::new();
+    for i in order {
+        running.add(&rows[i]);
+        so_far.push(rows[i].clone());
+        assert_eq!(running.rows(), so_far.len());
+        assert_eq!(
+            format!("{:?}", running.summary()),
+            format!("{:?}", Summary::from_rows(&so_far)),
+            "after {} rows",
+            so_far.len()
+        );
+    }
+}

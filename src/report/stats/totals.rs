@@ -24,28 +24,11 @@ pub struct Totals {
 
 impl Totals {
     pub fn of(rows: &[GameRow]) -> Totals {
-        let mut totals = Totals::default();
-        let mut counts: HashMap<Termination, usize> = HashMap::new();
+        let mut tally = TotalsTally::default();
         for row in rows {
-            let Some(result) = row.result else {
-                totals.unfinished += 1;
-                continue;
-            };
-            totals.games += 1;
-            match result {
-                GameResult::WhiteWins => totals.white_wins += 1,
-                GameResult::BlackWins => totals.black_wins += 1,
-                GameResult::Draw => totals.draws += 1,
-            }
-            if let Some(t) = row.termination {
-                *counts.entry(t).or_default() += 1;
-            }
+            tally.add(row);
         }
-        totals.terminations = Termination::ALL
-            .into_iter()
-            .filter_map(|t| counts.get(&t).map(|&n| (t, n)))
-            .collect();
-        totals
+        tally.totals()
     }
 
     /// `11 games: 5 white wins, 4 black wins, 1 draw (...)` and the terminations line.
@@ -73,6 +56,42 @@ impl Totals {
                 .map(|(t, n)| format!("{t} {n}"))
                 .collect();
             let _ = writeln!(out, "Terminations: {}", parts.join(", "));
+        }
+    }
+}
+
+/// [`Totals`] kept row by row.
+#[derive(Clone, Debug, Default)]
+pub(super) struct TotalsTally {
+    totals: Totals,
+    counts: HashMap<Termination, usize>,
+}
+
+impl TotalsTally {
+    pub(super) fn add(&mut self, row: &GameRow) {
+        let totals = &mut self.totals;
+        let Some(result) = row.result else {
+            totals.unfinished += 1;
+            return;
+        };
+        totals.games += 1;
+        match result {
+            GameResult::WhiteWins => totals.white_wins += 1,
+            GameResult::BlackWins => totals.black_wins += 1,
+            GameResult::Draw => totals.draws += 1,
+        }
+        if let Some(t) = row.termination {
+            *self.counts.entry(t).or_default() += 1;
+        }
+    }
+
+    pub(super) fn totals(&self) -> Totals {
+        Totals {
+            terminations: Termination::ALL
+                .into_iter()
+                .filter_map(|t| self.counts.get(&t).map(|&n| (t, n)))
+                .collect(),
+            ..self.totals.clone()
         }
     }
 }
