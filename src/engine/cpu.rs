@@ -288,18 +288,17 @@ fn parse_pressure(text: &[u8]) -> Option<u64> {
 /// what follows it. One pass over the digits: this runs twice a thread at every reading.
 fn number(text: &[u8]) -> Option<(u64, &[u8])> {
     let mut n = 0u64;
-    let mut digits = 0;
-    while let Some(&b) = text.get(digits) {
-        if !b.is_ascii_digit() {
-            break;
+    for (at, &b) in text.iter().enumerate() {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return (at > 0).then_some((n, &text[at..]));
         }
-        if digits == 19 {
+        if at == 19 {
             return None;
         }
-        n = n * 10 + u64::from(b - b'0');
-        digits += 1;
+        n = n * 10 + u64::from(digit);
     }
-    (digits > 0).then(|| (n, &text[digits..]))
+    (!text.is_empty()).then_some((n, &text[text.len()..]))
 }
 
 #[cfg(test)]
