@@ -33,8 +33,14 @@ impl Output<'_> {
 
     /// [`Output::text`], borrowed when the bytes are valid UTF-8.
     pub fn as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-        // Valid text is checked by `str::from_utf8`'s fast path; `from_utf8_lossy` walks it
-        // in chunks, several times slower, and is left to the lines that need replacing.
+        // ASCII, as engines print, is checked a word at a time (`str::from_utf8` cost about
+        // 100 instructions for a short `bestmove` line); other valid text by `from_utf8`'s
+        // fast path; `from_utf8_lossy` walks it in chunks, several times slower, and is left
+        // to the lines that need replacing.
+        if bytes.is_ascii() {
+            // SAFETY: ASCII is valid UTF-8.
+            return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(bytes),
@@ -79,7 +85,7 @@ impl Splitter {
     /// `info` lines cost 25,000 instructions a move.)
     pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Output<'_>)) {
         while !bytes.is_empty() {
-            let newline = memchr::memchr(b'\n', bytes);
+            let newline = newline(bytes);
             let chunk = &bytes[..newline.unwrap_or(bytes.len())];
             let fits = self.line.len() + chunk.len() <= MAX_LINE;
             let Some(i) = newline else {
@@ -114,6 +120,19 @@ impl Splitter {
         }
     }
 }
+
+/// Where the first newline in `bytes` is. `memchr` looks at many bytes an instruction but
+/// takes about 100 to start: a short read (a `bestmove` line) is looked at a byte at a time.
+fn newline(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() <= SHORT {
+        bytes.iter().position(|&b| b == b'\n')
+    } else {
+        memchr::memchr(b'\n', bytes)
+    }
+}
+
+/// Reads up to this long are searched a byte at a time ([`newline`]).
+const SHORT: usize = 32;
 
 impl Splitter {
     /// Whether the line that `self.line` then `chunk` begin is a `bestmove` line.

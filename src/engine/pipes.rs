@@ -144,11 +144,19 @@ impl Shared {
 pub enum Watch {
     /// Read by the I/O thread.
     Thread(ThreadWatch),
-    /// Read by a task on the game's own thread (`direct`); held for its `Drop`.
-    Task { _reader: direct::TaskWatch },
+    /// Read on the game's own thread (`direct`).
+    Task(direct::TaskWatch),
 }
 
 impl Watch {
+    /// The pipes read on the game's own thread, which the game reads itself while it waits.
+    pub fn on_this_thread(&self) -> Option<&direct::TaskWatch> {
+        match self {
+            Watch::Task(reader) => Some(reader),
+            Watch::Thread(_) => None,
+        }
+    }
+
     /// The game has taken a line; `queued` counts those left.
     pub fn taken(&self, queued: impl FnOnce() -> usize) {
         if let Watch::Thread(watch) = self {
@@ -228,7 +236,7 @@ pub(super) fn watch(
         tail,
     };
     if direct::on_this_thread() {
-        return direct::watch(pipes).map(|reader| Watch::Task { _reader: reader });
+        return direct::watch(pipes).map(Watch::Task);
     }
     let shared = shared()?;
     let token = shared.next_token.fetch_add(1, Ordering::Relaxed);

@@ -193,18 +193,20 @@ impl LineSender {
 
     /// Waits until the queue has room for a line; an error once the game's end is gone.
     pub async fn room(&self) -> Result<(), Refused> {
-        std::future::poll_fn(|cx| {
-            let mut state = self.0.state();
-            if state.receiver_gone {
-                return Poll::Ready(Err(Refused::Gone));
-            }
-            if state.lines.len() < LINE_QUEUE {
-                return Poll::Ready(Ok(()));
-            }
-            register(&mut state.sender, cx.waker());
-            Poll::Pending
-        })
-        .await
+        std::future::poll_fn(|cx| self.poll_room(cx)).await
+    }
+
+    /// [`LineSender::room`] as a poll.
+    pub fn poll_room(&self, cx: &mut Context<'_>) -> Poll<Result<(), Refused>> {
+        let mut state = self.0.state();
+        if state.receiver_gone {
+            return Poll::Ready(Err(Refused::Gone));
+        }
+        if state.lines.len() < LINE_QUEUE {
+            return Poll::Ready(Ok(()));
+        }
+        register(&mut state.sender, cx.waker());
+        Poll::Pending
     }
 
     /// Queues `line`, waiting for room (an in-memory engine); a line the game's end is gone
@@ -313,7 +315,26 @@ pub struct Lines {
 impl Lines {
     /// The next line; `None` once the engine's side is gone. Cancel-safe.
     pub async fn recv(&mut self) -> Option<Line> {
-        let line = std::future::poll_fn(|cx| self.rx.poll_recv(cx)).await;
+        let line = match self.pipes.as_ref().and_then(pipes::Watch::on_this_thread) {
+            // Read on the game's thread: the game reads the pipes itself while it waits.
+            Some(reader) => {
+                let _waits = reader.game_waits();
+                std::future::poll_fn(|cx| {
+                    let coop = std::task::ready!(tokio::task::coop::poll_proceed(cx));
+                    reader.read_for_game(cx);
+                    match self.rx.try_recv() {
+                        Ok(line) => {
+                            coop.made_progress();
+                            Poll::Ready(Some(line))
+                        }
+                        Err(mpsc::error::TryRecvError::Disconnected) => Poll::Ready(None),
+                        Err(mpsc::error::TryRecvError::Empty) => Poll::Pending,
+                    }
+                })
+                .await
+            }
+            None => std::future::poll_fn(|cx| self.rx.poll_recv(cx)).await,
+        };
         self.taken();
         line
     }

@@ -17,6 +17,23 @@ use crate::event::{Score, SearchInfo};
 /// The move text of a `bestmove` line (`e2e4`, `0000`, `(none)`, or whatever the engine sent),
 /// or `None` if the line is not a `bestmove` line.
 pub fn parse_bestmove(line: &str) -> Option<&str> {
+    // As engines print it, `bestmove MOVE` and an ASCII move ended by ASCII whitespace or the
+    // line's end: found without a look at the rest of the line (the tokens are the same as
+    // below's, which take over at the first byte this does not expect).
+    if let Some(rest) = line.as_bytes().strip_prefix(b"bestmove ") {
+        let end = rest
+            .iter()
+            .position(|&b| !b.is_ascii_graphic())
+            .unwrap_or(rest.len());
+        if end > 0
+            && rest
+                .get(end)
+                .is_none_or(|&b| matches!(b, b'\t'..=b'\r' | b' '))
+        {
+            let start = "bestmove ".len();
+            return Some(&line[start..start + end]);
+        }
+    }
     if !line.is_ascii() {
         return bestmove_tokens(line);
     }
@@ -435,8 +452,8 @@ fn describe(config: UciOptionConfig, written: Option<&str>) -> UciOption {
 mod tests {
     use super::*;
 
-    /// The byte-by-byte reading of ASCII lines finds what `split_whitespace` finds, at the
-    /// same place in the line.
+    /// The byte-by-byte reading of ASCII lines (and of `bestmove MOVE` in any line) finds what
+    /// `split_whitespace` finds, at the same place in the line.
     #[test]
     fn ascii_bestmove_lines_are_read_as_any_text_is() {
         let parts = [
@@ -453,6 +470,9 @@ mod tests {
             "\u{1c}",
             "\u{1f}",
             "x",
+            // Not ASCII: a no-break space (whitespace) and a letter.
+            "\u{a0}",
+            "é",
             "",
         ];
         for a in parts {
