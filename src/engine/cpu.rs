@@ -317,15 +317,17 @@ fn number(text: &[u8]) -> Option<(u64, &[u8])> {
     (at > 0).then(|| (n, &text[at..]))
 }
 
-/// Whether the eight bytes of `chunk` are all ASCII digits (simdjson's test).
+/// Whether the eight bytes of `chunk` are all ASCII digits: each byte's high nibble is 3, and
+/// stays 3 with 6 added (a low nibble of at most 9).
 fn eight_digits(chunk: u64) -> bool {
     const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
     ((chunk & HIGH) | (((chunk.wrapping_add(0x0606_0606_0606_0606)) & HIGH) >> 4))
         == 0x3333_3333_3333_3333
 }
 
-/// The value of eight ASCII digits, the first in the lowest byte (simdjson's
-/// `parse_eight_digits_unrolled`: pairs, then fours, then the eight).
+/// The value of eight ASCII digits, the first in the lowest byte: adjacent digits combined
+/// into pairs (times 10 * 2^8 + 1), pairs into fours (times 100 * 2^16 + 1), fours into the
+/// eight (times 10000 * 2^32 + 1), each step in every lane at once.
 fn value_of_eight(chunk: u64) -> u64 {
     let pairs = ((chunk & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
     let fours = ((pairs & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
