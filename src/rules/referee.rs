@@ -324,6 +324,13 @@ impl Referee {
         Ok(Referee::new(settings, pos, history))
     }
 
+    /// This referee, before any event, with other settings: what [`Referee::new`] makes of
+    /// the same position and history with them (it reads no setting).
+    pub fn with_settings(mut self, settings: RefereeSettings) -> Referee {
+        self.settings = settings;
+        self
+    }
+
     pub fn position(&self) -> &Chess {
         &self.pos
     }
