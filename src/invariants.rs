@@ -242,29 +242,38 @@ fn rerules_otherwise(record: &GameRecord, rules: RunRules) -> Option<String> {
     let outcome = record.outcome()?;
     let mut settings = rules.settings.clone();
     settings.ruleset = record.ruleset;
-    let played = format!(
-        "{} {} ({})",
-        outcome.result.as_str(),
-        outcome.termination,
-        outcome.rule
-    );
+    // The rulings in words, written only when they differ (the same words, the same ruling:
+    // neither a result nor a termination has a space).
+    let played = || {
+        format!(
+            "{} {} ({})",
+            outcome.result.as_str(),
+            outcome.termination,
+            outcome.rule
+        )
+    };
     match rerule(record, &settings, rules.watchers) {
         Rerule::Ended { ending, .. } => {
-            let again = format!(
-                "{} {} ({})",
-                ending.result.as_str(),
-                ending.termination,
-                ending.rule
-            );
-            (again != played).then(|| {
+            let same = ending.result == outcome.result
+                && ending.termination == outcome.termination
+                && ending.rule == outcome.rule;
+            (!same).then(|| {
+                let again = format!(
+                    "{} {} ({})",
+                    ending.result.as_str(),
+                    ending.termination,
+                    ending.rule
+                );
                 format!(
-                    "played {played}, but re-ruled from its events under {} {again}",
+                    "played {}, but re-ruled from its events under {} {again}",
+                    played(),
                     record.ruleset
                 )
             })
         }
         Rerule::Undetermined(why) => Some(format!(
-            "played {played}, but re-ruled from its events under {} undetermined: {why}",
+            "played {}, but re-ruled from its events under {} undetermined: {why}",
+            played(),
             record.ruleset
         )),
     }

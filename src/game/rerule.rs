@@ -12,13 +12,14 @@
 //! (a notice and a claim when the notice and the claim take no time) are supplied and reported
 //! as assumed.
 
+use std::cell::RefCell;
 use std::ops::Deref;
 
 use shakmaty::Chess;
 
 use super::verdicts::{Action, FlagNotice, IllegalNotice, Verdicts};
 use super::Watchers;
-use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, Side};
+use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, OpeningRecord, Side};
 use crate::rules::illegal::MoveCheck;
 use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
 use crate::settings::NoticeAt;
@@ -36,14 +37,32 @@ pub enum Rerule {
     Undetermined(String),
 }
 
+thread_local! {
+    /// The last opening set up on this thread, and its referee before any event: a game is
+    /// re-ruled for the invariants and then, if `report.html` shows it, under every ruleset,
+    /// and a gauntlet plays each opening with both colours (setting up a FEN and its moves
+    /// cost some 5,000 instructions).
+    static LAST_OPENING: RefCell<Option<(OpeningRecord, Referee)>> = const { RefCell::new(None) };
+}
+
 /// The position a record's game started from, after its opening moves.
 fn starting_referee(record: &GameRecord, settings: &RefereeSettings) -> Result<Referee, String> {
+    let settings = settings.clone();
+    let last = LAST_OPENING.with_borrow(|last| match last {
+        Some((opening, referee)) if *opening == record.opening => Some(referee.clone()),
+        _ => None,
+    });
+    if let Some(referee) = last {
+        return Ok(referee.with_settings(settings));
+    }
     let root: Chess = record.opening.root().map_err(|e| {
         let text = record.opening.fen.as_deref().unwrap_or_default();
         format!("its opening FEN {text:?} cannot be set up: {e}")
     })?;
-    Referee::after_opening(settings.clone(), root, &record.opening.moves)
-        .map_err(|e| format!("its opening moves cannot be played: {e}"))
+    let referee = Referee::after_opening(settings, root, &record.opening.moves)
+        .map_err(|e| format!("its opening moves cannot be played: {e}"))?;
+    LAST_OPENING.set(Some((record.opening.clone(), referee.clone())));
+    Ok(referee)
 }
 
 /// A clock change in words: "a minute", "12.5 s".
@@ -315,6 +334,9 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
         last_illegal: None,
     };
     while let Some(event) = r.queue.pop_front() {
+        if passes(&event) {
+            continue;
+        }
         match r.admit(&event) {
             Admit::Feed => {}
             Admit::Skip => continue,
@@ -366,6 +388,20 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
     }
     let why = r.open_end(record);
     r.undetermined(&why, recorded)
+}
+
+/// Whether feeding `event` would change nothing: the referee rules nothing on it (play on,
+/// nothing remembered: `Referee::apply`), nor does the replay (`admit`, `act`). Half the
+/// events are `go`s. (Only the loop passes them over: `front` and `noticed_later` still see
+/// them where they lie.)
+fn passes(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Go { .. }
+            | Event::Ponder { .. }
+            | Event::PonderStopped { .. }
+            | Event::Discarded { .. }
+    )
 }
 
 /// Whether a recorded event is fed to the new referee.

@@ -8,16 +8,19 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Position};
 
-/// Everything chasolver is handed (see `material::chess_board`): the pieces, the side to
-/// move, the castling rights and the legal en passant square. Equal keys, equal answers;
-/// shakmaty's legal moves are a function of the same four.
+/// Everything chasolver is handed (see `material::chess_board`) but the en passant square:
+/// the pieces, the side to move and the castling rights. shakmaty's legal moves are a function
+/// of the same three and the legal en passant square, which the zobrist key the map is keyed
+/// by covers: two positions with the same three things and the same zobrist key have the same
+/// legal en passant square, since their keys differ by the values of their en passant files,
+/// distinct and never zero (Polyglot's, `memo::tests`). Comparing the key's en passant square
+/// too would cost a legal en passant test a lookup.
 struct Key {
     board: Board,
     turn: Color,
     castling: Bitboard,
-    ep: Option<Square>,
 }
 
 impl Key {
@@ -26,7 +29,6 @@ impl Key {
             board: pos.board().clone(),
             turn: pos.turn(),
             castling: pos.castles().castling_rights(),
-            ep: pos.ep_square(EnPassantMode::Legal),
         }
     }
 
@@ -35,7 +37,6 @@ impl Key {
         self.board == *pos.board()
             && self.turn == pos.turn()
             && self.castling == pos.castles().castling_rights()
-            && self.ep == pos.ep_square(EnPassantMode::Legal)
     }
 }
 
@@ -75,9 +76,9 @@ impl Hasher for Mix {
 }
 
 /// Entries by the position's zobrist key (shakmaty's, with the legal en passant square: a
-/// function of the same four things as [`Key`]). A hit is checked against the whole key, so
-/// two positions that share a zobrist key never share a value: the later one replaces the
-/// earlier.
+/// function of the three things of [`Key`] and that square). A hit is checked against the
+/// whole key, so two positions that share a zobrist key never share a value: the later one
+/// replaces the earlier.
 type Map<V> = HashMap<Zobrist64, Entry<V>, BuildHasherDefault<Mix>>;
 
 /// Values by position, forgotten all at once past `capacity` positions (a `HashMap` cannot be
@@ -144,5 +145,28 @@ impl<V> PositionMemo<V> {
     fn lock(&self) -> MutexGuard<'_, Option<Map<V>>> {
         // The memo holds only finished values: a thread that panicked left it consistent.
         self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::zobrist::{Zobrist64, ZobristValue};
+    use shakmaty::File;
+
+    /// `Key` leaves the en passant square to the zobrist key: two positions that differ only
+    /// in it have keys that differ by the XOR of their files' values (or one file's value,
+    /// when the other has none), never zero.
+    #[test]
+    fn the_en_passant_files_values_are_distinct_and_never_zero() {
+        let values: Vec<Zobrist64> = File::ALL
+            .into_iter()
+            .map(Zobrist64::zobrist_for_en_passant_file)
+            .collect();
+        for (i, a) in values.iter().enumerate() {
+            assert_ne!(*a, Zobrist64(0));
+            for b in &values[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
     }
 }

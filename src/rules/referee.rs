@@ -220,7 +220,8 @@ pub struct Referee {
     /// Zobrist keys of the positions since the last irreversible move, the current one last.
     history: Vec<Zobrist64>,
     /// For each position after the first in `history`: whether the move that led to it gave
-    /// check (WBCA 8d: repetition by perpetual check).
+    /// check (WBCA 8d: repetition by perpetual check). Kept up to date under WBCA only, the one
+    /// ruleset that reads it.
     checks: Vec<bool>,
     /// Plies of the game proper (opening moves not counted).
     plies: u32,
@@ -262,6 +263,10 @@ pub struct Referee {
     /// `legal_known`).
     legal: Arc<LegalMoves>,
     legal_known: bool,
+    /// The king of the side not to move may be attacked (a king capture is possible): the
+    /// game started so, or an illegal move stood since. Positions reached by legal moves from
+    /// one where it is not never have it, so `is_king_capture` reads no text in them.
+    king_exposed: bool,
 }
 
 impl Referee {
@@ -271,6 +276,7 @@ impl Referee {
         let mut history = history;
         history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
         let checks = vec![false; history.len() - 1];
+        let king_exposed = illegal::opponent_king_attacked(&pos);
         Referee {
             settings,
             pos,
@@ -295,6 +301,7 @@ impl Referee {
             tablebase_call: None,
             legal: Arc::default(),
             legal_known: false,
+            king_exposed,
         }
     }
 
@@ -315,6 +322,13 @@ impl Referee {
             pos.play_unchecked(m);
         }
         Ok(Referee::new(settings, pos, history))
+    }
+
+    /// This referee, before any event, with other settings: what [`Referee::new`] makes of
+    /// the same position and history with them (it reads no setting).
+    pub fn with_settings(mut self, settings: RefereeSettings) -> Referee {
+        self.settings = settings;
+        self
     }
 
     pub fn position(&self) -> &Chess {
@@ -397,7 +411,7 @@ impl Referee {
 
     /// Whether `text` captures the king the opponent left in check.
     pub fn is_king_capture(&self, text: &str) -> bool {
-        illegal::king_capture(&self.pos, text)
+        self.king_exposed && illegal::king_capture(&self.pos, text)
     }
 
     /// Takes one event into account and says what it means.
@@ -508,7 +522,8 @@ impl Referee {
             self.checks.clear();
         }
         let key = updated.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
-        if !self.history.is_empty() {
+        // Read by WBCA 8d alone.
+        if !self.history.is_empty() && self.settings.ruleset == Ruleset::Wbca {
             self.checks.push(self.pos.is_check());
         }
         self.history.push(key);
@@ -902,6 +917,7 @@ impl Referee {
             plies: self.plies,
         };
         self.pos = after;
+        self.king_exposed = true;
         self.legal_known = false;
         self.history.clear();
         self.checks.clear();
@@ -1563,7 +1579,26 @@ pub fn uci_text(pos: &Chess, m: Move) -> String {
 /// one allocation a move fewer, and one free).
 pub fn uci_text_in(pos: &Chess, m: Move, mut buffer: String) -> String {
     buffer.clear();
-    m.to_uci(pos.castles().mode()).append_to_string(&mut buffer);
+    match m {
+        // What shakmaty writes for them, byte by byte (its `UciMove` costs four times the
+        // instructions): the squares, and a promotion's lowercase letter.
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => {
+            for square in [from, to] {
+                buffer.push(square.file().char());
+                buffer.push(square.rank().char());
+            }
+            if let Some(role) = promotion {
+                buffer.push(role.char());
+            }
+        }
+        // Castling's text depends on the castling mode; en passant is rare.
+        _ => m.to_uci(pos.castles().mode()).append_to_string(&mut buffer),
+    }
     buffer
 }
 

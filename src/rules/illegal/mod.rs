@@ -19,7 +19,7 @@ use shakmaty::Move;
 pub use crate::vocabulary::IllegalKind;
 pub use classify::check;
 pub use generate::generate;
-pub use king_capture::king_capture;
+pub use king_capture::{king_capture, opponent_king_attacked};
 pub use position::{arbiter_waits, kings_adjacent, position_is_illegal};
 pub use stand::play_illegal;
 
