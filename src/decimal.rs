@@ -43,7 +43,7 @@ pub fn two_digits(n: u8) -> [u8; 2] {
 /// text of every move (a PGN move with its clock comment, an `events.jsonl` event). Pushed a
 /// piece at a time onto a growing buffer, each piece checked the capacity and went through
 /// `memcpy`, and each number through a buffer of its own. Pushing past `N` bytes panics:
-/// callers size it for the longest text they put in it.
+/// callers size it for the longest text they put in it, and `MAX_DIGITS` more for a number.
 pub struct Ascii<const N: usize> {
     bytes: [u8; N],
     len: usize,
@@ -60,6 +60,7 @@ impl<const N: usize> Default for Ascii<N> {
 
 impl<const N: usize> Ascii<N> {
     /// The text so far.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
@@ -72,38 +73,64 @@ impl<const N: usize> Ascii<N> {
         self.len == 0
     }
 
+    /// Empties it for the next text.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline]
     pub fn push(&mut self, byte: u8) {
         self.bytes[self.len] = byte;
         self.len += 1;
     }
 
+    #[inline]
     pub fn push_bytes(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
         self.bytes[self.len..end].copy_from_slice(bytes);
         self.len = end;
     }
 
-    /// `n` in decimal, as `{n}` writes it.
+    /// `n` in decimal, as `{n}` writes it. Needs room for `MAX_DIGITS` bytes, whatever `n`:
+    /// the digits are copied as one piece of that length, with no loop over them.
     pub fn push_u64(&mut self, n: u64) {
-        let end = self.len + n.checked_ilog10().map_or(1, |log| log as usize + 1);
-        let out = &mut self.bytes[self.len..end];
-        let (mut n, mut at) = (n, out.len());
-        while n >= 100 {
-            let pair = 2 * (n % 100) as usize;
+        // Written from the last digit back to `at`, four digits a step, then two (as itoa
+        // writes them), ending at `MAX_DIGITS`, with room after them for the copy.
+        let mut digits = [0; 2 * MAX_DIGITS];
+        let (mut n, mut at) = (n, MAX_DIGITS);
+        while n >= 10_000 {
+            let four = (n % 10_000) as usize;
+            n /= 10_000;
+            let (high, low) = (2 * (four / 100), 2 * (four % 100));
+            at -= 4;
+            digits[at..at + 4].copy_from_slice(&[
+                PAIRS[high],
+                PAIRS[high + 1],
+                PAIRS[low],
+                PAIRS[low + 1],
+            ]);
+        }
+        let mut n = n as usize;
+        if n >= 100 {
+            let low = 2 * (n % 100);
             n /= 100;
             at -= 2;
-            out[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+            digits[at..at + 2].copy_from_slice(&[PAIRS[low], PAIRS[low + 1]]);
         }
         if n >= 10 {
-            let pair = 2 * n as usize;
-            out[..2].copy_from_slice(&PAIRS[pair..pair + 2]);
+            at -= 2;
+            digits[at..at + 2].copy_from_slice(&[PAIRS[2 * n], PAIRS[2 * n + 1]]);
         } else {
-            out[0] = b'0' + n as u8;
+            at -= 1;
+            digits[at] = b'0' + n as u8;
         }
-        self.len = end;
+        self.bytes[self.len..self.len + MAX_DIGITS].copy_from_slice(&digits[at..at + MAX_DIGITS]);
+        self.len += MAX_DIGITS - at;
     }
 
     /// `n` in decimal, as `{n}` writes it.
+    #[inline]
     pub fn push_i64(&mut self, n: i64) {
         if n < 0 {
             self.push(b'-');
@@ -112,6 +139,7 @@ impl<const N: usize> Ascii<N> {
     }
 
     /// `n` below 100 in two digits, as `{n:02}` writes it.
+    #[inline]
     pub fn push_two(&mut self, n: u8) {
         self.push_bytes(&two_digits(n));
     }

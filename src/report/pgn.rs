@@ -235,9 +235,9 @@ fn push_ply(
     atoms.push_run(ply.as_bytes(), [number, san, ply.len()]);
 }
 
-/// Room for one ply's text: a move number of up to 10 digits and `...`, a SAN of up to 7
-/// characters (`Qa1xb2#`, `exd8=Q+`), and a clock comment of 35 characters with up to 10
-/// digits of hours each.
+/// Room for one ply's text: a move number of up to 10 digits and `...`, a SAN of up to 9
+/// characters (`Qa1xb2#`, `exd8=Q+`), a clock comment with up to 10 digits of hours each
+/// (77 bytes in all), and `MAX_DIGITS` for the number last pushed.
 type Ply = crate::decimal::Ascii<96>;
 
 /// `san` as shakmaty writes it (`SanPlus`'s `Display`), put on the stack.
