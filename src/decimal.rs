@@ -65,6 +65,11 @@ impl<const N: usize> Ascii<N> {
         &self.bytes[..self.len]
     }
 
+    /// The text so far, which is ASCII when only ASCII was pushed.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).expect("ASCII")
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

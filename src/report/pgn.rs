@@ -69,55 +69,57 @@ pub fn game_pgn(record: &GameRecord) -> String {
     let body = movetext(record, &start);
     let outcome = record.outcome();
 
-    let mut tags: Vec<(&str, String)> = vec![
-        ("Event", "blitz-arena".to_string()),
-        ("Site", "?".to_string()),
-        ("Date", pgn_date(&record.started)),
-        ("Round", record.game.to_string()),
-        ("White", record.white.clone()),
-        ("Black", record.black.clone()),
-        ("Result", body.result.to_string()),
-    ];
-    if let Some((date, time)) = utc_date_time(&record.started) {
-        tags.push(("UTCDate", date));
-        tags.push(("UTCTime", time));
-    }
-    tags.push(("TimeControl", record.tc_white.pgn_tag()));
-    if record.tc_white != record.tc_black {
-        tags.push(("WhiteTimeControl", record.tc_white.pgn_tag()));
-        tags.push(("BlackTimeControl", record.tc_black.pgn_tag()));
-    }
-    push_delay_tags(&mut tags, &record.tc_white, &record.tc_black);
-    tags.push((
-        "Termination",
-        outcome
-            .as_ref()
-            .map_or("unterminated", |o| o.termination.pgn_tag())
-            .to_string(),
-    ));
-    tags.push(("PlyCount", body.plies.to_string()));
-    if !record.opening.variant.is_standard() {
-        tags.push(("Variant", "Chess960".to_string()));
-    }
-    if let Some(fen) = &start.setup_fen {
-        tags.push(("SetUp", "1".to_string()));
-        tags.push(("FEN", fen.clone()));
-    }
-    tags.push(("Opening", record.opening.name.clone()));
-    tags.push(("Ruleset", record.ruleset.as_str().to_string()));
-    if let Some(o) = outcome.as_ref().filter(|o| !o.rule.is_empty()) {
-        tags.push(("RuleCited", o.rule.to_string()));
-    }
-
     // Sized once: grown a push at a time, the text was copied a dozen times a game.
     let movetext = body.atoms.text.len() + body.atoms.ends.len();
     let mut out = String::with_capacity(1024 + movetext);
-    for (name, value) in tags {
+    // Each tag written as it comes (a string each, escaped into another, was a tenth of the
+    // game's PGN).
+    let mut tag = |name: &str, value: &str| {
         out.push('[');
         out.push_str(name);
         out.push_str(" \"");
-        out.push_str(&escape_tag(&value));
+        push_tag_value(&mut out, value);
         out.push_str("\"]\n");
+    };
+    let started = parse_started(&record.started).map(|t| (pgn_date(t), pgn_time(t)));
+    tag("Event", "blitz-arena");
+    tag("Site", "?");
+    tag(
+        "Date",
+        started.as_ref().map_or("????.??.??", |(date, _)| date),
+    );
+    tag("Round", itoa::Buffer::new().format(record.game));
+    tag("White", &record.white);
+    tag("Black", &record.black);
+    tag("Result", body.result);
+    if let Some((date, time)) = &started {
+        tag("UTCDate", date);
+        tag("UTCTime", time);
+    }
+    tag("TimeControl", &record.tc_white.pgn_tag());
+    if record.tc_white != record.tc_black {
+        tag("WhiteTimeControl", &record.tc_white.pgn_tag());
+        tag("BlackTimeControl", &record.tc_black.pgn_tag());
+    }
+    push_delay_tags(&mut tag, &record.tc_white, &record.tc_black);
+    tag(
+        "Termination",
+        outcome
+            .as_ref()
+            .map_or("unterminated", |o| o.termination.pgn_tag()),
+    );
+    tag("PlyCount", itoa::Buffer::new().format(body.plies));
+    if !record.opening.variant.is_standard() {
+        tag("Variant", "Chess960");
+    }
+    if let Some(fen) = &start.setup_fen {
+        tag("SetUp", "1");
+        tag("FEN", fen);
+    }
+    tag("Opening", &record.opening.name);
+    tag("Ruleset", record.ruleset.as_str());
+    if let Some(o) = outcome.as_ref().filter(|o| !o.rule.is_empty()) {
+        tag("RuleCited", o.rule);
     }
     out.push('\n');
     wrap_into(&mut out, &body.atoms);
@@ -127,21 +129,21 @@ pub fn game_pgn(record: &GameRecord) -> String {
 
 /// `TimeControlDelay` (not a standard tag: PGN's `TimeControl` has no delay syntax) when a
 /// simple delay is set; per side when the sides differ.
-fn push_delay_tags(tags: &mut Vec<(&str, String)>, white: &TimeControl, black: &TimeControl) {
+fn push_delay_tags(tag: &mut impl FnMut(&str, &str), white: &TimeControl, black: &TimeControl) {
     if white.delay.is_zero() && black.delay.is_zero() {
         return;
     }
     if white.delay == black.delay {
-        tags.push(("TimeControlDelay", seconds(white.delay.as_micros() as i64)));
+        tag("TimeControlDelay", &seconds(white.delay.as_micros() as i64));
     } else {
-        tags.push((
+        tag(
             "WhiteTimeControlDelay",
-            seconds(white.delay.as_micros() as i64),
-        ));
-        tags.push((
+            &seconds(white.delay.as_micros() as i64),
+        );
+        tag(
             "BlackTimeControlDelay",
-            seconds(black.delay.as_micros() as i64),
-        ));
+            &seconds(black.delay.as_micros() as i64),
+        );
     }
 }
 
@@ -1048,9 +1050,14 @@ fn wrap_into(out: &mut String, atoms: &Atoms) {
     }
 }
 
-/// A tag value with `\` and `"` escaped (PGN 8.1.1) and control characters as spaces.
-fn escape_tag(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
+/// A tag value with `\\` and `"` escaped (PGN 8.1.1) and control characters as spaces,
+/// appended to `out`. A value of printable ASCII but those two is copied whole.
+fn push_tag_value(out: &mut String, value: &str) {
+    let plain = |b: u8| (b' '..=b'~').contains(&b) && b != b'\\' && b != b'"';
+    if value.bytes().all(plain) {
+        out.push_str(value);
+        return;
+    }
     for c in value.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -1059,7 +1066,6 @@ fn escape_tag(value: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// `H:MM:SS.t` for `[%clk]`/`[%emt]`: negative values are clamped at zero, tenths truncated.
@@ -1117,21 +1123,39 @@ fn parse_started(started: &str) -> Option<chrono::DateTime<chrono::Utc>> {
         .map(|t| t.with_timezone(&chrono::Utc))
 }
 
-/// The `Date` tag: `YYYY.MM.DD` (UTC), `????.??.??` when the start time is not RFC 3339.
-fn pgn_date(started: &str) -> String {
-    parse_started(started).map_or_else(
-        || "????.??.??".to_string(),
-        |t| t.format("%Y.%m.%d").to_string(),
-    )
+/// The `Date` and `UTCDate` tags: `YYYY.MM.DD` (UTC), as chrono's `%Y.%m.%d` writes it.
+/// Without a start time in RFC 3339 the `Date` is `????.??.??` and there is no `UTCDate`.
+fn pgn_date(t: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Datelike;
+    let year = t.year();
+    if !(0..=9999).contains(&year) {
+        // chrono writes such a year with its sign.
+        return t.format("%Y.%m.%d").to_string();
+    }
+    let mut text = crate::decimal::Ascii::<10>::default();
+    text.push_two((year / 100) as u8);
+    text.push_two((year % 100) as u8);
+    text.push(b'.');
+    text.push_two(t.month() as u8);
+    text.push(b'.');
+    text.push_two(t.day() as u8);
+    text.as_str().to_string()
 }
 
-fn utc_date_time(started: &str) -> Option<(String, String)> {
-    parse_started(started).map(|t| {
-        (
-            t.format("%Y.%m.%d").to_string(),
-            t.format("%H:%M:%S").to_string(),
-        )
-    })
+/// The `UTCTime` tag: `HH:MM:SS`, as chrono's `%H:%M:%S` writes it.
+fn pgn_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Timelike;
+    if t.nanosecond() >= 1_000_000_000 {
+        // A leap second, which chrono writes as second 60.
+        return t.format("%H:%M:%S").to_string();
+    }
+    let mut text = crate::decimal::Ascii::<8>::default();
+    text.push_two(t.hour() as u8);
+    text.push(b':');
+    text.push_two(t.minute() as u8);
+    text.push(b':');
+    text.push_two(t.second() as u8);
+    text.as_str().to_string()
 }
 
 fn claimable(what: Claimable) -> &'static str {
@@ -1971,6 +1995,64 @@ while True:
         let pgn = game_pgn(&record);
         assert!(pgn.contains("[TimeControl \"300\"]\n[TimeControlDelay \"2\"]\n"));
         assert!(!pgn.contains("WhiteTimeControl"));
+    }
+
+    #[test]
+    fn dates_times_and_tag_values_as_chrono_and_the_escaper_wrote_them() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut started: Vec<String> = (0..2_000)
+            .map(|_| {
+                let t = chrono::DateTime::from_timestamp(
+                    rng.random_range(-70_000_000_000..300_000_000_000),
+                    rng.random_range(0..1_000_000_000),
+                )
+                .unwrap();
+                t.to_rfc3339()
+            })
+            .collect();
+        started.extend(
+            [
+                "2016-12-31T23:59:60Z",
+                "0000-01-01T00:00:00Z",
+                "9999-12-31T23:59:59.999+01:00",
+                "2026-11-26T05:36:58.339-11:30",
+            ]
+            .map(String::from),
+        );
+        let mut checked = 0;
+        for text in &started {
+            // Years before 0 are written with a sign, which RFC 3339 does not read.
+            let Some(t) = parse_started(text) else {
+                continue;
+            };
+            checked += 1;
+            assert_eq!(pgn_date(t), t.format("%Y.%m.%d").to_string(), "{text}");
+            assert_eq!(pgn_time(t), t.format("%H:%M:%S").to_string(), "{text}");
+        }
+        assert!(checked > 1_500, "{checked}");
+        for value in [
+            "plain",
+            "a \"quoted\" \\ name",
+            "tab\there",
+            "\u{85}c1",
+            "é",
+            "~ ok",
+        ] {
+            let mut expected = String::new();
+            for c in value.chars() {
+                match c {
+                    '\\' => expected.push_str("\\\\"),
+                    '"' => expected.push_str("\\\""),
+                    c if c.is_control() => expected.push(' '),
+                    c => expected.push(c),
+                }
+            }
+            let mut ours = String::new();
+            push_tag_value(&mut ours, value);
+            assert_eq!(ours, expected);
+        }
     }
 
     #[test]
