@@ -2,83 +2,152 @@
 //! the two events every move records (`go` and `move`) written straight into the line. serde
 //! writes each key and each string through `serde_json`'s escaper and its writer, several
 //! calls a key; those two events were three quarters of the line's cost (about 4,000
-//! instructions a move, `benches/overhead.py --only instructions`). Every other event, the
-//! record's fields before its events and the move's text still go through serde_json, into
-//! the same buffer.
-
-use serde::Serialize;
+//! instructions a move, `benches/overhead.py --only instructions`). The record's fields before
+//! its events are written field by field too (serde's map of them was a tenth of the line).
+//! Every other event, every string but a plain UCI move, and the enums still go through
+//! serde_json, into the same buffer.
 
 use crate::event::{CpuUse, Event, GameRecord, OpeningRecord, Score, SearchInfo, Side};
-use crate::rules::Ruleset;
 use crate::timecontrol::TimeControl;
 
 /// `serde_json::to_vec(record)`, newline not included.
 pub fn line(record: &GameRecord) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(256 + record.events.len() * 128);
-    serde_json::to_writer(&mut out, &Head::of(record))?;
-    out.pop(); // the head's closing brace: the events follow as its last field
+    // The record's fields before its events take some 600 bytes; a move's two events some
+    // 230 (`go` and `move`, with the CPU it got).
+    let mut out = Vec::with_capacity(1024 + record.events.len() * 128);
+    push_head(&mut out, record)?;
     out.extend_from_slice(b",\"events\":[");
+    let mut text = Text::default();
     for (i, event) in record.events.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        push_event(&mut out, event)?;
+        push_event(&mut out, &mut text, event)?;
     }
     out.extend_from_slice(b"]}");
     Ok(out)
 }
 
-/// The record's fields before `events`, in its order, as serde writes them.
-#[derive(Serialize)]
-struct Head<'a> {
-    game: u64,
-    pair: u64,
-    white: &'a str,
-    black: &'a str,
-    opening: &'a OpeningRecord,
-    ruleset: Ruleset,
-    tc_white: &'a TimeControl,
-    tc_black: &'a TimeControl,
-    seed: u64,
-    started: &'a str,
-    time_margin_ms: u64,
+/// The record's fields before `events`, in its order, as serde writes them (its `derive`d
+/// `Serialize`), without the closing brace: the events follow as the last field. Each struct
+/// is taken apart field by field, so that a field added to it and not here fails to compile
+/// rather than drop out of the file. Strings and enums go through serde_json.
+fn push_head(out: &mut Vec<u8>, record: &GameRecord) -> serde_json::Result<()> {
+    let GameRecord {
+        game,
+        pair,
+        white,
+        black,
+        opening,
+        ruleset,
+        tc_white,
+        tc_black,
+        seed,
+        started,
+        time_margin_ms,
+        events: _,
+    } = record;
+    out.extend_from_slice(b"{\"game\":");
+    push_int(out, *game);
+    out.extend_from_slice(b",\"pair\":");
+    push_int(out, *pair);
+    out.extend_from_slice(b",\"white\":");
+    serde_json::to_writer(&mut *out, white)?;
+    out.extend_from_slice(b",\"black\":");
+    serde_json::to_writer(&mut *out, black)?;
+    out.extend_from_slice(b",\"opening\":");
+    push_opening(out, opening)?;
+    out.extend_from_slice(b",\"ruleset\":");
+    serde_json::to_writer(&mut *out, ruleset)?;
+    out.extend_from_slice(b",\"tc_white\":");
+    push_time_control(out, tc_white);
+    out.extend_from_slice(b",\"tc_black\":");
+    push_time_control(out, tc_black);
+    out.extend_from_slice(b",\"seed\":");
+    push_int(out, *seed);
+    out.extend_from_slice(b",\"started\":");
+    serde_json::to_writer(&mut *out, started)?;
+    out.extend_from_slice(b",\"time_margin_ms\":");
+    push_int(out, *time_margin_ms);
+    Ok(())
 }
 
-impl Head<'_> {
-    fn of(record: &GameRecord) -> Head<'_> {
-        // Every field but `events`, named, so that a field added to the record and not here
-        // fails to compile rather than drop out of the file.
-        let GameRecord {
-            game,
-            pair,
-            white,
-            black,
-            opening,
-            ruleset,
-            tc_white,
-            tc_black,
-            seed,
-            started,
-            time_margin_ms,
-            events: _,
-        } = record;
-        Head {
-            game: *game,
-            pair: *pair,
-            white,
-            black,
-            opening,
-            ruleset: *ruleset,
-            tc_white,
-            tc_black,
-            seed: *seed,
-            started,
-            time_margin_ms: *time_margin_ms,
-        }
+/// `OpeningRecord` as serde writes it: `fen`, `moves` and `variant` only when they are not
+/// their defaults.
+fn push_opening(out: &mut Vec<u8>, opening: &OpeningRecord) -> serde_json::Result<()> {
+    let OpeningRecord {
+        name,
+        fen,
+        moves,
+        variant,
+    } = opening;
+    out.extend_from_slice(b"{\"name\":");
+    serde_json::to_writer(&mut *out, name)?;
+    if let Some(fen) = fen {
+        out.extend_from_slice(b",\"fen\":");
+        serde_json::to_writer(&mut *out, fen)?;
     }
+    if !moves.is_empty() {
+        out.extend_from_slice(b",\"moves\":");
+        serde_json::to_writer(&mut *out, moves)?;
+    }
+    if !variant.is_standard() {
+        out.extend_from_slice(b",\"variant\":");
+        serde_json::to_writer(&mut *out, variant)?;
+    }
+    out.push(b'}');
+    Ok(())
 }
 
-fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
+/// `TimeControl` as serde writes it: each `Duration` as `{"secs":..,"nanos":..}` (serde's
+/// own form), `moves` and `per_move` only when set.
+fn push_time_control(out: &mut Vec<u8>, tc: &TimeControl) {
+    let TimeControl {
+        base,
+        increment,
+        delay,
+        moves,
+        per_move,
+    } = tc;
+    for (key, duration) in [
+        (&b"{\"base\":"[..], base),
+        (b",\"increment\":", increment),
+        (b",\"delay\":", delay),
+    ] {
+        out.extend_from_slice(key);
+        out.extend_from_slice(b"{\"secs\":");
+        push_int(out, duration.as_secs());
+        out.extend_from_slice(b",\"nanos\":");
+        push_int(out, duration.subsec_nanos());
+        out.push(b'}');
+    }
+    if let Some(moves) = moves {
+        out.extend_from_slice(b",\"moves\":");
+        push_int(out, *moves);
+    }
+    if *per_move {
+        out.extend_from_slice(b",\"per_move\":true");
+    }
+    out.push(b'}');
+}
+
+/// A whole number as serde_json writes it (serde_json uses itoa too).
+fn push_int(out: &mut Vec<u8>, n: impl Into<u64>) {
+    out.extend_from_slice(itoa::Buffer::new().format(n.into()).as_bytes());
+}
+
+/// An event's text, put together on the stack and appended to the line at once (pushed piece
+/// by piece onto the line, each piece checked its room and went through `memcpy`). Room for the
+/// longest `go` or `move` event with a move text of `MOVE_ROOM` bytes: 14 numbers of at most
+/// 20 characters and their keys, some 550 bytes.
+type Text = crate::decimal::Ascii<640>;
+
+/// The longest move text put in an event's [`Text`]; a longer one (an engine's garbage) is
+/// written to the line directly.
+const MOVE_ROOM: usize = 16;
+
+fn push_event(out: &mut Vec<u8>, text: &mut Text, event: &Event) -> serde_json::Result<()> {
+    text.clear();
     match event {
         Event::Go {
             t_us,
@@ -86,15 +155,15 @@ fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
             clock_us,
             ponderhit,
         } => {
-            out.extend_from_slice(b"{\"event\":\"go\",\"t_us\":");
-            push_int(out, *t_us);
-            push_side(out, *side);
-            out.extend_from_slice(b",\"clock_us\":");
-            push_int(out, *clock_us);
+            text.push_bytes(b"{\"event\":\"go\",\"t_us\":");
+            text.push_i64(*t_us);
+            push_side(text, *side);
+            text.push_bytes(b",\"clock_us\":");
+            text.push_i64(*clock_us);
             if *ponderhit {
-                out.extend_from_slice(b",\"ponderhit\":true");
+                text.push_bytes(b",\"ponderhit\":true");
             }
-            out.push(b'}');
+            text.push(b'}');
         }
         Event::Move {
             t_us,
@@ -104,49 +173,53 @@ fn push_event(out: &mut Vec<u8>, event: &Event) -> serde_json::Result<()> {
             clock_us,
             info,
         } => {
-            out.extend_from_slice(b"{\"event\":\"move\",\"t_us\":");
-            push_int(out, *t_us);
-            push_side(out, *side);
-            out.extend_from_slice(b",\"uci\":");
-            push_move_text(out, uci)?;
-            out.extend_from_slice(b",\"think_us\":");
-            push_int(out, *think_us);
-            out.extend_from_slice(b",\"clock_us\":");
-            push_int(out, *clock_us);
+            text.push_bytes(b"{\"event\":\"move\",\"t_us\":");
+            text.push_i64(*t_us);
+            push_side(text, *side);
+            text.push_bytes(b",\"uci\":");
+            push_move_text(out, text, uci)?;
+            text.push_bytes(b",\"think_us\":");
+            text.push_i64(*think_us);
+            text.push_bytes(b",\"clock_us\":");
+            text.push_i64(*clock_us);
             if *info != SearchInfo::default() {
-                out.extend_from_slice(b",\"info\":");
-                push_info(out, info);
+                text.push_bytes(b",\"info\":");
+                push_info(text, info);
             }
-            out.push(b'}');
+            text.push(b'}');
         }
-        other => serde_json::to_writer(&mut *out, other)?,
+        other => return serde_json::to_writer(&mut *out, other),
     }
+    out.extend_from_slice(text.as_bytes());
     Ok(())
 }
 
 /// A move's text as serde_json writes a string. A UCI move is letters and digits, which JSON
 /// needs no escape for (RFC 8259, section 7: only `"`, `\\` and control characters): written
-/// as it is. Anything else an engine sent goes through serde_json's escaper.
-fn push_move_text(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
-    if text.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
+/// as it is. Anything else an engine sent goes through serde_json's escaper, straight to the
+/// line after the event's text so far.
+fn push_move_text(out: &mut Vec<u8>, text: &mut Text, uci: &str) -> serde_json::Result<()> {
+    if uci.len() <= MOVE_ROOM && uci.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        text.push(b'"');
+        text.push_bytes(uci.as_bytes());
+        text.push(b'"');
         Ok(())
     } else {
-        serde_json::to_writer(&mut *out, text)
+        out.extend_from_slice(text.as_bytes());
+        text.clear();
+        serde_json::to_writer(&mut *out, uci)
     }
 }
 
-fn push_side(out: &mut Vec<u8>, side: Side) {
-    out.extend_from_slice(match side {
+fn push_side(text: &mut Text, side: Side) {
+    text.push_bytes(match side {
         Side::White => b",\"side\":\"white\"",
         Side::Black => b",\"side\":\"black\"",
     });
 }
 
 /// `SearchInfo` as serde writes it: only the fields that are present, in its order.
-fn push_info(out: &mut Vec<u8>, info: &SearchInfo) {
+fn push_info(text: &mut Text, info: &SearchInfo) {
     let SearchInfo {
         score,
         depth,
@@ -155,94 +228,88 @@ fn push_info(out: &mut Vec<u8>, info: &SearchInfo) {
         nps,
         cpu,
     } = info;
-    let mut fields = Fields::new(out);
+    let mut fields = Fields::new(text);
     if let Some(score) = score {
         let (key, value): (&[u8], _) = match score {
             Score::Cp(cp) => (b"{\"cp\":", cp),
             Score::Mate(n) => (b"{\"mate\":", n),
         };
-        fields.key("score").extend_from_slice(key);
-        push_int(fields.out, *value);
-        fields.out.push(b'}');
+        fields.key(b"\"score\":");
+        fields.text.push_bytes(key);
+        fields.text.push_i64(i64::from(*value));
+        fields.text.push(b'}');
     }
-    fields.number("depth", depth.map(i128::from));
-    fields.number("nodes", nodes.map(i128::from));
-    fields.number("seldepth", seldepth.map(i128::from));
-    fields.number("nps", nps.map(i128::from));
+    fields.unsigned(b"\"depth\":", depth.map(u64::from));
+    fields.unsigned(b"\"nodes\":", *nodes);
+    fields.unsigned(b"\"seldepth\":", seldepth.map(u64::from));
+    fields.unsigned(b"\"nps\":", *nps);
     if let Some(cpu) = cpu {
-        fields.key("cpu");
-        push_cpu(fields.out, cpu);
+        fields.key(b"\"cpu\":");
+        push_cpu(fields.text, cpu);
     }
     fields.close();
 }
 
-fn push_cpu(out: &mut Vec<u8>, cpu: &CpuUse) {
+fn push_cpu(text: &mut Text, cpu: &CpuUse) {
     let CpuUse {
         run_us,
         wait_us,
         ended_us,
         pressure_us,
     } = cpu;
-    let mut fields = Fields::new(out);
-    fields.number("run_us", Some(i128::from(*run_us)));
-    fields.number("wait_us", wait_us.map(i128::from));
-    fields.number("ended_us", ended_us.map(i128::from));
-    fields.number("pressure_us", pressure_us.map(i128::from));
+    let mut fields = Fields::new(text);
+    fields.signed(b"\"run_us\":", Some(*run_us));
+    fields.signed(b"\"wait_us\":", *wait_us);
+    fields.signed(b"\"ended_us\":", *ended_us);
+    fields.signed(b"\"pressure_us\":", *pressure_us);
     fields.close();
 }
 
 /// A JSON object written field by field, commas between.
-struct Fields<'o> {
-    out: &'o mut Vec<u8>,
+struct Fields<'t> {
+    text: &'t mut Text,
     first: bool,
 }
 
-impl<'o> Fields<'o> {
-    fn new(out: &'o mut Vec<u8>) -> Fields<'o> {
-        out.push(b'{');
-        Fields { out, first: true }
+impl<'t> Fields<'t> {
+    fn new(text: &'t mut Text) -> Fields<'t> {
+        text.push(b'{');
+        Fields { text, first: true }
     }
 
-    /// Writes `"name":` (after a comma unless it is the first field); the value follows.
-    fn key(&mut self, name: &str) -> &mut Vec<u8> {
+    /// Writes `key` (`"name":`) after a comma unless it is the first field; the value follows.
+    fn key(&mut self, key: &[u8]) {
         if !self.first {
-            self.out.push(b',');
+            self.text.push(b',');
         }
         self.first = false;
-        self.out.push(b'"');
-        self.out.extend_from_slice(name.as_bytes());
-        self.out.extend_from_slice(b"\":");
-        self.out
+        self.text.push_bytes(key);
     }
 
-    fn number(&mut self, name: &str, value: Option<i128>) {
+    fn unsigned(&mut self, key: &[u8], value: Option<u64>) {
         if let Some(n) = value {
-            self.key(name);
-            push_int(self.out, n);
+            self.key(key);
+            self.text.push_u64(n);
+        }
+    }
+
+    fn signed(&mut self, key: &[u8], value: Option<i64>) {
+        if let Some(n) = value {
+            self.key(key);
+            self.text.push_i64(n);
         }
     }
 
     fn close(self) {
-        self.out.push(b'}');
+        self.text.push(b'}');
     }
-}
-
-/// A whole number as serde_json writes it (serde_json uses itoa too), through itoa's 64-bit
-/// path when it fits (its 128-bit division cost five times as much, for every stamp).
-fn push_int(out: &mut Vec<u8>, n: impl Into<i128>) {
-    let n = n.into();
-    let mut buffer = itoa::Buffer::new();
-    let digits = match i64::try_from(n) {
-        Ok(n) => buffer.format(n),
-        Err(_) => buffer.format(n),
-    };
-    out.extend_from_slice(digits.as_bytes());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::event::{Claimable, GameResult, Termination};
+    use crate::rules::Ruleset;
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 
@@ -269,6 +336,32 @@ mod tests {
         }
     }
 
+    /// The record's fields before its events, each optional part present or not.
+    fn vary_head(rng: &mut StdRng, record: &mut GameRecord) {
+        record.game = rng.random();
+        record.pair = rng.random_range(0..3);
+        record.seed = rng.random();
+        record.time_margin_ms = rng.random();
+        record.white = text(rng);
+        record.started = text(rng);
+        record.ruleset = [Ruleset::Fide, Ruleset::Online, Ruleset::House][rng.random_range(0..3)];
+        let opening = &mut record.opening;
+        opening.name = text(rng);
+        opening.fen = maybe(rng, text);
+        opening.moves = (0..rng.random_range(0..3)).map(|_| text(rng)).collect();
+        opening.variant = if rng.random_bool(0.5) {
+            crate::vocabulary::Variant::Chess960
+        } else {
+            crate::vocabulary::Variant::Standard
+        };
+        for tc in [&mut record.tc_white, &mut record.tc_black] {
+            tc.base = std::time::Duration::from_nanos(rng.random());
+            tc.increment = std::time::Duration::from_micros(rng.random_range(0..10_000_000));
+            tc.moves = maybe(rng, |r| r.random());
+            tc.per_move = rng.random_bool(0.3);
+        }
+    }
+
     fn maybe<T>(rng: &mut StdRng, value: impl FnOnce(&mut StdRng) -> T) -> Option<T> {
         rng.random_bool(0.5).then(|| value(rng))
     }
@@ -283,8 +376,19 @@ mod tests {
     }
 
     fn text(rng: &mut StdRng) -> String {
-        const PIECES: [&str; 9] = [
-            "e2e4", "\"", "\\", "\n", "\t", "\u{1}", "\u{7f}", "é", "\u{c}",
+        // A move longer than `MOVE_ROOM` goes to the line directly, escaped or not.
+        const PIECES: [&str; 11] = [
+            "e2e4",
+            "\"",
+            "\\",
+            "\n",
+            "\t",
+            "\u{1}",
+            "\u{7f}",
+            "é",
+            "\u{c}",
+            "g7g8q",
+            "abcdefgh12345678",
         ];
         (0..rng.random_range(0..4))
             .map(|_| PIECES[rng.random_range(0..PIECES.len())])
@@ -352,7 +456,8 @@ mod tests {
                 white_clock_us: number(&mut rng),
                 black_clock_us: number(&mut rng),
             });
-            let record = record(events);
+            let mut record = record(events);
+            vary_head(&mut rng, &mut record);
             assert_eq!(line(&record).unwrap(), serde_json::to_vec(&record).unwrap());
         }
         assert_eq!(

@@ -51,7 +51,9 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{attacks, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role, Square};
+use shakmaty::{
+    attacks, CastlingSide, Chess, EnPassantMode, FromSetup, Move, MoveList, Position, Role, Square,
+};
 
 use crate::event::{Claimable, CpuUse, Event, Fault, GameRecord, Injection, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
@@ -67,55 +69,57 @@ pub fn game_pgn(record: &GameRecord) -> String {
     let body = movetext(record, &start);
     let outcome = record.outcome();
 
-    let mut tags: Vec<(&str, String)> = vec![
-        ("Event", "blitz-arena".to_string()),
-        ("Site", "?".to_string()),
-        ("Date", pgn_date(&record.started)),
-        ("Round", record.game.to_string()),
-        ("White", record.white.clone()),
-        ("Black", record.black.clone()),
-        ("Result", body.result.to_string()),
-    ];
-    if let Some((date, time)) = utc_date_time(&record.started) {
-        tags.push(("UTCDate", date));
-        tags.push(("UTCTime", time));
-    }
-    tags.push(("TimeControl", record.tc_white.pgn_tag()));
-    if record.tc_white != record.tc_black {
-        tags.push(("WhiteTimeControl", record.tc_white.pgn_tag()));
-        tags.push(("BlackTimeControl", record.tc_black.pgn_tag()));
-    }
-    push_delay_tags(&mut tags, &record.tc_white, &record.tc_black);
-    tags.push((
-        "Termination",
-        outcome
-            .as_ref()
-            .map_or("unterminated", |o| o.termination.pgn_tag())
-            .to_string(),
-    ));
-    tags.push(("PlyCount", body.plies.to_string()));
-    if !record.opening.variant.is_standard() {
-        tags.push(("Variant", "Chess960".to_string()));
-    }
-    if let Some(fen) = &start.setup_fen {
-        tags.push(("SetUp", "1".to_string()));
-        tags.push(("FEN", fen.clone()));
-    }
-    tags.push(("Opening", record.opening.name.clone()));
-    tags.push(("Ruleset", record.ruleset.as_str().to_string()));
-    if let Some(o) = outcome.as_ref().filter(|o| !o.rule.is_empty()) {
-        tags.push(("RuleCited", o.rule.to_string()));
-    }
-
     // Sized once: grown a push at a time, the text was copied a dozen times a game.
     let movetext = body.atoms.text.len() + body.atoms.ends.len();
     let mut out = String::with_capacity(1024 + movetext);
-    for (name, value) in tags {
+    // Each tag written as it comes (a string each, escaped into another, was a tenth of the
+    // game's PGN).
+    let mut tag = |name: &str, value: &str| {
         out.push('[');
         out.push_str(name);
         out.push_str(" \"");
-        out.push_str(&escape_tag(&value));
+        push_tag_value(&mut out, value);
         out.push_str("\"]\n");
+    };
+    let started = parse_started(&record.started).map(|t| (pgn_date(t), pgn_time(t)));
+    tag("Event", "blitz-arena");
+    tag("Site", "?");
+    tag(
+        "Date",
+        started.as_ref().map_or("????.??.??", |(date, _)| date),
+    );
+    tag("Round", itoa::Buffer::new().format(record.game));
+    tag("White", &record.white);
+    tag("Black", &record.black);
+    tag("Result", body.result);
+    if let Some((date, time)) = &started {
+        tag("UTCDate", date);
+        tag("UTCTime", time);
+    }
+    tag("TimeControl", &record.tc_white.pgn_tag());
+    if record.tc_white != record.tc_black {
+        tag("WhiteTimeControl", &record.tc_white.pgn_tag());
+        tag("BlackTimeControl", &record.tc_black.pgn_tag());
+    }
+    push_delay_tags(&mut tag, &record.tc_white, &record.tc_black);
+    tag(
+        "Termination",
+        outcome
+            .as_ref()
+            .map_or("unterminated", |o| o.termination.pgn_tag()),
+    );
+    tag("PlyCount", itoa::Buffer::new().format(body.plies));
+    if !record.opening.variant.is_standard() {
+        tag("Variant", "Chess960");
+    }
+    if let Some(fen) = &start.setup_fen {
+        tag("SetUp", "1");
+        tag("FEN", fen);
+    }
+    tag("Opening", &record.opening.name);
+    tag("Ruleset", record.ruleset.as_str());
+    if let Some(o) = outcome.as_ref().filter(|o| !o.rule.is_empty()) {
+        tag("RuleCited", o.rule);
     }
     out.push('\n');
     wrap_into(&mut out, &body.atoms);
@@ -125,21 +129,21 @@ pub fn game_pgn(record: &GameRecord) -> String {
 
 /// `TimeControlDelay` (not a standard tag: PGN's `TimeControl` has no delay syntax) when a
 /// simple delay is set; per side when the sides differ.
-fn push_delay_tags(tags: &mut Vec<(&str, String)>, white: &TimeControl, black: &TimeControl) {
+fn push_delay_tags(tag: &mut impl FnMut(&str, &str), white: &TimeControl, black: &TimeControl) {
     if white.delay.is_zero() && black.delay.is_zero() {
         return;
     }
     if white.delay == black.delay {
-        tags.push(("TimeControlDelay", seconds(white.delay.as_micros() as i64)));
+        tag("TimeControlDelay", &seconds(white.delay.as_micros() as i64));
     } else {
-        tags.push((
+        tag(
             "WhiteTimeControlDelay",
-            seconds(white.delay.as_micros() as i64),
-        ));
-        tags.push((
+            &seconds(white.delay.as_micros() as i64),
+        );
+        tag(
             "BlackTimeControlDelay",
-            seconds(black.delay.as_micros() as i64),
-        ));
+            &seconds(black.delay.as_micros() as i64),
+        );
     }
 }
 
@@ -184,23 +188,102 @@ fn replay_opening(opening: &crate::event::OpeningRecord) -> Start {
 }
 
 /// Writes one move with its clock comment, after the notes gathered before it. `legal` is
-/// `p`'s legal moves.
+/// `p`'s legal moves, `key` its zobrist key if known; returns the key of the position after
+/// the move if shakmaty could update it (`Referee::play` keeps its keys so).
 #[allow(clippy::too_many_arguments)]
 fn push_move(
     atoms: &mut Atoms,
     notes: &mut Vec<Note>,
     p: &mut Chess,
     legal: &LegalMoves,
+    key: Option<Zobrist64>,
     side: Side,
     m: Move,
     clock_us: i64,
     think_us: i64,
-) {
+) -> Option<Zobrist64> {
     push_notes(atoms, notes);
-    push_number(atoms, p, side);
-    let san = san_plus_among(p, legal, m);
-    atoms.push_with(|text| san.append_to_string(text));
-    push_clocks(atoms, clock_us, think_us);
+    let key_after = key.and_then(|key| p.update_zobrist_hash(key, m, EnPassantMode::Legal));
+    push_ply(atoms, p, side, clock_us, think_us, |p, text| {
+        let san = san_plus_among(p, legal, m, key_after);
+        push_san_plus(text, san);
+    });
+    key_after
+}
+
+/// One ply's text: the move number (`12.`, or `12...`: a black move always carries its
+/// number, since it follows a comment), the move written by `write_move` (which plays it on
+/// `p`), and the clock comment, as three atoms put together on the stack and appended at once.
+fn push_ply(
+    atoms: &mut Atoms,
+    p: &mut Chess,
+    side: Side,
+    clock_us: i64,
+    think_us: i64,
+    write_move: impl FnOnce(&mut Chess, &mut Ply),
+) {
+    let mut ply = Ply::default();
+    ply.push_u64(u64::from(p.fullmoves().get()));
+    ply.push_bytes(match side {
+        Side::White => b".",
+        Side::Black => b"...",
+    });
+    let number = ply.len();
+    ply.push(b' ');
+    write_move(p, &mut ply);
+    let san = ply.len();
+    ply.push(b' ');
+    push_clocks(&mut ply, clock_us, think_us);
+    atoms.push_run(ply.as_bytes(), [number, san, ply.len()]);
+}
+
+/// Room for one ply's text: a move number of up to 10 digits and `...`, a SAN of up to 9
+/// characters (`Qa1xb2#`, `exd8=Q+`), a clock comment with up to 10 digits of hours each
+/// (77 bytes in all), and `MAX_DIGITS` for the number last pushed.
+type Ply = crate::decimal::Ascii<96>;
+
+/// `san` as shakmaty writes it (`SanPlus`'s `Display`), put on the stack.
+fn push_san_plus(text: &mut Ply, san: SanPlus) {
+    let ascii = |c: char| c as u8;
+    match san.san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role != Role::Pawn {
+                text.push(ascii(role.upper_char()));
+            }
+            if let Some(file) = file {
+                text.push(ascii(file.char()));
+            }
+            if let Some(rank) = rank {
+                text.push(ascii(rank.char()));
+            }
+            if capture {
+                text.push(b'x');
+            }
+            text.push_bytes(&[ascii(to.file().char()), ascii(to.rank().char())]);
+            if let Some(promotion) = promotion {
+                text.push_bytes(&[b'=', ascii(promotion.upper_char())]);
+            }
+        }
+        San::Castle(CastlingSide::KingSide) => text.push_bytes(b"O-O"),
+        San::Castle(CastlingSide::QueenSide) => text.push_bytes(b"O-O-O"),
+        San::Put { role, to } => {
+            if role != Role::Pawn {
+                text.push(ascii(role.upper_char()));
+            }
+            text.push_bytes(&[b'@', ascii(to.file().char()), ascii(to.rank().char())]);
+        }
+        San::Null => text.push_bytes(b"--"),
+    }
+    if let Some(suffix) = san.suffix {
+        text.push(ascii(suffix.char()));
+    }
 }
 
 /// `m` in SAN with its `+` or `#`, played on `pos`: shakmaty's
@@ -218,9 +301,15 @@ pub fn san_plus(pos: &mut Chess, m: Move) -> SanPlus {
 }
 
 /// [`san_plus`], with `pos`'s legal moves in hand (`legal`) and those of the position after
-/// the move from the memo (`rules::legal_moves`), which the referee filled for the game's
-/// positions as it was played: no move is generated, where `san_plus` may generate twice.
-fn san_plus_among(pos: &mut Chess, legal: &LegalMoves, m: Move) -> SanPlus {
+/// the move from the memo (`rules::legal_moves`; `key_after` is that position's zobrist key if
+/// known), which the referee filled for the game's positions as it was played: no move is
+/// generated, where `san_plus` may generate twice.
+fn san_plus_among(
+    pos: &mut Chess,
+    legal: &LegalMoves,
+    m: Move,
+    key_after: Option<Zobrist64>,
+) -> SanPlus {
     san_plus_by(
         pos,
         m,
@@ -234,7 +323,7 @@ fn san_plus_among(pos: &mut Chess, legal: &LegalMoves, m: Move) -> SanPlus {
             }
             candidates
         },
-        |after| legal_moves(after).moves().is_empty(),
+        |after| legal_moves(after, key_after).moves().is_empty(),
     )
 }
 
@@ -282,6 +371,7 @@ fn san(pos: &Chess, m: Move, candidates: impl FnOnce(Role, Square) -> MoveList) 
 }
 
 /// The notes gathered since the last move, as one comment.
+#[inline]
 fn push_notes(atoms: &mut Atoms, notes: &mut Vec<Note>) {
     if !notes.is_empty() {
         let text: Vec<String> = notes.drain(..).map(|n| n.text).collect();
@@ -289,27 +379,14 @@ fn push_notes(atoms: &mut Atoms, notes: &mut Vec<Note>) {
     }
 }
 
-/// `12.` or `12...`: a black move always carries its number, since it follows a comment.
-fn push_number(atoms: &mut Atoms, p: &Chess, side: Side) {
-    atoms.push_with(|text| {
-        crate::decimal::push(text, u64::from(p.fullmoves().get()));
-        text.push_str(match side {
-            Side::White => ".",
-            Side::Black => "...",
-        });
-    });
-}
-
-/// The clock comment after a move, as one atom so that no line starts inside it.
-/// Written digit by digit: `format!` here was a tenth of the arena's work per move.
-fn push_clocks(atoms: &mut Atoms, clock_us: i64, think_us: i64) {
-    atoms.push_with(|text| {
-        text.push_str("{[%clk ");
-        write_clock(text, clock_us);
-        text.push_str("] [%emt ");
-        write_clock(text, think_us);
-        text.push_str("]}");
-    });
+/// The clock comment after a move, one atom so that no line starts inside it. Written digit
+/// by digit: `format!` here was a tenth of the arena's work per move.
+fn push_clocks(text: &mut Ply, clock_us: i64, think_us: i64) {
+    text.push_bytes(b"{[%clk ");
+    write_clock(text, clock_us);
+    text.push_bytes(b"] [%emt ");
+    write_clock(text, think_us);
+    text.push_bytes(b"]}");
 }
 
 /// A move whose search was starved of CPU says so in its clock comment:
@@ -342,9 +419,10 @@ pub fn starved_loss_note(record: &GameRecord) -> Option<String> {
 
 /// `pos`'s legal moves, from the process's memo of them (`rules::legal_moves`), which the
 /// referee filled for these very positions as the game was played: a lookup, not a move
-/// generation. The memo finds a position by its zobrist key, as the referee keeps it.
-fn legal_moves(pos: &Chess) -> Arc<LegalMoves> {
-    let zobrist = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+/// generation. The memo finds a position by its zobrist key, as the referee keeps it: `key`
+/// when known (updated move by move, as the referee updates its own), else computed.
+fn legal_moves(pos: &Chess, key: Option<Zobrist64>) -> Arc<LegalMoves> {
+    let zobrist = key.unwrap_or_else(|| pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
     crate::rules::legal_moves(pos, zobrist).0
 }
 
@@ -436,14 +514,14 @@ fn write_stood(
     let (think_us, clock_us) = (illegal.think_us, illegal.clock_us);
     if illegal.kind == Some(IllegalKind::NoPromotion) {
         // The rules made it a queen (WBCA 17, USCF 16, FIDE 7.5.2), or it stood unnoticed.
-        let legal = legal_moves(p);
+        let legal = legal_moves(p, None);
         return match find_move(p, &legal, sent) {
             Some(m) => {
                 notes.push(Note {
                     text: format!("{} sent {sent:?} without its piece: a queen", side.name()),
                     key: None,
                 });
-                push_move(atoms, notes, p, &legal, side, m, clock_us, think_us);
+                push_move(atoms, notes, p, &legal, None, side, m, clock_us, think_us);
                 Stood::Written
             }
             None => Stood::Unknown,
@@ -460,10 +538,10 @@ fn write_stood(
         Chess::from_setup(after.to_setup(EnPassantMode::Legal), p.castles().mode()).is_ok();
     if checked.kind == IllegalKind::NoMove && readable {
         push_notes(atoms, notes);
-        push_number(atoms, p, side);
-        atoms.push("--");
-        push_clocks(atoms, clock_us, think_us);
-        *p = after;
+        push_ply(atoms, p, side, clock_us, think_us, |p, text| {
+            text.push_bytes(b"--");
+            *p = after;
+        });
         return Stood::Written;
     }
     let fen = Fen::from_position(&after, EnPassantMode::Legal);
@@ -518,6 +596,8 @@ struct Movetext {
     plies: u32,
     /// The position the moves are played on; `None` once PGN can follow the game no more.
     pos: Option<Chess>,
+    /// `pos`'s zobrist key, when known.
+    key: Option<Zobrist64>,
     /// Notes not yet written, for the next comment.
     notes: Vec<Note>,
     /// The last thing noted was an illegal move: if the next move is the opponent's, it stood.
@@ -532,6 +612,7 @@ impl Movetext {
             atoms: Atoms::default(),
             plies: 0,
             pos: start.pos.clone(),
+            key: None,
             notes: start
                 .problem
                 .iter()
@@ -561,16 +642,20 @@ impl Movetext {
             .as_ref()
             .filter(|p| Side::from(p.turn()) == side)
             .and_then(|p| {
-                let legal = legal_moves(p);
-                find_move(p, &legal, uci).map(|m| (m, legal))
+                let key = self
+                    .key
+                    .unwrap_or_else(|| p.zobrist_hash(EnPassantMode::Legal));
+                let legal = legal_moves(p, Some(key));
+                find_move(p, &legal, uci).map(|m| (m, legal, key))
             });
         match (self.pos.as_mut(), found) {
-            (Some(p), Some((m, legal))) => {
-                push_move(
+            (Some(p), Some((m, legal, key))) => {
+                self.key = push_move(
                     &mut self.atoms,
                     &mut self.notes,
                     p,
                     &legal,
+                    Some(key),
                     side,
                     m,
                     clock_us,
@@ -609,6 +694,7 @@ impl Movetext {
         if Side::from(p.turn()) != illegal.side || mover == illegal.side {
             return;
         }
+        self.key = None;
         match write_stood(&mut self.atoms, &mut self.notes, p, &illegal) {
             Stood::Written => {
                 self.plies += 1;
@@ -812,11 +898,11 @@ fn push_comment(atoms: &mut Atoms, text: &str) {
         let last = words.peek().is_none();
         atoms.push_with(|text| {
             if first {
-                text.push('{');
+                text.push(b'{');
             }
-            text.push_str(word);
+            text.extend_from_slice(word.as_bytes());
             if last {
-                text.push('}');
+                text.push(b'}');
             }
         });
         first = false;
@@ -861,88 +947,117 @@ fn clean_comment(text: &str) -> String {
 }
 
 /// The movetext's unbreakable pieces (a move number, a SAN, a clock comment, a comment's
-/// word), kept end to end in one string: a string each was three allocations a move.
+/// word), kept in one buffer one space apart, as a line shows them: a string each was three
+/// allocations a move, and copying them one by one into lines cost more than the SAN.
 #[derive(Default)]
 struct Atoms {
-    text: String,
+    /// The atoms, each after a space but the first: ASCII, or the UTF-8 of comment text.
+    text: Vec<u8>,
     /// Where each atom ends in `text`.
     ends: Vec<usize>,
 }
 
 impl Atoms {
     fn push(&mut self, atom: &str) {
-        self.push_with(|text| text.push_str(atom));
+        self.push_with(|text| text.extend_from_slice(atom.as_bytes()));
     }
 
-    /// An atom written by `write` at the end of the text.
-    fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+    /// An atom written by `write` at the end of the text, UTF-8.
+    fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        if !self.ends.is_empty() {
+            self.text.push(b' ');
+        }
         write(&mut self.text);
         self.ends.push(self.text.len());
     }
 
-    fn last(&self) -> Option<&str> {
-        let end = *self.ends.last()?;
-        Some(&self.text[self.start_of_last()..end])
+    /// Atoms already one space apart in `run` (UTF-8), each ending where `ends` says.
+    fn push_run<const N: usize>(&mut self, run: &[u8], ends: [usize; N]) {
+        if !self.ends.is_empty() {
+            self.text.push(b' ');
+        }
+        let base = self.text.len();
+        self.text.extend_from_slice(run);
+        self.ends.extend(ends.map(|end| base + end));
     }
 
-    fn start_of_last(&self) -> usize {
-        match self.ends.len() {
-            0 | 1 => 0,
-            n => self.ends[n - 2],
+    fn last(&self) -> Option<&str> {
+        let end = *self.ends.last()?;
+        let atom = &self.text[self.start(self.ends.len() - 1)..end];
+        Some(std::str::from_utf8(atom).expect("atoms are UTF-8"))
+    }
+
+    /// Where atom `i` starts: after the space that follows the one before it.
+    fn start(&self, i: usize) -> usize {
+        match i {
+            0 => 0,
+            i => self.ends[i - 1] + 1,
         }
     }
 
     /// Drops the last atom's last character.
     fn pop_last_char(&mut self) {
-        if self.last().is_some_and(|a| !a.is_empty()) {
-            let c = self.text.pop().expect("the last atom is not empty");
+        if let Some(c) = self.last().and_then(|a| a.chars().next_back()) {
+            self.text.truncate(self.text.len() - c.len_utf8());
             *self.ends.last_mut().expect("an atom") -= c.len_utf8();
         }
     }
 
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(self.ends.iter().copied())
-            .map(|(start, end)| &self.text[start..end])
+        (0..self.ends.len())
+            .map(|i| std::str::from_utf8(&self.text[self.start(i)..self.ends[i]]).expect("UTF-8"))
     }
 }
 
 /// Appends the atoms to `out`, joined with single spaces into lines of at most `MAX_LINE`
-/// columns, each ended by a newline.
+/// columns, each ended by a newline. An atom that starts a line follows no space (an empty
+/// atom there leaves the line empty, so the next one follows none either).
 fn wrap_into(out: &mut String, atoms: &Atoms) {
-    // The line's length in characters, kept as it grows (counting it again for every atom
-    // cost more than the SAN). Text all ASCII, as a movetext mostly is, has a character a
-    // byte: asked once, not counted atom by atom.
-    let ascii = atoms.text.is_ascii();
+    let text = std::str::from_utf8(&atoms.text).expect("atoms are UTF-8");
+    // The line's length in characters, kept as it grows. Text all ASCII, as a movetext mostly
+    // is, has a character a byte: asked once, not atom by atom.
+    let ascii = text.is_ascii();
     let mut width = 0;
-    for atom in atoms.iter() {
+    // `text` up to `copied` is in `out`; the spaces between atoms stay where a line goes on.
+    let mut copied = 0;
+    for (i, &end) in atoms.ends.iter().enumerate() {
+        let start = atoms.start(i);
         let atom_width = if ascii {
-            atom.len()
+            end - start
         } else {
-            atom.chars().count()
+            text[start..end].chars().count()
         };
         if width == 0 {
-            out.push_str(atom);
+            if i > 0 {
+                // No space before the line's first atom.
+                out.push_str(&text[copied..start - 1]);
+                copied = start;
+            }
             width = atom_width;
         } else if width + 1 + atom_width <= MAX_LINE {
-            out.push(' ');
-            out.push_str(atom);
             width += 1 + atom_width;
         } else {
+            out.push_str(&text[copied..start - 1]);
             out.push('\n');
-            out.push_str(atom);
+            copied = start;
             width = atom_width;
         }
     }
+    out.push_str(&text[copied..]);
     if width > 0 {
         out.push('\n');
     }
 }
 
-/// A tag value with `\` and `"` escaped (PGN 8.1.1) and control characters as spaces.
-fn escape_tag(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
+/// A tag value with `\\` and `"` escaped (PGN 8.1.1) and control characters as spaces,
+/// appended to `out`. A value of printable ASCII but those two is copied whole.
+fn push_tag_value(out: &mut String, value: &str) {
+    let plain = |b: u8| (b' '..=b'~').contains(&b) && b != b'\\' && b != b'"';
+    if value.bytes().all(plain) {
+        out.push_str(value);
+        return;
+    }
     for c in value.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -951,37 +1066,29 @@ fn escape_tag(value: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// `H:MM:SS.t` for `[%clk]`/`[%emt]`: negative values are clamped at zero, tenths truncated.
 #[cfg(test)]
 fn clock(us: i64) -> String {
-    let mut text = String::new();
+    let mut text = Ply::default();
     write_clock(&mut text, us);
-    text
+    String::from_utf8(text.as_bytes().to_vec()).unwrap()
 }
 
 /// `H:MM:SS.t`, what `clock` returns, appended to `out`.
-fn write_clock(out: &mut String, us: i64) {
-    // Unsigned, so that the compiler sees each digit is ASCII and pushes it as one byte.
-    let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+fn write_clock(out: &mut Ply, us: i64) {
     let tenths = us.max(0).unsigned_abs() / 100_000;
     let hours = tenths / 36_000;
     if hours < 10 {
-        out.push(digit(hours));
+        out.push(b'0' + hours as u8);
     } else {
-        crate::decimal::push(out, hours);
+        out.push_u64(hours);
     }
-    let (minutes, seconds) = (tenths / 600 % 60, tenths / 10 % 60);
-    out.push(':');
-    out.push(digit(minutes / 10));
-    out.push(digit(minutes));
-    out.push(':');
-    out.push(digit(seconds / 10));
-    out.push(digit(seconds));
-    out.push('.');
-    out.push(digit(tenths));
+    let [m1, m2] = crate::decimal::two_digits((tenths / 600 % 60) as u8);
+    let [s1, s2] = crate::decimal::two_digits((tenths / 10 % 60) as u8);
+    // Placed in one piece of a known length, which the compiler copies without a loop.
+    out.push_bytes(&[b':', m1, m2, b':', s1, s2, b'.', b'0' + (tenths % 10) as u8]);
 }
 
 /// `H:MM:SS.mmm` with a sign when negative, for notes (a negative clock is worth the detail).
@@ -1016,21 +1123,39 @@ fn parse_started(started: &str) -> Option<chrono::DateTime<chrono::Utc>> {
         .map(|t| t.with_timezone(&chrono::Utc))
 }
 
-/// The `Date` tag: `YYYY.MM.DD` (UTC), `????.??.??` when the start time is not RFC 3339.
-fn pgn_date(started: &str) -> String {
-    parse_started(started).map_or_else(
-        || "????.??.??".to_string(),
-        |t| t.format("%Y.%m.%d").to_string(),
-    )
+/// The `Date` and `UTCDate` tags: `YYYY.MM.DD` (UTC), as chrono's `%Y.%m.%d` writes it.
+/// Without a start time in RFC 3339 the `Date` is `????.??.??` and there is no `UTCDate`.
+fn pgn_date(t: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Datelike;
+    let year = t.year();
+    if !(0..=9999).contains(&year) {
+        // chrono writes such a year with its sign.
+        return t.format("%Y.%m.%d").to_string();
+    }
+    let mut text = crate::decimal::Ascii::<10>::default();
+    text.push_two((year / 100) as u8);
+    text.push_two((year % 100) as u8);
+    text.push(b'.');
+    text.push_two(t.month() as u8);
+    text.push(b'.');
+    text.push_two(t.day() as u8);
+    text.as_str().to_string()
 }
 
-fn utc_date_time(started: &str) -> Option<(String, String)> {
-    parse_started(started).map(|t| {
-        (
-            t.format("%Y.%m.%d").to_string(),
-            t.format("%H:%M:%S").to_string(),
-        )
-    })
+/// The `UTCTime` tag: `HH:MM:SS`, as chrono's `%H:%M:%S` writes it.
+fn pgn_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Timelike;
+    if t.nanosecond() >= 1_000_000_000 {
+        // A leap second, which chrono writes as second 60.
+        return t.format("%H:%M:%S").to_string();
+    }
+    let mut text = crate::decimal::Ascii::<8>::default();
+    text.push_two(t.hour() as u8);
+    text.push(b':');
+    text.push_two(t.minute() as u8);
+    text.push(b':');
+    text.push_two(t.second() as u8);
+    text.as_str().to_string()
 }
 
 fn claimable(what: Claimable) -> &'static str {
@@ -1053,7 +1178,7 @@ pub(crate) mod tests {
         let mut atoms = Atoms::default();
         assert_eq!(atoms.last(), None);
         atoms.push("1.");
-        atoms.push_with(|t| t.push_str("e4"));
+        atoms.push_with(|t| t.extend_from_slice(b"e4"));
         atoms.push("{[%clk 0:05:00.0]}");
         assert_eq!(atoms.last(), Some("{[%clk 0:05:00.0]}"));
         // The starved note reopens the clock comment: its brace goes, the others stay.
@@ -1066,6 +1191,71 @@ pub(crate) mod tests {
         let mut out = String::new();
         wrap_into(&mut out, &atoms);
         assert_eq!(out, "1. e4 {[%clk 0:05:00.0] starvé\n");
+    }
+
+    /// How atoms were joined into lines before they were kept one space apart: each copied
+    /// in turn after a space or a newline.
+    fn wrap_one_by_one(atoms: &[&str]) -> String {
+        let mut out = String::new();
+        let mut width = 0;
+        for atom in atoms {
+            let atom_width = atom.chars().count();
+            if width == 0 {
+                out.push_str(atom);
+                width = atom_width;
+            } else if width + 1 + atom_width <= MAX_LINE {
+                out.push(' ');
+                out.push_str(atom);
+                width += 1 + atom_width;
+            } else {
+                out.push('\n');
+                out.push_str(atom);
+                width = atom_width;
+            }
+        }
+        if width > 0 {
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn lines_wrap_as_atoms_copied_one_by_one_wrapped_them() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        const PIECES: [&str; 9] = [
+            "",
+            "e4",
+            "12...",
+            "{[%clk 0:04:58.1] [%emt 0:00:01.9]}",
+            "é",
+            "starvé}",
+            "{x",
+            "Nxe5+",
+            "1-0",
+        ];
+        let mut rng = StdRng::seed_from_u64(80);
+        for _ in 0..3_000 {
+            let mut atoms = Atoms::default();
+            let mut expected: Vec<String> = Vec::new();
+            for _ in 0..rng.random_range(0..60) {
+                let atom: String = (0..rng.random_range(1..4))
+                    .map(|_| PIECES[rng.random_range(0..PIECES.len())])
+                    .collect();
+                let atom = if rng.random_bool(0.02) {
+                    "x".repeat(78 + rng.random_range(0..4))
+                } else {
+                    atom
+                };
+                atoms.push(&atom);
+                expected.push(atom);
+            }
+            let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+            let mut out = String::new();
+            wrap_into(&mut out, &atoms);
+            assert_eq!(out, wrap_one_by_one(&expected), "{expected:?}");
+            assert_eq!(atoms.iter().collect::<Vec<_>>(), expected);
+        }
     }
 
     #[test]
@@ -1114,12 +1304,13 @@ pub(crate) mod tests {
                 }
                 for &m in &moves {
                     let (mut ours, mut theirs) = (pos.clone(), pos.clone());
-                    assert_eq!(
-                        san_plus(&mut ours, m),
-                        SanPlus::from_move_and_play_unchecked(&mut theirs, m),
-                        "{}",
-                        Fen::from_position(&pos, EnPassantMode::Legal)
-                    );
+                    let san = san_plus(&mut ours, m);
+                    let expected = SanPlus::from_move_and_play_unchecked(&mut theirs, m);
+                    let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+                    assert_eq!(san, expected, "{fen}");
+                    let mut text = Ply::default();
+                    push_san_plus(&mut text, san);
+                    assert_eq!(text.as_bytes(), expected.to_string().as_bytes(), "{fen}");
                     checked += 1;
                 }
                 pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
@@ -1807,12 +1998,74 @@ while True:
     }
 
     #[test]
+    fn dates_times_and_tag_values_as_chrono_and_the_escaper_wrote_them() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut started: Vec<String> = (0..2_000)
+            .map(|_| {
+                let t = chrono::DateTime::from_timestamp(
+                    rng.random_range(-70_000_000_000..300_000_000_000),
+                    rng.random_range(0..1_000_000_000),
+                )
+                .unwrap();
+                t.to_rfc3339()
+            })
+            .collect();
+        started.extend(
+            [
+                "2016-12-31T23:59:60Z",
+                "0000-01-01T00:00:00Z",
+                "9999-12-31T23:59:59.999+01:00",
+                "2026-11-26T05:36:58.339-11:30",
+            ]
+            .map(String::from),
+        );
+        let mut checked = 0;
+        for text in &started {
+            // Years before 0 are written with a sign, which RFC 3339 does not read.
+            let Some(t) = parse_started(text) else {
+                continue;
+            };
+            checked += 1;
+            assert_eq!(pgn_date(t), t.format("%Y.%m.%d").to_string(), "{text}");
+            assert_eq!(pgn_time(t), t.format("%H:%M:%S").to_string(), "{text}");
+        }
+        assert!(checked > 1_500, "{checked}");
+        for value in [
+            "plain",
+            "a \"quoted\" \\ name",
+            "tab\there",
+            "\u{85}c1",
+            "é",
+            "~ ok",
+        ] {
+            let mut expected = String::new();
+            for c in value.chars() {
+                match c {
+                    '\\' => expected.push_str("\\\\"),
+                    '"' => expected.push_str("\\\""),
+                    c if c.is_control() => expected.push(' '),
+                    c => expected.push(c),
+                }
+            }
+            let mut ours = String::new();
+            push_tag_value(&mut ours, value);
+            assert_eq!(ours, expected);
+        }
+    }
+
+    #[test]
     fn clock_format_truncates_tenths_and_clamps() {
         assert_eq!(clock(293_299_999), "0:04:53.2");
         assert_eq!(clock(-5), "0:00:00.0");
         assert_eq!(clock(3_723_400_000), "1:02:03.4");
         // Digit by digit, as `format!` wrote it.
-        for us in (-200_000..400_000_000_000i64).step_by(99_999_937) {
+        let extremes = [i64::MIN, i64::MAX, 35_999_999_999, 36_000_000_000];
+        for us in (-200_000..400_000_000_000i64)
+            .step_by(99_999_937)
+            .chain(extremes)
+        {
             let tenths = us.max(0) / 100_000;
             let (h, m, s, t) = (
                 tenths / 36_000,
