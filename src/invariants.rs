@@ -237,33 +237,29 @@ fn charged_a_shortage(record: &GameRecord) -> Option<String> {
     })
 }
 
+/// A ruling in words: `1-0 flag (FIDE A4.3)`.
+fn in_words(
+    result: &str,
+    termination: impl std::fmt::Display,
+    rule: impl std::fmt::Display,
+) -> String {
+    format!("{result} {termination} ({rule})")
+}
+
 /// Why the game's record, re-ruled under its own ruleset, gives another ruling.
 fn rerules_otherwise(record: &GameRecord, rules: RunRules) -> Option<String> {
     let outcome = record.outcome()?;
     let mut settings = rules.settings.clone();
     settings.ruleset = record.ruleset;
-    // The rulings in words, written only when they differ (the same words, the same ruling:
-    // neither a result nor a termination has a space).
-    let played = || {
-        format!(
-            "{} {} ({})",
-            outcome.result.as_str(),
-            outcome.termination,
-            outcome.rule
-        )
-    };
+    // The rulings in words are written only when they differ.
+    let played = || in_words(outcome.result.as_str(), outcome.termination, outcome.rule);
     match rerule(record, &settings, rules.watchers) {
         Rerule::Ended { ending, .. } => {
             let same = ending.result == outcome.result
                 && ending.termination == outcome.termination
                 && ending.rule == outcome.rule;
             (!same).then(|| {
-                let again = format!(
-                    "{} {} ({})",
-                    ending.result.as_str(),
-                    ending.termination,
-                    ending.rule
-                );
+                let again = in_words(ending.result.as_str(), ending.termination, ending.rule);
                 format!(
                     "played {}, but re-ruled from its events under {} {again}",
                     played(),
