@@ -81,6 +81,7 @@ pub fn game_pgn(record: &GameRecord) -> String {
         push_tag_value(&mut out, value);
         out.push_str("\"]\n");
     };
+    // Without a start time in RFC 3339 the `Date` is `????.??.??` and there is no `UTCDate`.
     let started = parse_started(&record.started).map(|t| (pgn_date(t), pgn_time(t)));
     tag("Event", "blitz-arena");
     tag("Site", "?");
@@ -1124,7 +1125,6 @@ fn parse_started(started: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// The `Date` and `UTCDate` tags: `YYYY.MM.DD` (UTC), as chrono's `%Y.%m.%d` writes it.
-/// Without a start time in RFC 3339 the `Date` is `????.??.??` and there is no `UTCDate`.
 fn pgn_date(t: chrono::DateTime<chrono::Utc>) -> String {
     use chrono::Datelike;
     let year = t.year();
