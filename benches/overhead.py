@@ -478,7 +478,7 @@ PARTS = [
     ("the games (game loop, engines' I/O, live referee)", "blitz_arena::game::play::{{closure}}"),
     ("  the live referee", "blitz_arena::game::Game::record"),
     ("the engines' output, read and split on the game's thread",
-     "blitz_arena::engine::pipes::direct::Shared::read"),
+     "blitz_arena::engine::pipes::direct::Shared::read_with"),
     ("the dead-position test (every caller)", "blitz_arena::rules::material::is_dead_given"),
     ("  chasolver itself", "chasolver::is_unwinnable_fast"),
     ("report.html", "blitz_arena::report::html::HtmlReport::add"),

@@ -316,20 +316,13 @@ impl Lines {
     /// The next line; `None` once the engine's side is gone. Cancel-safe.
     pub async fn recv(&mut self) -> Option<Line> {
         let line = match self.pipes.as_ref().and_then(pipes::Watch::on_this_thread) {
-            // Read on the game's thread: the game reads the pipes itself while it waits.
+            // Read on the game's thread: what the pipes hold is read now, and the queue wakes
+            // the game when a line reaches it.
             Some(reader) => {
                 let _waits = reader.game_waits();
                 std::future::poll_fn(|cx| {
-                    let coop = std::task::ready!(tokio::task::coop::poll_proceed(cx));
                     reader.read_for_game(cx);
-                    match self.rx.try_recv() {
-                        Ok(line) => {
-                            coop.made_progress();
-                            Poll::Ready(Some(line))
-                        }
-                        Err(mpsc::error::TryRecvError::Disconnected) => Poll::Ready(None),
-                        Err(mpsc::error::TryRecvError::Empty) => Poll::Pending,
-                    }
+                    self.rx.poll_recv(cx)
                 })
                 .await
             }
@@ -892,6 +885,39 @@ mod tests {
             assert_eq!(report, b"info depth 1 score cp 5");
             assert!(report.capacity() <= ROOM_KEPT, "{}", report.capacity());
         }
+        process.kill().await;
+    }
+
+    /// On a lane (the game's own thread reads its engines), the `info` lines of a search are
+    /// read and kept as they come without running the game: its wait for `bestmove` is polled
+    /// when it starts and when the move arrives, not once for each of the 40 lines an engine
+    /// printed apart (the pauses make each its own read; before, each woke the game).
+    #[tokio::test]
+    async fn info_lines_read_on_the_game_s_thread_do_not_wake_the_game() {
+        super::pipes::read_on_this_thread();
+        let mut process = sh(concat!(
+            "for i in $(seq 40); do echo \"info depth $i score cp $i\"; sleep 0.005; done; ",
+            "echo bestmove e2e4",
+        ))
+        .await;
+        let mut polls = 0;
+        let line = {
+            let mut recv = std::pin::pin!(process.lines.recv());
+            std::future::poll_fn(|cx| {
+                polls += 1;
+                std::future::Future::poll(recv.as_mut(), cx)
+            })
+            .await
+        };
+        assert!(
+            matches!(&line, Some(Line::Text { text, .. }) if text == "bestmove e2e4"),
+            "{line:?}"
+        );
+        assert!(polls <= 3, "the game was polled {polls} times");
+        assert_eq!(
+            process.last_info.lock().unwrap().as_deref(),
+            Some(&b"info depth 40 score cp 40"[..])
+        );
         process.kill().await;
     }
 

@@ -8,19 +8,21 @@
 //! 64 KiB at a time and no further until the line queue has room, so the engine blocks on
 //! its pipe.
 //!
-//! Who reads: the game itself while it waits for the engine's lines ([`TaskWatch::read_for_game`],
-//! from `Lines::recv`), else a task of the engine's own. The runtime is told of the pipes'
-//! readiness through one waker (`Hub`), which wakes the game while it waits for this engine
-//! and the task otherwise: a move's `bestmove` costs one poll of one task, the game's, where
-//! a reader task that queued the line and woke the game cost two (docs/performance.md). The
-//! other engine's lines (pondering, a `bestmove` sent out of turn) wake its task, which reads
-//! and stamps them at once, as before.
+//! Who reads: the runtime's own wake-up. Each pipe's waker (`PipeWaker`) reads the pipe when
+//! the runtime finds it readable, on the lane's thread, and stamps its lines then; a line
+//! reaches the game's queue, which wakes the game. An `info` line (Stockfish prints about
+//! eight a move) is kept as the search report without running the game at all, and a
+//! move's `bestmove` costs one poll of one task, the game's (docs/performance.md). The game
+//! also reads what the pipes hold when it starts to wait ([`TaskWatch::read_for_game`], from
+//! `Lines::recv`). Only when the pipes are being read already, further up the same thread,
+//! does a wake-up go to a reader instead (`Hub`): the game while it waits for this engine,
+//! else a task of the engine's own.
 
 use std::cell::Cell;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use tokio::io::unix::{AsyncFd, AsyncFdReadyGuard};
@@ -67,8 +69,8 @@ impl Drop for TaskWatch {
 
 impl TaskWatch {
     /// The game waits for the engine's lines: reads what its pipes hold now, and has the
-    /// game (`cx`) woken, not the task, when they hold more, until the [`GameWaits`] made
-    /// for this wait is dropped.
+    /// game (`cx`) rather than the task read them when a wake-up cannot (see `PipeWaker`),
+    /// until the [`GameWaits`] made for this wait is dropped.
     pub fn read_for_game(&self, cx: &Context<'_>) {
         {
             let mut wakers = self.shared.hub.wakers();
@@ -121,11 +123,28 @@ impl Shared {
 
     /// Reads what the pipes that woke the hub hold; whether both have ended.
     fn read(&self) -> bool {
+        if self.hub.woken.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        self.read_with(self.reader())
+    }
+
+    /// [`Shared::read`], unless the reader is held (by this thread further up, or another):
+    /// `None` then.
+    fn try_read(&self) -> Option<bool> {
+        let reader = match self.reader.try_lock() {
+            Ok(reader) => reader,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(self.read_with(reader))
+    }
+
+    fn read_with(&self, mut reader: MutexGuard<'_, Option<Reader>>) -> bool {
         let woken = self.hub.woken.swap(0, Ordering::AcqRel);
         if woken == 0 {
             return false;
         }
-        let mut reader = self.reader();
         let Some(pipes) = reader.as_mut() else {
             return true;
         };
@@ -146,10 +165,10 @@ const STDOUT: u8 = 1;
 const STDERR: u8 = 2;
 const EXIT: u8 = 4;
 
-/// Where the runtime's wake-ups for an engine's pipes go: to the game while it waits for the
-/// engine's lines, else to the reader task. Each pipe has a waker of its own (`PipeWaker`),
-/// which marks it: a read looks only at the pipes that woke it (a look at a pipe that has
-/// nothing costs about 130 instructions).
+/// Who reads an engine's pipes when a wake-up finds them being read already: the game while
+/// it waits for the engine's lines, else the reader task. Each pipe has a waker of its own
+/// (`PipeWaker`), which marks it: a read looks only at the pipes that woke it (a look at a
+/// pipe that has nothing costs about 130 instructions).
 struct Hub {
     wakers: Mutex<Wakers>,
     /// The pipes woken since they were last looked at (all of them at first).
@@ -170,8 +189,9 @@ impl Hub {
         self.wakers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wake(&self, pipe: u8) {
-        self.woken.fetch_or(pipe, Ordering::AcqRel);
+    /// Wakes whoever reads the pipes now: the game while it waits for their lines, else the
+    /// reader task.
+    fn wake(&self) {
         let mut wakers = self.wakers();
         if wakers.game_waits {
             if let Some(game) = &wakers.game {
@@ -187,18 +207,43 @@ impl Hub {
 }
 
 /// The waker of one pipe (`pipe`, its bit).
+///
+/// The runtime calls it on the game's thread when the pipe has output, and it reads the pipe
+/// there and then, stamping the lines as `read` returns: the game's task runs only when a
+/// line reaches its queue (the queue wakes it), not for each `info` line an engine prints
+/// while it thinks (Stockfish prints about eight a move; docs/performance.md). Only when the
+/// pipes are being read already (further up this thread, or on another) does it wake their
+/// reader instead, as the hub says.
 struct PipeWaker {
     hub: Arc<Hub>,
+    /// Weak: `Shared` holds this waker.
+    shared: Weak<Shared>,
     pipe: u8,
+}
+
+impl PipeWaker {
+    fn read_or_wake(&self) {
+        self.hub.woken.fetch_or(self.pipe, Ordering::AcqRel);
+        match self.shared.upgrade().and_then(|shared| shared.try_read()) {
+            Some(false) => {}
+            // Both pipes ended: the reader task ends too.
+            Some(true) => {
+                if let Some(task) = &self.hub.wakers().task {
+                    task.wake_by_ref();
+                }
+            }
+            None => self.hub.wake(),
+        }
+    }
 }
 
 impl Wake for PipeWaker {
     fn wake(self: Arc<Self>) {
-        self.hub.wake(self.pipe);
+        self.read_or_wake();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.hub.wake(self.pipe);
+        self.read_or_wake();
     }
 }
 
@@ -222,12 +267,6 @@ pub(super) fn watch(mut pipes: Pipes) -> io::Result<TaskWatch> {
         wakers: Mutex::default(),
         woken: AtomicU8::new(STDOUT | STDERR | EXIT),
     });
-    let waker = |pipe| {
-        Waker::from(Arc::new(PipeWaker {
-            hub: Arc::clone(&hub),
-            pipe,
-        }))
-    };
     let reader = Reader {
         pipes,
         stdout,
@@ -238,11 +277,20 @@ pub(super) fn watch(mut pipes: Pipes) -> io::Result<TaskWatch> {
         delivering: false,
         buf: vec![0u8; READ],
     };
-    let shared = Arc::new(Shared {
-        reader: Mutex::new(Some(reader)),
-        wakers: [waker(STDOUT), waker(STDERR), waker(EXIT)],
-        hub,
-        tail,
+    let shared = Arc::new_cyclic(|shared: &Weak<Shared>| {
+        let waker = |pipe| {
+            Waker::from(Arc::new(PipeWaker {
+                hub: Arc::clone(&hub),
+                shared: Weak::clone(shared),
+                pipe,
+            }))
+        };
+        Shared {
+            reader: Mutex::new(Some(reader)),
+            wakers: [waker(STDOUT), waker(STDERR), waker(EXIT)],
+            hub,
+            tail,
+        }
     });
     let task = tokio::spawn(read_engine(Arc::clone(&shared)));
     Ok(TaskWatch { task, shared })
