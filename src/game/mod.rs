@@ -26,7 +26,7 @@ use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::pvcheck;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
-use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
+use crate::rules::{Checked, Ending, Referee, RefereeSettings, Verdict};
 use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::FlagMode;
@@ -405,9 +405,15 @@ impl Game<'_> {
 
     /// Records an event and asks the referee what it means.
     fn record(&mut self, event: Event) -> Verdict {
+        self.record_checked(event, None)
+    }
+
+    /// [`Game::record`], given what the referee found the text of `event`, a `Move`, to be in
+    /// this position (`Referee::check_legal`), so that it does not check it again.
+    fn record_checked(&mut self, event: Event, checked: Option<Checked>) -> Verdict {
         let plies = self.referee.plies();
         let carries_its_move = matches!(event, Event::Move { .. } | Event::Unnoticed { .. });
-        let verdict = self.referee.apply(&event);
+        let verdict = self.referee.apply_checked(&event, checked);
         // A move the rules played themselves (a pawn sent without its piece becomes a queen:
         // WBCA 17, USCF 16, FIDE 7.5.2) goes to the engines too. A `Move` is sent by the
         // caller; an illegal move that stands rebuilds the position from its FEN.
@@ -541,8 +547,8 @@ impl Game<'_> {
         let t_us = self.us(at);
         // What the move is, found once: `on_reply` rules the same text in the same position,
         // unless an injected illegal move takes its place.
-        let mut check = Some(self.referee.check_move(&text));
-        if matches!(check, Some(MoveCheck::Legal(_))) {
+        let mut check = Some(self.referee.check_legal(&text));
+        if matches!(check, Some(Ok(_))) {
             match self.injector.replace_move(self.referee.position()) {
                 Some(IllegalInjection::Injected { kind, uci }) => {
                     self.events.push(Event::Injected {
@@ -779,12 +785,12 @@ impl Game<'_> {
     }
 
     /// Handles the thinking engine's `bestmove` read at `at`; `check` is what the referee found
-    /// `text` to be in the current position, when it was asked already.
+    /// `text` to be in the current position (`Referee::check_legal`), when it was asked already.
     fn on_reply(
         &mut self,
         side: Side,
         text: String,
-        check: Option<MoveCheck>,
+        check: Option<Result<Checked, MoveCheck>>,
         at: Instant,
         info: crate::event::SearchInfo,
     ) -> Option<Ending> {
@@ -813,7 +819,10 @@ impl Game<'_> {
             });
             return self.act(verdict, at);
         }
-        let check = check.unwrap_or_else(|| self.referee.check_move(&text));
+        let (check, checked) = match check.unwrap_or_else(|| self.referee.check_legal(&text)) {
+            Ok(checked) => (MoveCheck::Legal(checked.get()), Some(checked)),
+            Err(check) => (check, None),
+        };
         let event = match check {
             MoveCheck::Legal(m) => {
                 let uci = crate::rules::uci_text_in(self.referee.position(), m, text);
@@ -845,7 +854,7 @@ impl Game<'_> {
                 kind: None,
             },
         };
-        let verdict = self.record(event);
+        let verdict = self.record_checked(event, checked);
         // `record` keeps the event last: a legal move goes to the engines from there.
         if let Some(Event::Move { uci, .. }) = self.events.last() {
             self.position.push(uci);

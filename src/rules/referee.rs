@@ -8,6 +8,7 @@
 //! another ruleset give that ruleset's rulings.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -267,6 +268,33 @@ pub struct Referee {
     /// game started so, or an illegal move stood since. Positions reached by legal moves from
     /// one where it is not never have it, so `is_king_capture` reads no text in them.
     king_exposed: bool,
+    /// This position's stamp (`next_stamp`): a `Checked` move made in it carries it.
+    stamp: u64,
+}
+
+/// The stamps of the positions referees stand on, one per change of a referee's position,
+/// never the same twice in the process (a clone keeps its stamp with the same position):
+/// a `Checked` move is trusted only on the position it was checked on.
+static STAMPS: AtomicU64 = AtomicU64::new(0);
+
+fn next_stamp() -> u64 {
+    STAMPS.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A move text [`Referee::check_legal`] found legal, and the position it was found in.
+/// Handed to [`Referee::apply_checked`] with the `Move` event whose text names it (the text
+/// checked, or `uci_text` of the move), the move is played without the text being checked a
+/// second time; on any other position the text is checked as [`Referee::apply`] checks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    m: Move,
+    stamp: u64,
+}
+
+impl Checked {
+    pub fn get(self) -> Move {
+        self.m
+    }
 }
 
 impl Referee {
@@ -302,6 +330,7 @@ impl Referee {
             legal: Arc::default(),
             legal_known: false,
             king_exposed,
+            stamp: next_stamp(),
         }
     }
 
@@ -409,6 +438,18 @@ impl Referee {
         }
     }
 
+    /// [`Referee::check_move`], a legal move bound to the current position (for
+    /// [`Referee::apply_checked`]); `Err` holds what an illegal text is, never `Legal`.
+    pub fn check_legal(&self, text: &str) -> Result<Checked, MoveCheck> {
+        match self.check_move(text) {
+            MoveCheck::Legal(m) => Ok(Checked {
+                m,
+                stamp: self.stamp,
+            }),
+            other => Err(other),
+        }
+    }
+
     /// Whether `text` captures the king the opponent left in check.
     pub fn is_king_capture(&self, text: &str) -> bool {
         self.king_exposed && illegal::king_capture(&self.pos, text)
@@ -416,6 +457,12 @@ impl Referee {
 
     /// Takes one event into account and says what it means.
     pub fn apply(&mut self, event: &Event) -> Verdict {
+        self.apply_checked(event, None)
+    }
+
+    /// [`Referee::apply`], given what [`Referee::check_legal`] found the text of `event`, a
+    /// `Move`, to be (ignored for other events, and on another position than its own).
+    pub fn apply_checked(&mut self, event: &Event, checked: Option<Checked>) -> Verdict {
         if self.ending.is_some() {
             // After the end only a stall can refine a flag ruling (engine-stall).
             if let Event::EngineFault {
@@ -454,7 +501,7 @@ impl Referee {
                 ..
             } => {
                 self.last_move_us = *t_us;
-                self.on_move(*side, uci, info.score)
+                self.on_move(*side, uci, info.score, checked)
             }
             Event::IllegalMove {
                 side,
@@ -508,6 +555,7 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
+        self.stamp = next_stamp();
         self.last_move = Some(m);
         let irreversible = self.pos.is_irreversible(m);
         // The key after the move from the key before it (the last of `history`), where
@@ -530,11 +578,25 @@ impl Referee {
         self.plies += 1;
     }
 
-    fn on_move(&mut self, side: Side, uci: &str, score: Option<Score>) -> Verdict {
-        let m = match self.check_move(uci) {
-            MoveCheck::Legal(m) => m,
-            // A record whose Move is not legal was not written by this arena: rule it illegal.
-            _ => return self.on_illegal(side, uci, None),
+    fn on_move(
+        &mut self,
+        side: Side,
+        uci: &str,
+        score: Option<Score>,
+        checked: Option<Checked>,
+    ) -> Verdict {
+        let m = match checked.filter(|c| c.stamp == self.stamp) {
+            // Checked on this very position: `check_move` would find the same.
+            Some(c) => {
+                debug_assert_eq!(self.check_move(uci), MoveCheck::Legal(c.m));
+                c.m
+            }
+            None => match self.check_move(uci) {
+                MoveCheck::Legal(m) => m,
+                // A record whose Move is not legal was not written by this arena: rule it
+                // illegal.
+                _ => return self.on_illegal(side, uci, None),
+            },
         };
         self.play(m);
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
@@ -885,7 +947,7 @@ impl Referee {
                 };
                 if self.pos.is_legal(m) {
                     let mover = self.turn();
-                    return self.on_move(mover, &uci_text(&self.pos, m), None);
+                    return self.on_move(mover, &uci_text(&self.pos, m), None, None);
                 }
                 Verdict::Continue
             }
@@ -919,6 +981,7 @@ impl Referee {
         self.pos = after;
         self.king_exposed = true;
         self.legal_known = false;
+        self.stamp = next_stamp();
         self.history.clear();
         self.checks.clear();
         self.history
@@ -1431,6 +1494,7 @@ impl Referee {
                 if side == offender {
                     self.pos = snapshot.pos;
                     self.legal_known = false;
+                    self.stamp = next_stamp();
                     self.history = snapshot.history;
                     self.checks = snapshot.checks;
                     self.plies = snapshot.plies;
