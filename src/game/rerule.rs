@@ -427,7 +427,7 @@ impl Replay<'_> {
             Event::Move { side, uci, .. } | Event::IllegalMove { side, uci, .. } => {
                 let on_turn = *side == self.referee.turn();
                 let checked = match event {
-                    Event::Move { .. } if on_turn => self.referee.check_legal(uci).ok(),
+                    Event::Move { .. } if on_turn => self.referee.check_legal(uci).legal(),
                     _ => None,
                 };
                 let fits =

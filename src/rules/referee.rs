@@ -297,6 +297,26 @@ impl Checked {
     }
 }
 
+/// What an engine's move text is in the referee's current position, as
+/// [`Referee::check_move`] says, with a legal move bound to the position
+/// ([`Referee::check_legal`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckedMove {
+    Legal(Checked),
+    Illegal(Illegal),
+    Unplayable { reason: String },
+}
+
+impl CheckedMove {
+    /// The legal move, bound to its position.
+    pub fn legal(self) -> Option<Checked> {
+        match self {
+            CheckedMove::Legal(checked) => Some(checked),
+            _ => None,
+        }
+    }
+}
+
 impl Referee {
     /// A referee for a game that starts at `pos`; `history` holds the positions that came
     /// before it (opening moves), for repetitions.
@@ -438,16 +458,21 @@ impl Referee {
         }
     }
 
-    /// [`Referee::check_move`], a legal move bound to the current position (for
-    /// [`Referee::apply_checked`]); `Err` holds what an illegal text is, never `Legal`.
-    pub fn check_legal(&self, text: &str) -> Result<Checked, MoveCheck> {
-        match self.check_move(text) {
-            MoveCheck::Legal(m) => Ok(Checked {
-                m,
-                stamp: self.stamp,
-            }),
-            other => Err(other),
-        }
+    /// [`Referee::check_move`], with a legal move bound to the current position (for
+    /// [`Referee::apply_checked`]).
+    pub fn check_legal(&self, text: &str) -> CheckedMove {
+        let m = match self.known_legal(text) {
+            Some(m) => m,
+            None => match illegal::check(&self.pos, text) {
+                MoveCheck::Legal(m) => m,
+                MoveCheck::Illegal(illegal) => return CheckedMove::Illegal(illegal),
+                MoveCheck::Unplayable { reason } => return CheckedMove::Unplayable { reason },
+            },
+        };
+        CheckedMove::Legal(Checked {
+            m,
+            stamp: self.stamp,
+        })
     }
 
     /// Whether `text` captures the king the opponent left in check.
