@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
@@ -584,17 +584,23 @@ impl Referee {
         self.last_move = Some(m);
         let irreversible = self.pos.is_irreversible(m);
         // The key after the move from the key before it (the last of `history`), where
-        // shakmaty can update it (not around en passant, castling rights or king moves).
-        let updated = self
-            .history
-            .last()
-            .and_then(|&key| self.pos.update_zobrist_hash(key, m, EnPassantMode::Legal));
+        // shakmaty can update it (not around en passant, castling rights or king moves), else
+        // from what the move changes (`key_moved`, `key_rights`): not from the whole board.
+        let before = self.history.last().copied();
+        let updated =
+            before.and_then(|key| self.pos.update_zobrist_hash(key, m, EnPassantMode::Legal));
+        let moved = match (updated, before) {
+            (None, Some(key)) => key_moved(&self.pos, key, m),
+            _ => None,
+        };
         self.pos.play_unchecked(m);
         if irreversible {
             self.history.clear();
             self.checks.clear();
         }
-        let key = updated.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
+        let key = updated
+            .or_else(|| moved.map(|key| key ^ key_rights(&self.pos)))
+            .unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
         // Read by WBCA 8d alone.
         if !self.history.is_empty() && self.settings.ruleset == Ruleset::Wbca {
             self.checks.push(self.pos.is_check());
@@ -1660,6 +1666,56 @@ fn secs(us: i64) -> String {
 /// A move of `pos` in UCI notation, as the engines are sent it (castling as `pos` plays it:
 /// king to the rook's square in Chess960). Written straight into the string: through `Display`
 /// each character went through the formatter, several hundred instructions a move.
+/// The part of `pos`'s zobrist key (as `zobrist_hash` with the legal en passant square makes
+/// it) that a move can change besides the pieces and the side to move: the castling rights
+/// and the en passant square.
+pub(super) fn key_rights(pos: &Chess) -> Zobrist64 {
+    let mut key = Zobrist64(0);
+    let castles = pos.castles();
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if castles.has(color, side) {
+                key ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    if let Some(square) = pos.ep_square(EnPassantMode::Legal) {
+        key ^= Zobrist64::zobrist_for_en_passant_file(square.file());
+    }
+    key
+}
+
+/// `key`, the zobrist key of `pos`, with what the legal move `m` changes of it but the castling
+/// rights and en passant square after it: the pieces it moves, takes and promotes, the side
+/// to move, and `pos`'s own rights and square taken out. XOR'd with [`key_rights`] of the
+/// position after `m`, it is that position's key. `None` for castling (left to `zobrist_hash`).
+pub(super) fn key_moved(pos: &Chess, key: Zobrist64, m: Move) -> Option<Zobrist64> {
+    let us = pos.turn();
+    let piece = |square, role: Role, color| Zobrist64::zobrist_for_piece(square, role.of(color));
+    let mut key = key ^ key_rights(pos) ^ Zobrist64::zobrist_for_white_turn();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            key ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
+            if let Some(taken) = capture {
+                key ^= piece(to, taken, !us);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            key ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us);
+            key ^= piece(taken, Role::Pawn, !us);
+        }
+        Move::Castle { .. } | Move::Put { .. } => return None,
+    }
+    Some(key)
+}
+
 pub fn uci_text(pos: &Chess, m: Move) -> String {
     uci_text_in(pos, m, String::with_capacity(5))
 }
