@@ -296,11 +296,26 @@ fn the_key_after_a_move_is_the_key_of_the_position_after_it() {
     use shakmaty::{CastlingMode, EnPassantMode, Position};
     let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
     let starts = [
-        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
-        ("r3k2r/1pp2ppp/8/pP1pP3/8/8/P1PP1PPP/R3K2R w KQkq a6 0 9", CastlingMode::Standard),
-        ("4k3/1P4P1/8/2pP4/8/8/1p4p1/R3K2R w KQ c6 0 1", CastlingMode::Standard),
-        ("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1", CastlingMode::Chess960),
-        ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", CastlingMode::Chess960),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            CastlingMode::Standard,
+        ),
+        (
+            "r3k2r/1pp2ppp/8/pP1pP3/8/8/P1PP1PPP/R3K2R w KQkq a6 0 9",
+            CastlingMode::Standard,
+        ),
+        (
+            "4k3/1P4P1/8/2pP4/8/8/1p4p1/R3K2R w KQ c6 0 1",
+            CastlingMode::Standard,
+        ),
+        (
+            "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1",
+            CastlingMode::Chess960,
+        ),
+        (
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+            CastlingMode::Chess960,
+        ),
     ];
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = |n: usize| {
@@ -312,11 +327,7 @@ fn the_key_after_a_move_is_the_key_of_the_position_after_it() {
     let mut compared = 0;
     for (fen, mode) in starts {
         for _game in 0..20 {
-            let mut pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(mode)
-                .unwrap();
+            let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
             for _ply in 0..120 {
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
