@@ -26,7 +26,7 @@ use crate::inject::{FlagPlan, GameInjector, IllegalInjection, InjectConfig};
 use crate::openings::Opening;
 use crate::pvcheck;
 use crate::rules::illegal::{position_is_illegal, MoveCheck};
-use crate::rules::{Ending, Referee, RefereeSettings, Verdict};
+use crate::rules::{Checked, CheckedMove, Ending, Referee, RefereeSettings, Verdict};
 use crate::settings::{FlagNoticeAfter, IllegalNoticeAfter};
 use crate::timecontrol::TimeControl;
 use crate::vocabulary::FlagMode;
@@ -396,6 +396,9 @@ struct Game<'a> {
     /// The search report of the last move played (`pvcheck::last_info_line`), for the next
     /// move's check of the mate scores' signs; none before the first move out of book.
     last_report: Option<String>,
+    /// What the referee found the text of the `Move` being recorded to be, in this position
+    /// (`Referee::check_legal`): set just before `record` and taken by it.
+    checked: Option<Checked>,
 }
 
 impl Game<'_> {
@@ -407,7 +410,7 @@ impl Game<'_> {
     fn record(&mut self, event: Event) -> Verdict {
         let plies = self.referee.plies();
         let carries_its_move = matches!(event, Event::Move { .. } | Event::Unnoticed { .. });
-        let verdict = self.referee.apply(&event);
+        let verdict = self.referee.apply_checked(&event, self.checked.take());
         // A move the rules played themselves (a pawn sent without its piece becomes a queen:
         // WBCA 17, USCF 16, FIDE 7.5.2) goes to the engines too. A `Move` is sent by the
         // caller; an illegal move that stands rebuilds the position from its FEN.
@@ -541,8 +544,8 @@ impl Game<'_> {
         let t_us = self.us(at);
         // What the move is, found once: `on_reply` rules the same text in the same position,
         // unless an injected illegal move takes its place.
-        let mut check = Some(self.referee.check_move(&text));
-        if matches!(check, Some(MoveCheck::Legal(_))) {
+        let mut check = Some(self.referee.check_legal(&text));
+        if matches!(check, Some(CheckedMove::Legal(_))) {
             match self.injector.replace_move(self.referee.position()) {
                 Some(IllegalInjection::Injected { kind, uci }) => {
                     self.events.push(Event::Injected {
@@ -779,12 +782,12 @@ impl Game<'_> {
     }
 
     /// Handles the thinking engine's `bestmove` read at `at`; `check` is what the referee found
-    /// `text` to be in the current position, when it was asked already.
+    /// `text` to be in the current position (`Referee::check_legal`), when it was asked already.
     fn on_reply(
         &mut self,
         side: Side,
         text: String,
-        check: Option<MoveCheck>,
+        check: Option<CheckedMove>,
         at: Instant,
         info: crate::event::SearchInfo,
     ) -> Option<Ending> {
@@ -813,10 +816,12 @@ impl Game<'_> {
             });
             return self.act(verdict, at);
         }
-        let check = check.unwrap_or_else(|| self.referee.check_move(&text));
+        let check = check.unwrap_or_else(|| self.referee.check_legal(&text));
         let event = match check {
-            MoveCheck::Legal(m) => {
-                let uci = crate::rules::uci_text_in(self.referee.position(), m, text);
+            CheckedMove::Legal(checked) => {
+                // What the referee found the move's text to be: not checked again.
+                self.checked = Some(checked);
+                let uci = crate::rules::uci_text_in(self.referee.position(), checked.get(), text);
                 Event::Move {
                     t_us,
                     side,
@@ -826,7 +831,7 @@ impl Game<'_> {
                     info,
                 }
             }
-            MoveCheck::Illegal(illegal) => Event::IllegalMove {
+            CheckedMove::Illegal(illegal) => Event::IllegalMove {
                 t_us,
                 side,
                 uci: text,
@@ -835,7 +840,7 @@ impl Game<'_> {
                 reason: illegal.reason.clone(),
                 kind: Some(illegal.kind),
             },
-            MoveCheck::Unplayable { reason } => Event::IllegalMove {
+            CheckedMove::Unplayable { reason } => Event::IllegalMove {
                 t_us,
                 side,
                 uci: text,
@@ -937,6 +942,7 @@ impl Game<'_> {
             pondering: None,
             shortage: None,
             last_report: None,
+            checked: None,
         }
     }
 

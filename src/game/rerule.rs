@@ -20,8 +20,7 @@ use shakmaty::Chess;
 use super::verdicts::{Action, FlagNotice, IllegalNotice, Verdicts};
 use super::Watchers;
 use crate::event::{BySide, Claimable, Event, Fault, GameRecord, Injection, OpeningRecord, Side};
-use crate::rules::illegal::MoveCheck;
-use crate::rules::{Ending, Referee, RefereeSettings, Ruleset, Verdict};
+use crate::rules::{Checked, Ending, Referee, RefereeSettings, Ruleset, Verdict};
 use crate::settings::NoticeAt;
 
 /// A recorded game re-ruled under another ruleset.
@@ -337,14 +336,14 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
         if passes(&event) {
             continue;
         }
-        match r.admit(&event) {
-            Admit::Feed => {}
+        let checked = match r.admit(&event) {
+            Admit::Feed(checked) => checked,
             Admit::Skip => continue,
             Admit::Stop(why) => {
                 r.queue.push_front(event);
                 return r.undetermined(&why, recorded);
             }
-        }
+        };
         // The live game starts watching an `at-mate` flag as the held mating move is released.
         let released = match (&*event, r.held) {
             (
@@ -363,7 +362,7 @@ pub fn rerule(record: &GameRecord, settings: &RefereeSettings, watchers: &Watche
             _ => Vec::new(),
         };
         let plies_before = r.referee.plies();
-        let verdict = r.referee.apply(&event);
+        let verdict = r.referee.apply_checked(&event, checked);
         match &*event {
             Event::IllegalMove { side, uci, .. } => r.last_illegal = Some((*side, uci.clone())),
             Event::Unnoticed { .. } => r.pending_illegal = None,
@@ -406,7 +405,9 @@ fn passes(event: &Event) -> bool {
 
 /// Whether a recorded event is fed to the new referee.
 enum Admit {
-    Feed,
+    /// With what the referee found the text of a `Move` to be, so that it does not check it
+    /// again.
+    Feed(Option<Checked>),
     /// Not this game's event under the new ruleset.
     Skip,
     /// The record cannot be followed further: why.
@@ -424,9 +425,13 @@ impl Replay<'_> {
     fn admit(&mut self, event: &Event) -> Admit {
         match event {
             Event::Move { side, uci, .. } | Event::IllegalMove { side, uci, .. } => {
-                let fits = *side == self.referee.turn()
-                    && (matches!(event, Event::IllegalMove { .. })
-                        || matches!(self.referee.check_move(uci), MoveCheck::Legal(_)));
+                let on_turn = *side == self.referee.turn();
+                let checked = match event {
+                    Event::Move { .. } if on_turn => self.referee.check_legal(uci).legal(),
+                    _ => None,
+                };
+                let fits =
+                    on_turn && (matches!(event, Event::IllegalMove { .. }) || checked.is_some());
                 if !fits {
                     return Admit::Stop(format!(
                         "the recorded move {uci} of {} does not fit the position as {} has it",
@@ -435,6 +440,7 @@ impl Replay<'_> {
                     ));
                 }
                 self.goes_on = None;
+                return Admit::Feed(checked);
             }
             Event::Notice {
                 by,
@@ -486,7 +492,7 @@ impl Replay<'_> {
             }
             _ => {}
         }
-        Admit::Feed
+        Admit::Feed(None)
     }
 
     /// The ending the referee gave, refined by an engine that hung at the end (recorded right

@@ -32,6 +32,7 @@
 //! Milliseconds are floored from the record's microseconds, so a clock that is below zero by
 //! any amount is negative in the CSV.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context};
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use super::folder::{torn_tail_len, GAMES_CSV};
 use crate::event::{BySide, Event, GameRecord, GameResult, Side, Termination};
 use crate::rules::Ruleset;
+use crate::vocabulary::IllegalKind;
 
 /// The columns of `games.csv`, in order.
 pub const COLUMNS: [&str; 31] = [
@@ -144,45 +146,106 @@ pub fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
-impl GameRow {
-    pub fn from_record(r: &GameRecord) -> GameRow {
-        let mut moves = BySide::<u32>::default();
-        let mut think_us = BySide::<i64>::default();
-        let mut cpu_us = BySide::<Option<i64>>::default();
-        let mut starved = BySide::<u32>::default();
-        // Clocks if the record has no end: the last ones known.
-        let mut last_clock = BySide::from_fn(|side| r.tc(side).base.as_micros() as i64);
+/// What a game's row counts over its events, found in one pass over them (`GameRecord`'s
+/// own readers each walk the events again: `queened`, `flag_us`, `illegal_moves`,
+/// `injections`).
+struct Tally {
+    moves: BySide<u32>,
+    think_us: BySide<i64>,
+    cpu_us: BySide<Option<i64>>,
+    starved: BySide<u32>,
+    /// Clocks if the record has no end: the last ones known.
+    last_clock: BySide<i64>,
+    /// Each side's first fallen flag (`GameRecord::flag_us`).
+    flag_us: BySide<Option<i64>>,
+    illegal_moves: u32,
+    /// The injections as the `injected` column writes them.
+    injected: String,
+}
+
+impl Tally {
+    fn of(r: &GameRecord) -> Tally {
+        let mut t = Tally {
+            moves: BySide::default(),
+            think_us: BySide::default(),
+            cpu_us: BySide::default(),
+            starved: BySide::default(),
+            last_clock: BySide::from_fn(|side| r.tc(side).base.as_micros() as i64),
+            flag_us: BySide::default(),
+            illegal_moves: 0,
+            injected: String::new(),
+        };
+        // A pawn sent without its piece that the rules made a queen counts as a move of its
+        // side (`GameRecord::queened`): the illegal move waiting for the opponent's move.
+        let mut queening: Option<Side> = None;
         for e in &r.events {
             match e {
                 Event::Move {
                     side,
-                    think_us: t,
+                    think_us,
                     clock_us,
                     info,
                     ..
                 } => {
-                    moves[*side] += 1;
-                    think_us[*side] += t;
-                    last_clock[*side] = *clock_us;
+                    t.moves[*side] += 1;
+                    t.think_us[*side] += think_us;
+                    t.last_clock[*side] = *clock_us;
                     if let Some(cpu) = info.cpu {
-                        *cpu_us[*side].get_or_insert(0) += cpu.run_us;
-                        starved[*side] += u32::from(cpu.starved(*t));
+                        *t.cpu_us[*side].get_or_insert(0) += cpu.run_us;
+                        t.starved[*side] += u32::from(cpu.starved(*think_us));
+                    }
+                    if let Some(queened) = queening.take() {
+                        if queened != *side {
+                            t.moves[queened] += 1;
+                        }
                     }
                 }
-                Event::IllegalMove { side, clock_us, .. } | Event::Go { side, clock_us, .. } => {
-                    last_clock[*side] = *clock_us;
+                Event::IllegalMove {
+                    side,
+                    clock_us,
+                    kind,
+                    ..
+                } => {
+                    t.last_clock[*side] = *clock_us;
+                    t.illegal_moves += 1;
+                    queening = (*kind == Some(IllegalKind::NoPromotion)).then_some(*side);
+                }
+                Event::Go { side, clock_us, .. } => t.last_clock[*side] = *clock_us,
+                Event::FlagFall { t_us, side } => {
+                    t.flag_us[*side].get_or_insert(*t_us);
+                }
+                Event::Injected { t_us, side, what } => {
+                    if !t.injected.is_empty() {
+                        t.injected.push_str("; ");
+                    }
+                    let _ = write!(
+                        t.injected,
+                        "{}@{}:{}",
+                        what.label(),
+                        side.name(),
+                        t_us / 1000
+                    );
                 }
                 _ => {}
             }
         }
-        for side in r.queened() {
-            moves[side] += 1;
-        }
+        t
+    }
+}
+
+impl GameRow {
+    pub fn from_record(r: &GameRecord) -> GameRow {
+        let t = Tally::of(r);
+        // The `End` event, last or nearly so, found from the end.
         let outcome = r.outcome();
-        let clocks = outcome.as_ref().map_or(last_clock, |o| o.clock_us);
+        let clocks = outcome.as_ref().map_or(t.last_clock, |o| o.clock_us);
         let duration_us = outcome
             .as_ref()
             .map_or_else(|| r.events.last().map_or(0, Event::t_us), |o| o.t_us);
+        // Read again only for a game lost (or drawn) on time.
+        let time_forfeit = outcome
+            .as_ref()
+            .is_some_and(|o| o.termination.is_time_forfeit());
         GameRow {
             game: r.game,
             pair: r.pair,
@@ -195,32 +258,28 @@ impl GameRow {
             result: outcome.as_ref().map(|o| o.result),
             termination: outcome.as_ref().map(|o| o.termination),
             rule: one_line(outcome.as_ref().map_or("", |o| o.rule)),
-            plies: moves.white + moves.black,
+            plies: t.moves.white + t.moves.black,
             white_ms_left: ms(clocks.white),
             black_ms_left: ms(clocks.black),
-            white_flag_ms: r.flag_us(Side::White).map(ms),
-            black_flag_ms: r.flag_us(Side::Black).map(ms),
-            illegal_moves: r.illegal_moves() as u32,
-            injected: r
-                .injections()
-                .map(|(t_us, side, what)| {
-                    format!("{}@{}:{}", what.label(), side.name(), t_us / 1000)
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
+            white_flag_ms: t.flag_us.white.map(ms),
+            black_flag_ms: t.flag_us.black.map(ms),
+            illegal_moves: t.illegal_moves,
+            injected: t.injected,
             duration_ms: ms(duration_us),
             seed: r.seed,
-            white_moves: moves.white,
-            black_moves: moves.black,
-            white_think_ms: ms(think_us.white),
-            black_think_ms: ms(think_us.black),
+            white_moves: t.moves.white,
+            black_moves: t.moves.black,
+            white_think_ms: ms(t.think_us.white),
+            black_think_ms: ms(t.think_us.black),
             started: one_line(&r.started),
             detail: one_line(outcome.as_ref().map_or("", |o| o.detail)),
-            white_cpu_ms: cpu_us.white.map(ms),
-            black_cpu_ms: cpu_us.black.map(ms),
-            white_starved: starved.white,
-            black_starved: starved.black,
-            starved_time_loss: r.starved_time_loss().map(|(side, ..)| side),
+            white_cpu_ms: t.cpu_us.white.map(ms),
+            black_cpu_ms: t.cpu_us.black.map(ms),
+            white_starved: t.starved.white,
+            black_starved: t.starved.black,
+            starved_time_loss: time_forfeit
+                .then(|| r.starved_time_loss().map(|(side, ..)| side))
+                .flatten(),
         }
     }
 
@@ -484,6 +543,94 @@ mod tests {
              duration_ms,seed,white_moves,black_moves,white_think_ms,black_think_ms,started,\
              detail,white_cpu_ms,black_cpu_ms,white_starved,black_starved,starved_time_loss\n"
         );
+    }
+
+    /// The row's one pass over the events counts what `GameRecord`'s own readers count:
+    /// promotions made queens, first fallen flags, illegal moves, injections in order.
+    #[test]
+    fn the_rows_one_pass_counts_what_the_records_readers_count() {
+        use crate::event::Injection;
+        use crate::vocabulary::FlagMode;
+        let injected = |t_us, side, what| Event::Injected { t_us, side, what };
+        let no_promotion = |t_us, side: Side, uci: &str| Event::IllegalMove {
+            t_us,
+            side,
+            uci: uci.into(),
+            think_us: 1_000,
+            clock_us: 5_000,
+            reason: "no piece".into(),
+            kind: Some(IllegalKind::NoPromotion),
+        };
+        let mut rich = Builder::new(4, "a", "b")
+            .event(injected(
+                1_500,
+                Side::White,
+                Injection::Illegal {
+                    kind: IllegalKind::KingExposed,
+                    replaced: "e2e4".into(),
+                    sent: "e1e2".into(),
+                },
+            ))
+            .moves(Side::White, 500, "e2e4 e7e5")
+            .event(no_promotion(3_000, Side::White, "a7a8"))
+            .mv(Side::Black, "g8f6", 300)
+            .event(no_promotion(4_000, Side::Black, "h2h1"))
+            .mv(Side::Black, "f6g8", 300)
+            .illegal(Side::White, "e1e5", 700, "not legal")
+            .event(injected(
+                9_999,
+                Side::Black,
+                Injection::Flag {
+                    mode: FlagMode::Both,
+                    overshoot_ms: 7,
+                },
+            ))
+            .flag(Side::Black, 3)
+            .flag(Side::White, 5)
+            .event(Event::FlagFall {
+                t_us: 1,
+                side: Side::Black,
+            })
+            .end(
+                GameResult::WhiteWins,
+                Termination::Flag,
+                "FIDE A4.3",
+                "black flag fell",
+            );
+        rich.events.push(injected(
+            20_000_000,
+            Side::White,
+            Injection::FlagNotPossible {
+                mode: FlagMode::Stall,
+                why: "over".into(),
+            },
+        ));
+        for r in [rich, scholars_mate(), flag_game()] {
+            let row = GameRow::from_record(&r);
+            let mut moves = BySide::<u32>::default();
+            for (side, ..) in r.moves() {
+                moves[side] += 1;
+            }
+            for side in r.queened() {
+                moves[side] += 1;
+            }
+            assert_eq!(
+                (row.white_moves, row.black_moves),
+                (moves.white, moves.black)
+            );
+            assert_eq!(row.white_flag_ms, r.flag_us(Side::White).map(ms));
+            assert_eq!(row.black_flag_ms, r.flag_us(Side::Black).map(ms));
+            assert_eq!(row.illegal_moves as usize, r.illegal_moves());
+            let injections: Vec<String> = r
+                .injections()
+                .map(|(t_us, side, what)| {
+                    format!("{}@{}:{}", what.label(), side.name(), t_us / 1000)
+                })
+                .collect();
+            assert_eq!(row.injected, injections.join("; "));
+            let starved = r.starved_time_loss().map(|(side, ..)| side);
+            assert_eq!(row.starved_time_loss, starved);
+        }
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub use material::{can_mate, is_dead, MatingChance};
 pub use position_facts::{legal_moves, LegalMoves, MoveKey};
 pub use referee::{legal_move, uci_text, uci_text_in};
 pub use referee::{
-    Adjudication, DrawAdjudication, Ending, Referee, RefereeSettings, ResignAdjudication, Verdict,
+    Adjudication, Checked, CheckedMove, DrawAdjudication, Ending, Referee, RefereeSettings,
+    ResignAdjudication, Verdict,
 };
 
 pub use crate::vocabulary::Ruleset;

@@ -65,9 +65,9 @@ impl LegalMoves {
 
 /// A move's squares and promotion as one number: a move's text is found among the legal
 /// moves with one comparison a move. (A `match` on each `Move` cost some 15 instructions a
-/// legal move, 600 a check in a middlegame position, and a move is checked twice when it is
-/// played and twice at each re-ruling; the keys are made once a position, here.) Castling
-/// has none: it is left to `illegal::check`.
+/// legal move, 600 a check in a middlegame position, and a move is checked once when it is
+/// played and once at each re-ruling (`Referee::check_legal`, handed to `apply_checked`); the
+/// keys are made once a position, here.) Castling has none: it is left to `illegal::check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveKey(u16);
 

@@ -8,11 +8,12 @@
 //! another ruleset give that ruleset's rulings.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, Position, Role};
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::cite::{cite, Situation};
 use super::illegal::{self, Illegal, IllegalKind, MoveCheck};
@@ -267,6 +268,53 @@ pub struct Referee {
     /// game started so, or an illegal move stood since. Positions reached by legal moves from
     /// one where it is not never have it, so `is_king_capture` reads no text in them.
     king_exposed: bool,
+    /// This position's stamp (`next_stamp`): a `Checked` move made in it carries it.
+    stamp: u64,
+}
+
+/// The stamps of the positions referees stand on, one per change of a referee's position,
+/// never the same twice in the process (a clone keeps its stamp with the same position):
+/// a `Checked` move is trusted only on the position it was checked on.
+static STAMPS: AtomicU64 = AtomicU64::new(0);
+
+fn next_stamp() -> u64 {
+    STAMPS.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A move text [`Referee::check_legal`] found legal, and the position it was found in.
+/// Handed to [`Referee::apply_checked`] with the `Move` event whose text names it (the text
+/// checked, or `uci_text` of the move), the move is played without the text being checked a
+/// second time; on any other position the text is checked as [`Referee::apply`] checks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    m: Move,
+    stamp: u64,
+}
+
+impl Checked {
+    pub fn get(self) -> Move {
+        self.m
+    }
+}
+
+/// What an engine's move text is in the referee's current position, as
+/// [`Referee::check_move`] says, with a legal move bound to the position
+/// ([`Referee::check_legal`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckedMove {
+    Legal(Checked),
+    Illegal(Illegal),
+    Unplayable { reason: String },
+}
+
+impl CheckedMove {
+    /// The legal move, bound to its position.
+    pub fn legal(self) -> Option<Checked> {
+        match self {
+            CheckedMove::Legal(checked) => Some(checked),
+            _ => None,
+        }
+    }
 }
 
 impl Referee {
@@ -302,6 +350,7 @@ impl Referee {
             legal: Arc::default(),
             legal_known: false,
             king_exposed,
+            stamp: next_stamp(),
         }
     }
 
@@ -409,6 +458,23 @@ impl Referee {
         }
     }
 
+    /// [`Referee::check_move`], with a legal move bound to the current position (for
+    /// [`Referee::apply_checked`]).
+    pub fn check_legal(&self, text: &str) -> CheckedMove {
+        let m = match self.known_legal(text) {
+            Some(m) => m,
+            None => match illegal::check(&self.pos, text) {
+                MoveCheck::Legal(m) => m,
+                MoveCheck::Illegal(illegal) => return CheckedMove::Illegal(illegal),
+                MoveCheck::Unplayable { reason } => return CheckedMove::Unplayable { reason },
+            },
+        };
+        CheckedMove::Legal(Checked {
+            m,
+            stamp: self.stamp,
+        })
+    }
+
     /// Whether `text` captures the king the opponent left in check.
     pub fn is_king_capture(&self, text: &str) -> bool {
         self.king_exposed && illegal::king_capture(&self.pos, text)
@@ -416,6 +482,12 @@ impl Referee {
 
     /// Takes one event into account and says what it means.
     pub fn apply(&mut self, event: &Event) -> Verdict {
+        self.apply_checked(event, None)
+    }
+
+    /// [`Referee::apply`], given what [`Referee::check_legal`] found the text of `event`, a
+    /// `Move`, to be (ignored for other events, and on another position than its own).
+    pub fn apply_checked(&mut self, event: &Event, checked: Option<Checked>) -> Verdict {
         if self.ending.is_some() {
             // After the end only a stall can refine a flag ruling (engine-stall).
             if let Event::EngineFault {
@@ -454,7 +526,7 @@ impl Referee {
                 ..
             } => {
                 self.last_move_us = *t_us;
-                self.on_move(*side, uci, info.score)
+                self.on_move(*side, uci, info.score, checked)
             }
             Event::IllegalMove {
                 side,
@@ -508,20 +580,27 @@ impl Referee {
 
     fn play(&mut self, m: Move) {
         self.legal_known = false;
+        self.stamp = next_stamp();
         self.last_move = Some(m);
         let irreversible = self.pos.is_irreversible(m);
         // The key after the move from the key before it (the last of `history`), where
-        // shakmaty can update it (not around en passant, castling rights or king moves).
-        let updated = self
-            .history
-            .last()
-            .and_then(|&key| self.pos.update_zobrist_hash(key, m, EnPassantMode::Legal));
+        // shakmaty can update it (not around en passant, castling rights or king moves), else
+        // from what the move changes (`key_moved`, `key_rights`): not from the whole board.
+        let before = self.history.last().copied();
+        let updated =
+            before.and_then(|key| self.pos.update_zobrist_hash(key, m, EnPassantMode::Legal));
+        let moved = match (updated, before) {
+            (None, Some(key)) => key_moved(&self.pos, key, m),
+            _ => None,
+        };
         self.pos.play_unchecked(m);
         if irreversible {
             self.history.clear();
             self.checks.clear();
         }
-        let key = updated.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
+        let key = updated
+            .or_else(|| moved.map(|key| key ^ key_rights(&self.pos)))
+            .unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
         // Read by WBCA 8d alone.
         if !self.history.is_empty() && self.settings.ruleset == Ruleset::Wbca {
             self.checks.push(self.pos.is_check());
@@ -530,11 +609,25 @@ impl Referee {
         self.plies += 1;
     }
 
-    fn on_move(&mut self, side: Side, uci: &str, score: Option<Score>) -> Verdict {
-        let m = match self.check_move(uci) {
-            MoveCheck::Legal(m) => m,
-            // A record whose Move is not legal was not written by this arena: rule it illegal.
-            _ => return self.on_illegal(side, uci, None),
+    fn on_move(
+        &mut self,
+        side: Side,
+        uci: &str,
+        score: Option<Score>,
+        checked: Option<Checked>,
+    ) -> Verdict {
+        let m = match checked.filter(|c| c.stamp == self.stamp) {
+            // Checked on this very position: `check_move` would find the same.
+            Some(c) => {
+                debug_assert_eq!(self.check_move(uci), MoveCheck::Legal(c.m));
+                c.m
+            }
+            None => match self.check_move(uci) {
+                MoveCheck::Legal(m) => m,
+                // A record whose Move is not legal was not written by this arena: rule it
+                // illegal.
+                _ => return self.on_illegal(side, uci, None),
+            },
         };
         self.play(m);
         // The opponent has moved: an illegal move that stood can no longer be claimed (H15,
@@ -885,7 +978,7 @@ impl Referee {
                 };
                 if self.pos.is_legal(m) {
                     let mover = self.turn();
-                    return self.on_move(mover, &uci_text(&self.pos, m), None);
+                    return self.on_move(mover, &uci_text(&self.pos, m), None, None);
                 }
                 Verdict::Continue
             }
@@ -919,6 +1012,7 @@ impl Referee {
         self.pos = after;
         self.king_exposed = true;
         self.legal_known = false;
+        self.stamp = next_stamp();
         self.history.clear();
         self.checks.clear();
         self.history
@@ -1431,6 +1525,7 @@ impl Referee {
                 if side == offender {
                     self.pos = snapshot.pos;
                     self.legal_known = false;
+                    self.stamp = next_stamp();
                     self.history = snapshot.history;
                     self.checks = snapshot.checks;
                     self.plies = snapshot.plies;
@@ -1571,6 +1666,56 @@ fn secs(us: i64) -> String {
 /// A move of `pos` in UCI notation, as the engines are sent it (castling as `pos` plays it:
 /// king to the rook's square in Chess960). Written straight into the string: through `Display`
 /// each character went through the formatter, several hundred instructions a move.
+/// The part of `pos`'s zobrist key (as `zobrist_hash` with the legal en passant square makes
+/// it) that a move can change besides the pieces and the side to move: the castling rights
+/// and the en passant square.
+pub(super) fn key_rights(pos: &Chess) -> Zobrist64 {
+    let mut key = Zobrist64(0);
+    let castles = pos.castles();
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if castles.has(color, side) {
+                key ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    if let Some(square) = pos.ep_square(EnPassantMode::Legal) {
+        key ^= Zobrist64::zobrist_for_en_passant_file(square.file());
+    }
+    key
+}
+
+/// `key`, the zobrist key of `pos`, with what the legal move `m` changes of it but the castling
+/// rights and en passant square after it: the pieces it moves, takes and promotes, the side
+/// to move, and `pos`'s own rights and square taken out. XOR'd with [`key_rights`] of the
+/// position after `m`, it is that position's key. `None` for castling (left to `zobrist_hash`).
+pub(super) fn key_moved(pos: &Chess, key: Zobrist64, m: Move) -> Option<Zobrist64> {
+    let us = pos.turn();
+    let piece = |square, role: Role, color| Zobrist64::zobrist_for_piece(square, role.of(color));
+    let mut key = key ^ key_rights(pos) ^ Zobrist64::zobrist_for_white_turn();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            key ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
+            if let Some(taken) = capture {
+                key ^= piece(to, taken, !us);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            key ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us);
+            key ^= piece(taken, Role::Pawn, !us);
+        }
+        Move::Castle { .. } | Move::Put { .. } => return None,
+    }
+    Some(key)
+}
+
 pub fn uci_text(pos: &Chess, m: Move) -> String {
     uci_text_in(pos, m, String::with_capacity(5))
 }

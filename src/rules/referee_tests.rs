@@ -283,3 +283,69 @@ fn the_repetition_key_kept_move_by_move_is_the_positions_own() {
         "{incremental} of {plies}"
     );
 }
+
+/// The key of the position after a move, from the key before it and what the move changes
+/// (`key_moved`, `key_rights`), is the key `zobrist_hash` makes of the whole position: after
+/// every legal move of every position of random games, castling, en passant and promotions
+/// among them, in standard chess and in Chess960.
+#[test]
+fn the_key_after_a_move_is_the_key_of_the_position_after_it() {
+    use super::referee::{key_moved, key_rights};
+    use shakmaty::fen::Fen;
+    use shakmaty::zobrist::Zobrist64;
+    use shakmaty::{CastlingMode, EnPassantMode, Position};
+    let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+    let starts = [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            CastlingMode::Standard,
+        ),
+        (
+            "r3k2r/1pp2ppp/8/pP1pP3/8/8/P1PP1PPP/R3K2R w KQkq a6 0 9",
+            CastlingMode::Standard,
+        ),
+        (
+            "4k3/1P4P1/8/2pP4/8/8/1p4p1/R3K2R w KQ c6 0 1",
+            CastlingMode::Standard,
+        ),
+        (
+            "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1",
+            CastlingMode::Chess960,
+        ),
+        (
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+            CastlingMode::Chess960,
+        ),
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n
+    };
+    let mut compared = 0;
+    for (fen, mode) in starts {
+        for _game in 0..20 {
+            let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for _ply in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &m in &moves {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    if let Some(moved) = key_moved(&pos, key(&pos), m) {
+                        assert_eq!(moved ^ key_rights(&after), key(&after), "{fen} {m:?}");
+                        compared += 1;
+                    } else {
+                        assert!(m.is_castle(), "{m:?}");
+                    }
+                }
+                pos.play_unchecked(moves[next(moves.len())]);
+            }
+        }
+    }
+    assert!(compared > 100_000, "{compared}");
+}
