@@ -7,7 +7,8 @@ use std::fmt::Write;
 use crate::report::pgn::san_plus;
 use shakmaty::{Chess, Position};
 
-use super::svg::esc;
+use super::svg::{esc, push_esc};
+use crate::decimal;
 use crate::event::{BySide, Event, GameRecord, Side};
 use crate::rules::illegal::{self, IllegalKind, MoveCheck};
 use crate::rules::legal_move;
@@ -193,6 +194,8 @@ pub fn clock_text(us: i64) -> String {
 
 /// Square size of the board, in SVG units.
 const SQ: f64 = 40.0;
+/// [`SQ`] as a whole number, for the pieces' coordinates.
+const SQ_WHOLE: u64 = 40;
 
 /// The pieces of a FEN board part as SVG text marks (white pieces drawn white with a dark
 /// outline, black ones dark; the same glyph shapes for both).
@@ -213,11 +216,15 @@ fn pieces(board: &str) -> String {
                 'n' => '\u{265E}',
                 _ => '\u{265F}',
             };
+            // The square's middle and a baseline 0.8 of the way down it, whole numbers (as
+            // the page's script writes them): `{}` of the same `f64`s wrote them as these.
+            out.push_str(r#"<text x=""#);
+            decimal::push(&mut out, file as u64 * SQ_WHOLE + SQ_WHOLE / 2);
+            out.push_str(r#"" y=""#);
+            decimal::push(&mut out, rank as u64 * SQ_WHOLE + SQ_WHOLE * 4 / 5);
             let _ = write!(
                 out,
-                r#"<text x="{}" y="{}" class="{}" data-piece="{c}">{glyph}&#xFE0E;</text>"#,
-                file as f64 * SQ + SQ / 2.0,
-                rank as f64 * SQ + SQ * 0.8,
+                r#"" class="{}" data-piece="{c}">{glyph}&#xFE0E;</text>"#,
                 if c.is_ascii_uppercase() { "w" } else { "b" },
             );
             file += 1;
@@ -305,12 +312,11 @@ pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f
         if i % 2 == 0 {
             out.push_str("<li>");
         }
-        let _ = write!(
-            out,
-            r#"<span class="mv" data-ply="{}">{}</span> "#,
-            i + 1,
-            esc(&ply.text)
-        );
+        out.push_str(r#"<span class="mv" data-ply=""#);
+        decimal::push(&mut out, i as u64 + 1);
+        out.push_str(r#"">"#);
+        push_esc(&mut out, &ply.text);
+        out.push_str("</span> ");
         if i % 2 == 1 || i + 1 == replay.plies.len() {
             out.push_str("</li>");
         }
@@ -319,39 +325,78 @@ pub fn replay_html(record: &GameRecord, replay: &Replay, x_of: &dyn Fn(f64) -> f
     if let Some(stop) = &replay.stop {
         let _ = write!(out, r#"<p class="small stop">{}</p>"#, esc(stop));
     }
-    // Each ply a JSON array [board, move, white ms, black ms, chart x], written as it is
-    // serialised (no tree of values built first).
+    // Each ply a JSON array [board, move, white ms, black ms, chart x], as `serde_json` writes
+    // it, with `</` written `<\/` (the script element ends at `</`).
     let x = |t_s: f64| (x_of(t_s) * 10.0).round() / 10.0;
-    let start = (
+    out.push_str(r#"</div><script type="application/json" class="plies">["#);
+    push_json_ply(
+        &mut out,
         &replay.start,
         "",
-        replay.start_clocks_us.white / 1000,
-        replay.start_clocks_us.black / 1000,
+        replay.start_clocks_us.map(|us| us / 1000),
         x(0.0),
     );
-    let mut json = Vec::with_capacity(64 * (replay.plies.len() + 1));
-    json.push(b'[');
-    let _ = serde_json::to_writer(&mut json, &start);
     for p in &replay.plies {
-        json.push(b',');
-        let ply = (
+        out.push(',');
+        push_json_ply(
+            &mut out,
             &p.board,
             &p.text,
-            p.clocks_us.white / 1000,
-            p.clocks_us.black / 1000,
+            p.clocks_us.map(|us| us / 1000),
             x(p.t_us as f64 / 1e6),
         );
-        let _ = serde_json::to_writer(&mut json, &ply);
     }
-    json.push(b']');
-    let json = String::from_utf8(json)
-        .unwrap_or_default()
-        .replace("</", "<\\/");
-    let _ = write!(
-        out,
-        r#"</div><script type="application/json" class="plies">{json}</script></div>"#
-    );
+    out.push_str("]</script></div>");
     out
+}
+
+/// One ply's JSON array, `[board, move, white ms, black ms, x]`, appended to `out` as
+/// `serde_json` writes the tuple, with `</` in it written `<\/`.
+fn push_json_ply(out: &mut String, board: &str, text: &str, ms: BySide<i64>, x: f64) {
+    out.push('[');
+    push_json_str(out, board);
+    out.push(',');
+    push_json_str(out, text);
+    out.push(',');
+    out.push_str(itoa::Buffer::new().format(ms.white));
+    out.push(',');
+    out.push_str(itoa::Buffer::new().format(ms.black));
+    out.push(',');
+    push_json_tenths(out, x);
+    out.push(']');
+}
+
+/// A JSON string as `serde_json` writes it, `</` written `<\/`: text of printable ASCII
+/// without `"`, `\\` or `<` (a board, a move's SAN) is written as it is.
+fn push_json_str(out: &mut String, text: &str) {
+    // Every byte looked at, no early way out: the loop runs a vector of bytes at a time.
+    if !text.bytes().fold(false, |special, b| {
+        special | !(b' '..=b'~').contains(&b) | matches!(b, b'"' | b'\\' | b'<')
+    }) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
+    let json = serde_json::to_string(text).unwrap_or_default();
+    out.push_str(&json.replace("</", "<\\/"));
+}
+
+/// A number of tenths (`x`, rounded to a tenth) as `serde_json` writes an `f64` (the shortest
+/// text that reads back as it): `56.0`, `123.4`. A positive `x` below ten billion is its tenths
+/// written with a point before the last digit (at that size a tenth is thousands of steps of
+/// an `f64`, so no shorter text reads back as it, and no other of that length is nearer);
+/// anything else goes to `serde_json`.
+fn push_json_tenths(out: &mut String, x: f64) {
+    let tenths = (x * 10.0).round();
+    if tenths > 0.0 && tenths < 1e11 && tenths / 10.0 == x {
+        let n = tenths as u64;
+        decimal::push(out, n / 10);
+        out.push('.');
+        out.push(char::from(b'0' + (n % 10) as u8));
+        return;
+    }
+    out.push_str(&serde_json::to_string(&x).unwrap_or_default());
 }
 
 fn at_text(ply: usize, plies: usize) -> String {
@@ -425,5 +470,85 @@ mod tests {
         assert_eq!(html.matches("data-piece=").count(), 32);
         assert_eq!(clock_text(299_340_000), "4:59.3");
         assert_eq!(clock_text(-1_250_000), "-0:01.2");
+    }
+
+    /// The board text is shakmaty's board FEN, on every position of games of moves picked
+    /// by a fixed sequence (promotions, castling and captures among them).
+    #[test]
+    fn the_board_text_is_the_board_fen() {
+        let mut r = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut positions = 0;
+        for _ in 0..200 {
+            let mut pos = Chess::default();
+            for _ in 0..300 {
+                assert_eq!(board_text(&pos), pos.board().board_fen().to_string());
+                positions += 1;
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                pos.play_unchecked(moves[(r % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(positions > 20_000, "{positions}");
+    }
+
+    /// Each ply's JSON is `serde_json`'s of the tuple, `</` written `<\/`.
+    #[test]
+    fn the_plies_are_written_as_serde_json_writes_them() {
+        let serde = |board: &str, text: &str, ms: BySide<i64>, x: f64| {
+            serde_json::to_string(&(board, text, ms.white, ms.black, x))
+                .unwrap()
+                .replace("</", "<\\/")
+        };
+        let mut xs = vec![
+            0.0, -0.0, 0.1, 0.5, 56.0, 56.1, 747.9, 748.0, -3.2, 1e11, 1e15,
+        ];
+        xs.extend((0..200_000).map(|k| f64::from(k) / 10.0));
+        xs.extend([f64::NAN, f64::INFINITY, 1e-7, 123.456]);
+        let texts = [
+            "",
+            "e4",
+            "Nbxd7+",
+            "O-O-O#",
+            "e7e8 (illegal, stood)",
+            "a\"b</c\\d\u{1}é",
+        ];
+        for (i, &x) in xs.iter().enumerate() {
+            let text = texts[i % texts.len()];
+            let ms = BySide::new(i as i64 * 37 - 5_000, -(i as i64));
+            let mut ours = String::new();
+            push_json_ply(&mut ours, "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR", text, ms, x);
+            assert_eq!(
+                ours,
+                serde("rnbqkbnr/8/8/8/8/8/8/RNBQKBNR", text, ms, x),
+                "{x:e}"
+            );
+        }
+    }
+
+    /// The pieces' coordinates are those `{}` wrote of the `f64`s they were once.
+    #[test]
+    fn the_pieces_stand_where_they_stood() {
+        let html = pieces("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR");
+        let mut expected = Vec::new();
+        for rank in [0usize, 1, 6, 7] {
+            for file in 0..8usize {
+                expected.push(format!(
+                    r#"<text x="{}" y="{}" class="#,
+                    file as f64 * SQ + SQ / 2.0,
+                    rank as f64 * SQ + SQ * 0.8
+                ));
+            }
+        }
+        let ours: Vec<String> = html
+            .split("<text ")
+            .skip(1)
+            .map(|t| format!("<text {}", &t[..t.find("class=").unwrap() + 6]))
+            .collect();
+        assert_eq!(ours, expected);
     }
 }

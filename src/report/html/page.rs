@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::overview::{field_box, match_box, plan_line, standings};
 use super::rows::RowCounts;
 use super::svg::{bars, esc, num, Bar, Plot};
-use super::tally::Point;
+use super::tally::{self, Point};
 use super::{board, HtmlReport, FIRST_GAMES, MAX_SECTIONS};
 use crate::report::{Summary, Tally};
 
@@ -333,7 +333,7 @@ fn think_time_chart(out: &mut String, report: &HtmlReport, names: &[&str]) {
         let colour = report.colour_of(name);
         plot.line(q1, colour, r#"stroke-opacity="0.35""#);
         plot.line(q3, colour, r#"stroke-opacity="0.35""#);
-        let medians: Vec<String> = med.iter().map(|p| format!("{:.3}", p.1)).collect();
+        let medians: Vec<String> = med.iter().map(|p| tally::ms_text(p.1)).collect();
         plot.line(
             med,
             colour,

@@ -9,6 +9,19 @@ use crate::decimal;
 /// Text for HTML and SVG: `&`, `<`, `>`, `"` and `'` escaped.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    push_esc(&mut out, text);
+    out
+}
+
+/// [`esc`], appended to `out`: text with nothing to escape (a move's SAN) is copied whole.
+pub fn push_esc(out: &mut String, text: &str) {
+    // Every byte looked at, no early way out: the loop runs a vector of bytes at a time.
+    if !text.bytes().fold(false, |special, b| {
+        special | matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')
+    }) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -19,7 +32,6 @@ pub fn esc(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// A number for a `data-*` attribute: `inf`, `-inf`, or `decimals` places.

@@ -36,6 +36,32 @@ fn bin_middle(bin: usize) -> f64 {
     }
 }
 
+/// Every bin's middle ([`bin_middle`]), and its `{:.3}` text: a page asks for them hundreds of
+/// times a write (three quantiles of each move number of each engine), each a power of ten.
+fn middles() -> &'static [(f64, String); BINS] {
+    static MIDDLES: std::sync::OnceLock<[(f64, String); BINS]> = std::sync::OnceLock::new();
+    MIDDLES.get_or_init(|| {
+        std::array::from_fn(|bin| {
+            let ms = bin_middle(bin);
+            (ms, format!("{ms:.3}"))
+        })
+    })
+}
+
+/// `ms` as `{:.3}` writes it, taken from [`middles`] when it is a bin's middle (as every
+/// quantile of [`MoveTimes`] is).
+pub fn ms_text(ms: f64) -> String {
+    let bin = if ms.is_finite() && ms > 0.0 {
+        bin_of(ms)
+    } else {
+        0
+    };
+    match middles().get(bin) {
+        Some((middle, text)) if *middle == ms => text.clone(),
+        _ => format!("{ms:.3}"),
+    }
+}
+
 /// One engine's think times by its move number, binned (about ±12 % per bin).
 #[derive(Clone, Debug)]
 pub struct MoveTimes {
@@ -108,7 +134,7 @@ impl MoveTimes {
         for (bin, &c) in bins.iter().enumerate() {
             seen += c;
             if seen >= rank {
-                return Some(bin_middle(bin));
+                return Some(middles()[bin].0);
             }
         }
         None
@@ -317,6 +343,19 @@ mod tests {
     use super::*;
     use crate::report::stats::pentanomial;
     use crate::report::Summary;
+
+    /// A bin's middle's text is `{:.3}` of it, and so is that of any other number.
+    #[test]
+    fn a_middle_is_written_as_the_formatter_writes_it() {
+        for bin in 0..BINS {
+            let ms = bin_middle(bin);
+            assert_eq!(ms_text(ms), format!("{ms:.3}"), "{bin}");
+            assert_eq!(middles()[bin].0, ms);
+        }
+        for ms in [0.0, -1.0, 0.0004, 1.5, 1e9, f64::NAN, f64::INFINITY] {
+            assert_eq!(ms_text(ms), format!("{ms:.3}"));
+        }
+    }
 
     #[test]
     fn quantiles_come_from_the_bins() {
