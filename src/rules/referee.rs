@@ -1663,9 +1663,6 @@ fn secs(us: i64) -> String {
     format!("{:.3} s", us as f64 / 1e6)
 }
 
-/// A move of `pos` in UCI notation, as the engines are sent it (castling as `pos` plays it:
-/// king to the rook's square in Chess960). Written straight into the string: through `Display`
-/// each character went through the formatter, several hundred instructions a move.
 /// The part of `pos`'s zobrist key (as `zobrist_hash` with the legal en passant square makes
 /// it) that a move can change besides the pieces and the side to move: the castling rights
 /// and the en passant square.
@@ -1716,6 +1713,9 @@ pub(super) fn key_moved(pos: &Chess, key: Zobrist64, m: Move) -> Option<Zobrist6
     Some(key)
 }
 
+/// A move of `pos` in UCI notation, as the engines are sent it (castling as `pos` plays it:
+/// king to the rook's square in Chess960). Written straight into the string: through `Display`
+/// each character went through the formatter, several hundred instructions a move.
 pub fn uci_text(pos: &Chess, m: Move) -> String {
     uci_text_in(pos, m, String::with_capacity(5))
 }
