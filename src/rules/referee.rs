@@ -461,18 +461,14 @@ impl Referee {
     /// [`Referee::check_move`], with a legal move bound to the current position (for
     /// [`Referee::apply_checked`]).
     pub fn check_legal(&self, text: &str) -> CheckedMove {
-        let m = match self.known_legal(text) {
-            Some(m) => m,
-            None => match illegal::check(&self.pos, text) {
-                MoveCheck::Legal(m) => m,
-                MoveCheck::Illegal(illegal) => return CheckedMove::Illegal(illegal),
-                MoveCheck::Unplayable { reason } => return CheckedMove::Unplayable { reason },
-            },
-        };
-        CheckedMove::Legal(Checked {
-            m,
-            stamp: self.stamp,
-        })
+        match self.check_move(text) {
+            MoveCheck::Legal(m) => CheckedMove::Legal(Checked {
+                m,
+                stamp: self.stamp,
+            }),
+            MoveCheck::Illegal(illegal) => CheckedMove::Illegal(illegal),
+            MoveCheck::Unplayable { reason } => CheckedMove::Unplayable { reason },
+        }
     }
 
     /// Whether `text` captures the king the opponent left in check.
