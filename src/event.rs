@@ -839,24 +839,8 @@ impl GameRecord {
     /// USCF 16, FIDE 7.5.2, or it stood unnoticed): such an `IllegalMove` is followed, past
     /// any notice, claim or penalty, by the opponent's move. Returns their sides.
     pub fn queened(&self) -> Vec<Side> {
-        let mut queened = Vec::new();
-        let mut pending: Option<Side> = None;
-        for event in &self.events {
-            match event {
-                Event::IllegalMove { side, kind, .. } => {
-                    pending = (*kind == Some(IllegalKind::NoPromotion)).then_some(*side);
-                }
-                Event::Move { side, .. } => {
-                    if let Some(s) = pending.take() {
-                        if s != *side {
-                            queened.push(s);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        queened
+        let mut queening = Queening::default();
+        self.events.iter().filter_map(|e| queening.see(e)).collect()
     }
 
     /// The faults injected into this game, in order: `(t_us, side, injection)`.
@@ -916,6 +900,30 @@ impl GameRecord {
             .iter()
             .filter(|e| matches!(e, Event::IllegalMove { .. }))
             .count()
+    }
+}
+
+/// Follows a game's events, one at a time, for the pawns sent to the last rank without their
+/// piece that the rules made a queen ([`GameRecord::queened`]), for a reader that walks the
+/// events for other things too.
+#[derive(Default)]
+pub struct Queening {
+    /// The side whose pawn went without its piece, until the next move.
+    pending: Option<Side>,
+}
+
+impl Queening {
+    /// The side whose pawn `event`, the next event, shows was made a queen: the opponent's
+    /// move after such an `IllegalMove`.
+    pub fn see(&mut self, event: &Event) -> Option<Side> {
+        match event {
+            Event::IllegalMove { side, kind, .. } => {
+                self.pending = (*kind == Some(IllegalKind::NoPromotion)).then_some(*side);
+                None
+            }
+            Event::Move { side, .. } => self.pending.take().filter(|s| s != side),
+            _ => None,
+        }
     }
 }
 

@@ -39,9 +39,8 @@ use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
 use super::folder::{torn_tail_len, GAMES_CSV};
-use crate::event::{BySide, Event, GameRecord, GameResult, Side, Termination};
+use crate::event::{BySide, Event, GameRecord, GameResult, Queening, Side, Termination};
 use crate::rules::Ruleset;
-use crate::vocabulary::IllegalKind;
 
 /// The columns of `games.csv`, in order.
 pub const COLUMNS: [&str; 31] = [
@@ -176,9 +175,12 @@ impl Tally {
             injected: String::new(),
         };
         // A pawn sent without its piece that the rules made a queen counts as a move of its
-        // side (`GameRecord::queened`): the illegal move waiting for the opponent's move.
-        let mut queening: Option<Side> = None;
+        // side (`GameRecord::queened`).
+        let mut queening = Queening::default();
         for e in &r.events {
+            if let Some(side) = queening.see(e) {
+                t.moves[side] += 1;
+            }
             match e {
                 Event::Move {
                     side,
@@ -194,21 +196,10 @@ impl Tally {
                         *t.cpu_us[*side].get_or_insert(0) += cpu.run_us;
                         t.starved[*side] += u32::from(cpu.starved(*think_us));
                     }
-                    if let Some(queened) = queening.take() {
-                        if queened != *side {
-                            t.moves[queened] += 1;
-                        }
-                    }
                 }
-                Event::IllegalMove {
-                    side,
-                    clock_us,
-                    kind,
-                    ..
-                } => {
+                Event::IllegalMove { side, clock_us, .. } => {
                     t.last_clock[*side] = *clock_us;
                     t.illegal_moves += 1;
-                    queening = (*kind == Some(IllegalKind::NoPromotion)).then_some(*side);
                 }
                 Event::Go { side, clock_us, .. } => t.last_clock[*side] = *clock_us,
                 Event::FlagFall { t_us, side } => {
@@ -242,10 +233,6 @@ impl GameRow {
         let duration_us = outcome
             .as_ref()
             .map_or_else(|| r.events.last().map_or(0, Event::t_us), |o| o.t_us);
-        // Read again only for a game lost (or drawn) on time.
-        let time_forfeit = outcome
-            .as_ref()
-            .is_some_and(|o| o.termination.is_time_forfeit());
         GameRow {
             game: r.game,
             pair: r.pair,
@@ -277,9 +264,7 @@ impl GameRow {
             black_cpu_ms: t.cpu_us.black.map(ms),
             white_starved: t.starved.white,
             black_starved: t.starved.black,
-            starved_time_loss: time_forfeit
-                .then(|| r.starved_time_loss().map(|(side, ..)| side))
-                .flatten(),
+            starved_time_loss: r.starved_time_loss().map(|(side, ..)| side),
         }
     }
 
@@ -551,6 +536,7 @@ mod tests {
     fn the_rows_one_pass_counts_what_the_records_readers_count() {
         use crate::event::Injection;
         use crate::vocabulary::FlagMode;
+        use crate::vocabulary::IllegalKind;
         let injected = |t_us, side, what| Event::Injected { t_us, side, what };
         let no_promotion = |t_us, side: Side, uci: &str| Event::IllegalMove {
             t_us,
