@@ -33,10 +33,10 @@ impl Output<'_> {
 
     /// [`Output::text`], borrowed when the bytes are valid UTF-8.
     pub fn as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-        // ASCII, as engines print, is checked a word at a time ([`is_ascii`]; `str::from_utf8` cost about
-        // 100 instructions for a short `bestmove` line); other valid text by `from_utf8`'s
-        // fast path; `from_utf8_lossy` walks it in chunks, several times slower, and is left
-        // to the lines that need replacing.
+        // ASCII, as engines print, is checked a word at a time ([`is_ascii`]; `str::from_utf8`
+        // cost about 100 instructions for a short `bestmove` line); other valid text by
+        // `from_utf8`'s fast path; `from_utf8_lossy` walks it in chunks, several times slower,
+        // and is left to the lines that need replacing.
         if is_ascii(bytes) {
             // SAFETY: ASCII is valid UTF-8.
             return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
